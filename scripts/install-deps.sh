@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install the Debian packages aj needs to build and test. Safe to re-run:
+# it only calls apt-get when something is missing.
+set -euo pipefail
+
+pkgs=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
+      libyaml-dev libcjson-dev libcurl4-openssl-dev libssl-dev libarchive-dev
+      libwebsockets-dev libcmocka-dev)
+if [ "${1:-}" = "--test" ]; then
+  pkgs+=(clang valgrind cppcheck golang-go)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Go is often installed outside Debian's packages; any go on PATH will do.
+if command -v go >/dev/null 2>&1; then
+  missing=("${missing[@]/golang-go}")
+fi
+missing=($(printf '%s\n' "${missing[@]}" | sed '/^$/d'))
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

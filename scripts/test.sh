@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Build aj and run every test suite: the unit and CLI tests (warnings as
+# errors), the unit tests again under AddressSanitizer + UBSan, and the
+# integration tests against a real kube-apiserver + etcd built from source.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh --test
+
+jobs=$(nproc)
+cmake -S . -B build -G Ninja -DAJ_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$jobs"
+
+cmake -S . -B build-asan -G Ninja -DAJ_WERROR=ON -DAJ_SANITIZE=ON \
+  -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-asan -j "$jobs"
+
+if [ -x tests/controlplane/build.sh ] || [ -f tests/controlplane/build.sh ]; then
+  bash tests/controlplane/build.sh
+fi
+
+status=0
+echo "== sanitizers (ASan + UBSan): unit tests =="
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan -L unit --output-on-failure -j "$jobs" || status=1
+echo "== all suites =="
+ctest --test-dir build --output-on-failure -j "$jobs" || status=1
+exit $status

@@ -1,0 +1,56 @@
+/*
+ * resolve.h - template inheritance: a leaf file plus its `base` chain, merged
+ * into one config.
+ *
+ * `base` may be absent, null, one string or a list of strings. Bases merge
+ * left to right (each one resolved recursively first) and the file's own
+ * `config` merges last (merge.h). Missing files and cycles fail before
+ * anything is merged, and the message shows the chain
+ * ("template/a -> template/b -> template/a"). Diamonds are fine.
+ *
+ * Ownership: struct aj_template owns everything it points to;
+ * aj_template_release() frees it.
+ */
+#ifndef AJ_RESOLVE_H
+#define AJ_RESOLVE_H
+
+#include <stddef.h>
+
+#include "strlist.h"
+
+struct aj_errors;
+struct aj_node;
+struct aj_source;
+
+struct aj_template {
+	char *name;               /* canonical leaf name, e.g. "template/gpu" */
+	char *display;            /* how messages name the leaf file */
+	int has_base;             /* the leaf has a `base` key: a leaf template */
+	struct aj_strlist bases;  /* the leaf's direct bases, as written */
+	struct aj_node *config;   /* resolved config; an empty mapping at least */
+	/*
+	 * Every file read, in first-read order starting with the leaf, each
+	 * once: canonical names and the files' own trees (base + config as
+	 * written), so a caller can bundle exactly what was resolved.
+	 */
+	struct aj_strlist files;
+	struct aj_node **docs;
+	size_t docs_alloc;
+};
+
+void aj_template_init(struct aj_template *t);
+void aj_template_release(struct aj_template *t);
+
+/* Resolve canonical `name` from src into t (which must be initialised). */
+int aj_template_resolve(struct aj_source *src, const char *name,
+			struct aj_template *t, struct aj_errors *err);
+
+/*
+ * The `base` entries of one file's tree as a list (absent or null gives an
+ * empty list). Fails for any other type with a message naming the file.
+ * Also reports whether the key was present.
+ */
+int aj_template_bases(const struct aj_node *doc, const char *display,
+		      struct aj_strlist *out, int *present, struct aj_errors *err);
+
+#endif
