@@ -1,0 +1,356 @@
+#include "workqueue.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+
+static const struct aj_workqueue_opts defaults = {
+	0.005, 1000.0, 10.0, 100.0, NULL, NULL
+};
+
+static double monotonic_now(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now(const struct aj_workqueue *q)
+{
+	return q->opts.now(q->opts.clock_ctx);
+}
+
+int aj_workqueue_init(struct aj_workqueue *q, const struct aj_workqueue_opts *opts)
+{
+	pthread_condattr_t attr;
+
+	memset(q, 0, sizeof(*q));
+	q->opts = opts ? *opts : defaults;
+	if (!q->opts.now)
+		q->opts.now = monotonic_now;
+	aj_strmap_init(&q->dirty);
+	aj_strmap_init(&q->processing);
+	aj_strmap_init(&q->failures);
+	q->tokens = q->opts.burst;
+	q->refilled_at = now(q);
+	if (pthread_condattr_init(&attr))
+		return -1;
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (pthread_cond_init(&q->cond, &attr)) {
+		pthread_condattr_destroy(&attr);
+		return -1;
+	}
+	pthread_condattr_destroy(&attr);
+	if (pthread_mutex_init(&q->lock, NULL)) {
+		pthread_cond_destroy(&q->cond);
+		return -1;
+	}
+	return 0;
+}
+
+void aj_workqueue_release(struct aj_workqueue *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nr; i++)
+		aj_free(q->fifo[(q->head + i) % q->alloc]);
+	aj_free(q->fifo);
+	for (i = 0; i < q->heap_nr; i++)
+		aj_free(q->heap[i].key);
+	aj_free(q->heap);
+	aj_strmap_release(&q->dirty);
+	aj_strmap_release(&q->processing);
+	aj_strmap_release(&q->failures);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->cond);
+}
+
+/* Append to the ring, growing it in order. Takes key (freed on failure). */
+static int fifo_push(struct aj_workqueue *q, char *key)
+{
+	if (q->nr == q->alloc) {
+		size_t n = q->alloc ? q->alloc * 2 : 16, i;
+		char **ring;
+
+		if (n > SIZE_MAX / sizeof(*ring) || !(ring = aj_malloc(n * sizeof(*ring)))) {
+			aj_free(key);
+			return -1;
+		}
+		for (i = 0; i < q->nr; i++)
+			ring[i] = q->fifo[(q->head + i) % q->alloc];
+		aj_free(q->fifo);
+		q->fifo = ring;
+		q->alloc = n;
+		q->head = 0;
+	}
+	q->fifo[(q->head + q->nr) % q->alloc] = key;
+	q->nr++;
+	return 0;
+}
+
+/* Mark key dirty and queue it unless it is already waiting or held. */
+static int add_locked(struct aj_workqueue *q, const char *key)
+{
+	int found;
+	char *copy;
+
+	aj_strmap_get(&q->dirty, key, &found);
+	if (found || q->shutting_down)
+		return 0;
+	if (aj_strmap_put(&q->dirty, key, NULL, NULL))
+		return -1;
+	q->adds++;
+	aj_strmap_get(&q->processing, key, &found);
+	if (found)
+		return 0;   /* done() queues it again */
+	copy = aj_strdup(key);
+	if (!copy || fifo_push(q, copy)) {
+		aj_strmap_remove(&q->dirty, key, NULL);
+		return -1;
+	}
+	pthread_cond_signal(&q->cond);
+	return 0;
+}
+
+int aj_workqueue_add(struct aj_workqueue *q, const char *key)
+{
+	int r;
+
+	pthread_mutex_lock(&q->lock);
+	r = add_locked(q, key);
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+static void heap_swap(struct aj_workqueue *q, size_t a, size_t b)
+{
+	struct aj_workqueue_delayed t = q->heap[a];
+
+	q->heap[a] = q->heap[b];
+	q->heap[b] = t;
+}
+
+static int heap_push(struct aj_workqueue *q, const char *key, double due)
+{
+	size_t i;
+	char *copy = aj_strdup(key);
+
+	if (!copy || AJ_GROW(q->heap, q->heap_nr + 1, q->heap_alloc)) {
+		aj_free(copy);
+		return -1;
+	}
+	i = q->heap_nr++;
+	q->heap[i].due = due;
+	q->heap[i].key = copy;
+	while (i > 0 && q->heap[(i - 1) / 2].due > q->heap[i].due) {
+		heap_swap(q, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static void heap_pop(struct aj_workqueue *q)
+{
+	size_t i = 0;
+
+	aj_free(q->heap[0].key);
+	q->heap[0] = q->heap[--q->heap_nr];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < q->heap_nr && q->heap[l].due < q->heap[m].due)
+			m = l;
+		if (r < q->heap_nr && q->heap[r].due < q->heap[m].due)
+			m = r;
+		if (m == i)
+			break;
+		heap_swap(q, i, m);
+		i = m;
+	}
+}
+
+static int add_after_locked(struct aj_workqueue *q, const char *key, double delay)
+{
+	if (q->shutting_down)
+		return 0;
+	if (delay <= 0)
+		return add_locked(q, key);
+	if (heap_push(q, key, now(q) + delay))
+		return -1;
+	pthread_cond_signal(&q->cond);
+	return 0;
+}
+
+int aj_workqueue_add_after(struct aj_workqueue *q, const char *key, double delay)
+{
+	int r;
+
+	pthread_mutex_lock(&q->lock);
+	r = add_after_locked(q, key, delay);
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+/* Reserve one token from the shared bucket; the wait until it is ours. */
+static double bucket_delay(struct aj_workqueue *q)
+{
+	double t = now(q);
+
+	q->tokens += (t - q->refilled_at) * q->opts.qps;
+	if (q->tokens > q->opts.burst)
+		q->tokens = q->opts.burst;
+	q->refilled_at = t;
+	q->tokens -= 1.0;
+	return q->tokens >= 0 ? 0.0 : -q->tokens / q->opts.qps;
+}
+
+int aj_workqueue_add_rate_limited(struct aj_workqueue *q, const char *key)
+{
+	uintptr_t n;
+	double backoff, bucket;
+	int r;
+
+	pthread_mutex_lock(&q->lock);
+	n = (uintptr_t)aj_strmap_get(&q->failures, key, NULL);
+	backoff = q->opts.base_delay * pow(2.0, (double)(n < 64 ? n : 64));
+	if (backoff > q->opts.max_delay)
+		backoff = q->opts.max_delay;
+	if (aj_strmap_put(&q->failures, key, (void *)(n + 1), NULL)) {
+		pthread_mutex_unlock(&q->lock);
+		return -1;
+	}
+	q->retries++;
+	bucket = bucket_delay(q);
+	r = add_after_locked(q, key, backoff > bucket ? backoff : bucket);
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+void aj_workqueue_forget(struct aj_workqueue *q, const char *key)
+{
+	pthread_mutex_lock(&q->lock);
+	aj_strmap_remove(&q->failures, key, NULL);
+	pthread_mutex_unlock(&q->lock);
+}
+
+unsigned long aj_workqueue_failures(struct aj_workqueue *q, const char *key)
+{
+	uintptr_t n;
+
+	pthread_mutex_lock(&q->lock);
+	n = (uintptr_t)aj_strmap_get(&q->failures, key, NULL);
+	pthread_mutex_unlock(&q->lock);
+	return (unsigned long)n;
+}
+
+/*
+ * Move due delayed keys into the queue. A key whose add fails for lack of
+ * memory stays in the heap and is tried again on the next call.
+ */
+static void promote_due(struct aj_workqueue *q)
+{
+	double t = now(q);
+
+	while (q->heap_nr && q->heap[0].due <= t) {
+		if (add_locked(q, q->heap[0].key))
+			return;
+		heap_pop(q);
+	}
+}
+
+/* Hand out the next key: 1, or 0 when none is waiting. */
+static int take_locked(struct aj_workqueue *q, char **key)
+{
+	char *k;
+
+	promote_due(q);
+	if (!q->nr)
+		return 0;
+	k = q->fifo[q->head];
+	if (aj_strmap_put(&q->processing, k, NULL, NULL))
+		return 0;   /* out of memory: leave it queued, try later */
+	q->head = (q->head + 1) % q->alloc;
+	q->nr--;
+	aj_strmap_remove(&q->dirty, k, NULL);
+	*key = k;
+	return 1;
+}
+
+int aj_workqueue_try_get(struct aj_workqueue *q, char **key)
+{
+	int r;
+
+	pthread_mutex_lock(&q->lock);
+	r = !q->shutting_down && take_locked(q, key);
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+int aj_workqueue_get(struct aj_workqueue *q, char **key)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&q->lock);
+	while (!q->shutting_down && !(r = take_locked(q, key))) {
+		struct timespec ts;
+		/* Sleep until the next delayed key is due, or 1 s at most. */
+		double wait = q->heap_nr ? q->heap[0].due - now(q) : 1.0;
+
+		if (wait > 1.0)
+			wait = 1.0;
+		if (wait < 0.001)
+			wait = 0.001;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += (time_t)wait;
+		ts.tv_nsec += (long)((wait - floor(wait)) * 1e9);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&q->cond, &q->lock, &ts);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+void aj_workqueue_done(struct aj_workqueue *q, char *key)
+{
+	int dirty;
+
+	pthread_mutex_lock(&q->lock);
+	aj_strmap_remove(&q->processing, key, NULL);
+	aj_strmap_get(&q->dirty, key, &dirty);
+	if (dirty && !q->shutting_down) {
+		if (fifo_push(q, key))
+			aj_strmap_remove(&q->dirty, key, NULL);
+		else
+			pthread_cond_signal(&q->cond);
+		key = NULL;
+	}
+	pthread_mutex_unlock(&q->lock);
+	aj_free(key);
+}
+
+void aj_workqueue_shutdown(struct aj_workqueue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->shutting_down = 1;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
+size_t aj_workqueue_len(struct aj_workqueue *q)
+{
+	size_t n;
+
+	pthread_mutex_lock(&q->lock);
+	n = q->nr;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}

@@ -1,0 +1,244 @@
+#include "support.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "workqueue.h"
+
+static double fake_time;
+
+static double fake_now(void *ctx)
+{
+	(void)ctx;
+	return fake_time;
+}
+
+static void init_fake(struct aj_workqueue *q)
+{
+	struct aj_workqueue_opts o = { 0.005, 1000.0, 10.0, 100.0, fake_now, NULL };
+
+	fake_time = 100.0;
+	assert_int_equal(aj_workqueue_init(q, &o), 0);
+}
+
+static void expect_key(struct aj_workqueue *q, const char *want)
+{
+	char *k = NULL;
+
+	assert_int_equal(aj_workqueue_try_get(q, &k), 1);
+	assert_string_equal(k, want);
+	aj_workqueue_done(q, k);
+}
+
+static void expect_empty(struct aj_workqueue *q)
+{
+	char *k = NULL;
+
+	assert_int_equal(aj_workqueue_try_get(q, &k), 0);
+}
+
+static void a_waiting_key_is_held_once_in_fifo_order(void **state)
+{
+	struct aj_workqueue q;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add(&q, "ns/a");
+	aj_workqueue_add(&q, "ns/b");
+	aj_workqueue_add(&q, "ns/a");
+	assert_int_equal(aj_workqueue_len(&q), 2);
+	expect_key(&q, "ns/a");
+	expect_key(&q, "ns/b");
+	expect_empty(&q);
+	aj_workqueue_release(&q);
+}
+
+static void a_key_being_processed_is_requeued_only_after_done(void **state)
+{
+	struct aj_workqueue q;
+	char *k = NULL, *other = NULL;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add(&q, "ns/a");
+	assert_int_equal(aj_workqueue_try_get(&q, &k), 1);
+	/* Added again while held: no second worker may get it. */
+	aj_workqueue_add(&q, "ns/a");
+	aj_workqueue_add(&q, "ns/a");
+	assert_int_equal(aj_workqueue_try_get(&q, &other), 0);
+	aj_workqueue_done(&q, k);
+	expect_key(&q, "ns/a");
+	expect_empty(&q);
+	aj_workqueue_release(&q);
+}
+
+static void failures_back_off_exponentially_up_to_the_cap(void **state)
+{
+	struct aj_workqueue q;
+	double expect = 0.005;
+	int i;
+
+	(void)state;
+	init_fake(&q);
+	for (i = 0; i < 25; i++) {
+		aj_workqueue_add_rate_limited(&q, "ns/a");
+		/* Not before the backoff has passed... */
+		fake_time += expect * 0.999;
+		expect_empty(&q);
+		/* ...and right after it. */
+		fake_time += expect * 0.002;
+		expect_key(&q, "ns/a");
+		assert_int_equal(aj_workqueue_failures(&q, "ns/a"), (unsigned long)i + 1);
+		/* 5 ms, 10 ms, 20 ms ... capped at 1000 s. */
+		expect = expect * 2 > 1000.0 ? 1000.0 : expect * 2;
+		/* Let the shared bucket refill so only the backoff counts. */
+		fake_time += 20.0;
+	}
+	assert_true(expect == 1000.0);
+	aj_workqueue_forget(&q, "ns/a");
+	assert_int_equal(aj_workqueue_failures(&q, "ns/a"), 0);
+	aj_workqueue_add_rate_limited(&q, "ns/a");
+	fake_time += 0.0051;
+	expect_key(&q, "ns/a");
+	aj_workqueue_release(&q);
+}
+
+static void the_shared_bucket_limits_retries_across_keys(void **state)
+{
+	struct aj_workqueue q;
+	char key[32];
+	int i, got = 0;
+	char *k;
+
+	(void)state;
+	init_fake(&q);
+	/* 100 tokens of burst, then 10 per second. */
+	for (i = 0; i < 120; i++) {
+		snprintf(key, sizeof(key), "ns/k%d", i);
+		aj_workqueue_add_rate_limited(&q, key);
+	}
+	fake_time += 0.0051;
+	while (aj_workqueue_try_get(&q, &k)) {
+		aj_workqueue_done(&q, k);
+		got++;
+	}
+	assert_int_equal(got, 100);
+	fake_time += 1.0;
+	while (aj_workqueue_try_get(&q, &k)) {
+		aj_workqueue_done(&q, k);
+		got++;
+	}
+	assert_int_equal(got, 110);
+	fake_time += 1.0;
+	while (aj_workqueue_try_get(&q, &k)) {
+		aj_workqueue_done(&q, k);
+		got++;
+	}
+	assert_int_equal(got, 120);
+	aj_workqueue_release(&q);
+}
+
+static void delayed_keys_come_out_in_due_order(void **state)
+{
+	struct aj_workqueue q;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add_after(&q, "ns/late", 3.0);
+	aj_workqueue_add_after(&q, "ns/early", 1.0);
+	aj_workqueue_add_after(&q, "ns/mid", 2.0);
+	expect_empty(&q);
+	fake_time += 2.5;
+	expect_key(&q, "ns/early");
+	expect_key(&q, "ns/mid");
+	expect_empty(&q);
+	fake_time += 1.0;
+	expect_key(&q, "ns/late");
+	aj_workqueue_release(&q);
+}
+
+struct worker_arg {
+	struct aj_workqueue *q;
+	int got;
+};
+
+static void *worker(void *p)
+{
+	struct worker_arg *a = p;
+	char *k;
+
+	while (aj_workqueue_get(a->q, &k)) {
+		a->got++;
+		aj_workqueue_done(a->q, k);
+	}
+	return NULL;
+}
+
+static void shutdown_wakes_blocked_workers(void **state)
+{
+	struct aj_workqueue q;
+	struct worker_arg a[3];
+	pthread_t t[3];
+	int i;
+
+	(void)state;
+	assert_int_equal(aj_workqueue_init(&q, NULL), 0);
+	for (i = 0; i < 3; i++) {
+		a[i].q = &q;
+		a[i].got = 0;
+		assert_int_equal(pthread_create(&t[i], NULL, worker, &a[i]), 0);
+	}
+	aj_workqueue_add(&q, "ns/one");
+	while (aj_workqueue_len(&q))
+		sched_yield();
+	aj_workqueue_shutdown(&q);
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(a[0].got + a[1].got + a[2].got, 1);
+	aj_workqueue_release(&q);
+}
+
+static void out_of_memory_loses_no_key(void **state)
+{
+	struct aj_workqueue q;
+	long n;
+
+	(void)state;
+	for (n = 0;; n++) {
+		int r;
+
+		init_fake(&q);
+		aj_alloc_fail_after(n);
+		r = aj_workqueue_add(&q, "ns/a");
+		aj_alloc_fail_after(-1);
+		if (r == 0) {
+			expect_key(&q, "ns/a");
+			aj_workqueue_release(&q);
+			break;
+		}
+		/* A failed add leaves nothing behind and can be retried. */
+		expect_empty(&q);
+		assert_int_equal(aj_workqueue_add(&q, "ns/a"), 0);
+		expect_key(&q, "ns/a");
+		aj_workqueue_release(&q);
+	}
+	assert_true(n > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_waiting_key_is_held_once_in_fifo_order),
+		cmocka_unit_test(a_key_being_processed_is_requeued_only_after_done),
+		cmocka_unit_test(failures_back_off_exponentially_up_to_the_cap),
+		cmocka_unit_test(the_shared_bucket_limits_retries_across_keys),
+		cmocka_unit_test(delayed_keys_come_out_in_due_order),
+		cmocka_unit_test(shutdown_wakes_blocked_workers),
+		cmocka_unit_test(out_of_memory_loses_no_key),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
