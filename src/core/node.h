@@ -57,7 +57,10 @@ struct aj_pair {
 struct aj_node {
 	enum aj_node_type type;
 	struct aj_pos pos;
-	/* Scalars: the text as written (or as printed for built values). */
+	/*
+	 * Scalars: the text as written (or as printed for values built with
+	 * the typed constructors); NULL for nodes made by aj_node_new().
+	 */
 	char *str;
 	size_t len;
 	union {
@@ -77,6 +80,7 @@ struct aj_node *aj_node_new(enum aj_node_type type, const struct aj_pos *pos);
 struct aj_node *aj_node_new_string(const char *s, size_t len, const struct aj_pos *pos);
 struct aj_node *aj_node_new_int(long long v, const struct aj_pos *pos);
 struct aj_node *aj_node_new_bool(int v, const struct aj_pos *pos);
+struct aj_node *aj_node_new_float(double v, const struct aj_pos *pos);
 void aj_node_free(struct aj_node *n);
 
 /* Deep copy (positions kept). NULL on out of memory. */
@@ -105,7 +109,10 @@ int aj_node_is_scalar(const struct aj_node *n);
 /* Human name of a type, for messages: "null", "boolean", "integer", ... */
 const char *aj_node_type_name(enum aj_node_type t);
 
-/* Structural equality of two trees (positions ignored). */
+/*
+ * Structural equality of two trees (positions ignored; mapping key order
+ * matters, since merge results promise an order; NaN equals NaN).
+ */
 int aj_node_equal(const struct aj_node *a, const struct aj_node *b);
 
 /* Fill a struct aj_where for an error about node n at key path `path`. */

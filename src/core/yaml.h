@@ -1,13 +1,19 @@
 /*
  * yaml.h - YAML text to document tree (libyaml), and cJSON values to YAML text.
  *
- * Loading: one document per input; an empty input or a comments-only input
- * gives a NULL node. Scalars follow the YAML 1.2 core schema (null, true/false,
- * integers, floats; anything quoted is a string). Mapping keys must be
- * scalars and unique. Anchors and aliases work; the total number of nodes an
- * input may expand to (aliases counted at full size) and the nesting depth are
- * capped, so an alias bomb fails instead of eating memory. The first problem
- * stops the load and is reported with the file, line and column.
+ * Loading: one document per input; an empty input, a comments-only input or
+ * a document that is just null gives a NULL node. Plain scalars follow the
+ * YAML 1.2 core schema (null/~/empty, true/false, decimal, 0o and 0x integers,
+ * floats with .inf/.nan); quoted and block scalars are strings; the tags
+ * !!str, !!int, !!float, !!bool, !!null, !!seq and !!map are honoured and any
+ * other tag is rejected. An integer outside 64 bits is an error, not a float.
+ * Mapping keys must be scalars and unique (the key's text is kept as
+ * written); YAML 1.1 merge keys (<<) are rejected rather than silently read
+ * as a plain key. Anchors and aliases work (an alias is expanded to a copy);
+ * the total number of nodes an input may expand to (aliases counted at full
+ * size) and the nesting depth are capped, so an alias bomb fails early and
+ * small. The first problem stops the load and is reported with the file, line
+ * and column (1-based; columns count characters).
  *
  * Ownership: *out is the caller's (aj_node_free). Nothing is allocated for the
  * caller on failure.
@@ -24,7 +30,8 @@ struct aj_errors;
 struct aj_node;
 
 #define AJ_YAML_MAX_DEPTH 128
-#define AJ_YAML_MAX_NODES 1000000u
+/* Bounds the memory an alias bomb can claim (~100 bytes a node). */
+#define AJ_YAML_MAX_NODES 200000u
 #define AJ_YAML_MAX_BYTES (16u * 1024u * 1024u)
 
 int aj_yaml_load(const char *data, size_t len, const char *filename,
