@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -89,19 +90,31 @@ struct aj_node *aj_node_new_int(long long v, const struct aj_pos *pos)
 	return n;
 }
 
-struct aj_node *aj_node_new_float(double v, const struct aj_pos *pos)
+int aj_float_text(double v, char out[AJ_FLOAT_TEXT_MAX])
 {
-	char text[40];
-	int len;
-	struct aj_node *n;
+	int len, prec;
 
 	if (isnan(v))
-		len = snprintf(text, sizeof(text), ".nan");
-	else if (isinf(v))
-		len = snprintf(text, sizeof(text), "%s", v < 0 ? "-.inf" : ".inf");
-	else
-		len = snprintf(text, sizeof(text), "%.17g", v);
-	n = scalar_new(AJ_NODE_FLOAT, text, (size_t)len, pos);
+		return snprintf(out, AJ_FLOAT_TEXT_MAX, ".nan");
+	if (isinf(v))
+		return snprintf(out, AJ_FLOAT_TEXT_MAX, "%s", v < 0 ? "-.inf" : ".inf");
+	for (prec = 15;; prec++) {
+		len = snprintf(out, AJ_FLOAT_TEXT_MAX, "%.*g", prec, v);
+		if (prec == 17 || strtod(out, NULL) == v)
+			break;
+	}
+	/* "3" would read back as an integer. */
+	if (!strpbrk(out, ".eE"))
+		len += snprintf(out + len, AJ_FLOAT_TEXT_MAX - (size_t)len, ".0");
+	return len;
+}
+
+struct aj_node *aj_node_new_float(double v, const struct aj_pos *pos)
+{
+	char text[AJ_FLOAT_TEXT_MAX];
+	int len = aj_float_text(v, text);
+	struct aj_node *n = scalar_new(AJ_NODE_FLOAT, text, (size_t)len, pos);
+
 	if (n)
 		n->v.number = v;
 	return n;

@@ -49,7 +49,7 @@ struct aj_pos {
 
 struct aj_pair {
 	char *key;                /* owned, NUL-terminated */
-	size_t keylen;            /* keys may hold NUL bytes from escapes */
+	size_t keylen;            /* strlen(key): loaders reject NUL bytes */
 	struct aj_pos keypos;
 	struct aj_node *value;    /* owned, never NULL (a null is a NULL node) */
 };
@@ -106,6 +106,13 @@ int aj_node_remove(struct aj_node *map, const char *key);
 struct aj_node *aj_node_at(const struct aj_node *root, const char *dotted);
 
 int aj_node_is_scalar(const struct aj_node *n);
+
+/*
+ * The shortest text that reads back as the same float in YAML, always marked
+ * as a float ("0.1", "3.0", "1e+20", "-.inf", ".nan"). Returns its length.
+ */
+#define AJ_FLOAT_TEXT_MAX 32
+int aj_float_text(double v, char out[AJ_FLOAT_TEXT_MAX]);
 /* Human name of a type, for messages: "null", "boolean", "integer", ... */
 const char *aj_node_type_name(enum aj_node_type t);
 

@@ -1,9 +1,12 @@
 #include "yaml.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <yaml.h>
 
@@ -395,6 +398,9 @@ static int on_scalar(struct loader *l, const yaml_event_t *ev)
 
 	if (scalar_type(l, ev, &type))
 		return -1;
+	/* Keeps every string a C string, as cJSON, argv and env need. */
+	if (memchr(s, '\0', len))
+		return fail_at(l, &ev->start_mark, "strings may not contain NUL (\\0) characters");
 	if (key && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 	    !ev->data.scalar.tag && len == 2 && !memcmp(s, "<<", 2))
 		return fail_at(l, &ev->start_mark,
@@ -685,4 +691,221 @@ int aj_yaml_load(const char *data, size_t len, const char *filename,
 	}
 	*out = l.root;
 	return 0;
+}
+
+/* ---- emitting ----------------------------------------------------------- */
+
+struct emitter {
+	yaml_emitter_t e;
+	struct aj_buf *out;
+	struct aj_errors *err;
+};
+
+static int write_out(void *data, unsigned char *buffer, size_t size)
+{
+	return aj_buf_add(data, buffer, size) ? 0 : 1;
+}
+
+static int emitter_error(struct emitter *em)
+{
+	if (em->e.error == YAML_MEMORY_ERROR)
+		return aj_errors_oom(em->err);
+	if (em->e.error == YAML_WRITER_ERROR)
+		return aj_errors_add(em->err, NULL,
+				     "cannot write YAML: output too large or out of memory");
+	return aj_errors_add(em->err, NULL, "cannot write YAML: %s",
+			     em->e.problem ? em->e.problem : "emitter error");
+}
+
+/* Emit and release ev (libyaml takes it over even when it fails). */
+static int emit(struct emitter *em, yaml_event_t *ev, int ok)
+{
+	if (!ok)
+		return aj_errors_oom(em->err);
+	if (!yaml_emitter_emit(&em->e, ev))
+		return emitter_error(em);
+	return 0;
+}
+
+/* Spellings that other YAML readers (1.1: PyYAML, amlt) take as non-strings. */
+static const char *const yaml11_words[] = {
+	"y", "n", "yes", "no", "on", "off", "true", "false", "null", "=", "<<", NULL,
+};
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * Must a string be quoted to read back as a string, here and in YAML 1.1
+ * readers? Anything the core schema types, anything that starts like a number
+ * (covers 1.1 octals, sexagesimals, timestamps, "8+"), and 1.1 booleans.
+ */
+static int needs_quotes(const char *s, size_t len)
+{
+	const char *const *w;
+
+	if (core_type(s, len) != AJ_NODE_STRING || is_digit(s[0]))
+		return 1;
+	if ((s[0] == '+' || s[0] == '-' || s[0] == '.') &&
+	    (is_digit(s[1]) || s[1] == '.'))
+		return 1;
+	for (w = yaml11_words; *w; w++)
+		if (!strcasecmp(s, *w))
+			return 1;
+	return 0;
+}
+
+/* Well-formed UTF-8: no overlong forms, surrogates or values past U+10FFFF. */
+static int utf8_valid(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i], width, k;
+		unsigned long v;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		width = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 :
+			c >= 0xc2 && c < 0xe0 ? 2 : 0;
+		if (!width || len - i < width)
+			return 0;
+		v = c & (0x7f >> width);
+		for (k = 1; k < width; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			v = (v << 6) | (s[i + k] & 0x3f);
+		}
+		if ((width == 3 && (v < 0x800 || (v >= 0xd800 && v < 0xe000))) ||
+		    (width == 4 && (v < 0x10000 || v > 0x10ffff)))
+			return 0;
+		i += width;
+	}
+	return 1;
+}
+
+static int emit_scalar(struct emitter *em, const char *text, size_t len,
+		       yaml_scalar_style_t style)
+{
+	yaml_event_t ev;
+
+	if (len > INT_MAX)
+		return aj_errors_add(em->err, NULL, "cannot write YAML: string too long");
+	/* libyaml would refuse it too, but in a way that looks like OOM. */
+	if (!utf8_valid((const unsigned char *)text, len))
+		return aj_errors_add(em->err, NULL,
+				     "cannot write YAML: a string is not valid UTF-8");
+	return emit(em, &ev, yaml_scalar_event_initialize(&ev, NULL, NULL,
+		(const yaml_char_t *)text, (int)len, 1, 1, style));
+}
+
+/*
+ * Multi-line strings go literal (libyaml falls back to double quotes when a
+ * literal block cannot hold them exactly); strings that would change type go
+ * quoted; the rest plain when libyaml allows it.
+ */
+static int emit_string(struct emitter *em, const char *s)
+{
+	size_t len = strlen(s);
+	yaml_scalar_style_t style = YAML_ANY_SCALAR_STYLE;
+
+	if (memchr(s, '\n', len))
+		style = YAML_LITERAL_SCALAR_STYLE;
+	else if (needs_quotes(s, len))
+		style = YAML_SINGLE_QUOTED_SCALAR_STYLE;
+	return emit_scalar(em, s, len, style);
+}
+
+static int emit_number(struct emitter *em, double d)
+{
+	char text[AJ_FLOAT_TEXT_MAX];
+	int len;
+
+	/* cJSON keeps doubles: whole values within 2^53 print as integers. */
+	if (d == floor(d) && fabs(d) < 9007199254740992.0)
+		len = snprintf(text, sizeof(text), "%.0f", d);
+	else
+		len = aj_float_text(d, text);
+	return emit_scalar(em, text, (size_t)len, YAML_PLAIN_SCALAR_STYLE);
+}
+
+static int emit_value(struct emitter *em, const cJSON *v, int depth)
+{
+	const cJSON *c;
+	yaml_event_t ev;
+	int is_map = cJSON_IsObject(v);
+
+	if (!is_map && !cJSON_IsArray(v)) {
+		if (cJSON_IsString(v) && v->valuestring)
+			return emit_string(em, v->valuestring);
+		if (cJSON_IsNumber(v))
+			return emit_number(em, v->valuedouble);
+		if (cJSON_IsBool(v) || cJSON_IsNull(v)) {
+			const char *t = cJSON_IsNull(v) ? "null" : cJSON_IsTrue(v) ? "true" : "false";
+
+			return emit_scalar(em, t, strlen(t), YAML_PLAIN_SCALAR_STYLE);
+		}
+		if (cJSON_IsRaw(v) && v->valuestring) {
+			enum aj_node_type t = core_type(v->valuestring, strlen(v->valuestring));
+
+			if (t == AJ_NODE_INT || t == AJ_NODE_FLOAT)
+				return emit_scalar(em, v->valuestring, strlen(v->valuestring),
+						   YAML_PLAIN_SCALAR_STYLE);
+			return emit_string(em, v->valuestring);
+		}
+		return aj_errors_add(em->err, NULL, "cannot write YAML: invalid value");
+	}
+	if (depth >= AJ_YAML_MAX_DEPTH)
+		return aj_errors_add(em->err, NULL,
+				     "cannot write YAML: nesting deeper than %d levels",
+				     AJ_YAML_MAX_DEPTH);
+	if (is_map ?
+	    emit(em, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+							       YAML_BLOCK_MAPPING_STYLE)) :
+	    emit(em, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
+								YAML_BLOCK_SEQUENCE_STYLE)))
+		return -1;
+	for (c = v->child; c; c = c->next) {
+		if (is_map && !c->string)
+			return aj_errors_add(em->err, NULL, "cannot write YAML: key missing");
+		if ((is_map && emit_string(em, c->string)) || emit_value(em, c, depth + 1))
+			return -1;
+	}
+	return emit(em, &ev, is_map ? yaml_mapping_end_event_initialize(&ev) :
+		    yaml_sequence_end_event_initialize(&ev));
+}
+
+int aj_yaml_emit(const cJSON *v, struct aj_buf *out, struct aj_errors *err)
+{
+	struct aj_buf text = AJ_BUF_INIT(out->max);
+	struct emitter em;
+	yaml_event_t ev;
+	int ret;
+
+	em.out = &text;
+	em.err = err;
+	if (!yaml_emitter_initialize(&em.e))
+		return aj_errors_oom(err);
+	yaml_emitter_set_output(&em.e, write_out, &text);
+	yaml_emitter_set_unicode(&em.e, 1);
+	yaml_emitter_set_width(&em.e, -1);
+	ret = emit(&em, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING));
+	if (!ret)
+		ret = emit(&em, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL,
+									   NULL, 1));
+	if (!ret)
+		ret = emit_value(&em, v, 0);
+	if (!ret)
+		ret = emit(&em, &ev, yaml_document_end_event_initialize(&ev, 1));
+	if (!ret)
+		ret = emit(&em, &ev, yaml_stream_end_event_initialize(&ev));
+	yaml_emitter_delete(&em.e);
+	if (!ret && aj_buf_add(out, text.buf ? text.buf : "", text.len))
+		ret = aj_errors_add(err, NULL, "cannot write YAML: output too large or out of memory");
+	aj_buf_release(&text);
+	return ret;
 }

@@ -36,18 +36,6 @@ static void set_keeps_order_and_replaces_in_place(void **state)
 	aj_node_free(m);
 }
 
-static void keys_may_hold_nul_bytes(void **state)
-{
-	struct aj_node *m = aj_node_new(AJ_NODE_MAP, NULL);
-
-	(void)state;
-	assert_int_equal(aj_node_set(m, "a\0b", 3, aj_node_new_int(1, NULL), NULL), 0);
-	assert_int_equal(aj_node_set(m, "a", 1, aj_node_new_int(2, NULL), NULL), 0);
-	assert_int_equal(m->nr, 2);
-	assert_int_equal(aj_node_get(m, "a")->v.integer, 2);
-	aj_node_free(m);
-}
-
 static void dotted_lookup(void **state)
 {
 	struct aj_node *t = aj_test_yaml("target:\n  name: gpu01\n  opts: {a: 1}\n");
@@ -213,7 +201,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(set_keeps_order_and_replaces_in_place),
-		cmocka_unit_test(keys_may_hold_nul_bytes),
 		cmocka_unit_test(dotted_lookup),
 		cmocka_unit_test(typed_constructors_print_their_value),
 		cmocka_unit_test(copy_is_deep_and_keeps_positions),

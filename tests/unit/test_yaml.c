@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/node.h"
 #include "core/yaml.h"
 
@@ -125,7 +126,7 @@ static void quoted_and_block_scalars_are_strings(void **state)
 {
 	struct aj_node *doc = aj_test_yaml(
 		"a: 'true'\nb: \"1\"\nc: |\n  line1\n  line2\nd: >-\n  folded\n  text\n"
-		"e: \"tab\\there\\0nul\"\nf: ''\n");
+		"e: \"tab\\there\\u00e9\"\nf: ''\n");
 	struct aj_node *e;
 
 	(void)state;
@@ -135,8 +136,7 @@ static void quoted_and_block_scalars_are_strings(void **state)
 	assert_string_equal(aj_node_get(doc, "c")->str, "line1\nline2\n");
 	assert_string_equal(aj_node_get(doc, "d")->str, "folded text");
 	e = aj_node_get(doc, "e");
-	assert_int_equal(e->len, 12);
-	assert_memory_equal(e->str, "tab\there\0nul", 12);
+	assert_string_equal(e->str, "tab\there\xc3\xa9");
 	assert_int_equal(aj_node_get(doc, "f")->type, AJ_NODE_STRING);
 	assert_int_equal(aj_node_get(doc, "f")->len, 0);
 	aj_node_free(doc);
@@ -311,6 +311,9 @@ static void invalid_utf8_and_nul_are_rejected(void **state)
 	assert_non_null(strstr(msg, "t.yaml:1:5: invalid YAML: invalid trailing UTF-8 octet (byte 0x28)"));
 	msg = load_error_n("a: x\0y\n", 7);
 	assert_non_null(strstr(msg, "t.yaml:1:5: invalid YAML: control characters are not allowed (byte 0x00)"));
+	/* An escaped NUL is valid YAML but cannot live in a C string. */
+	msg = load_error("a: 1\nb: \"x\\0y\"\n");
+	assert_non_null(strstr(msg, "t.yaml:2:4: strings may not contain NUL (\\0) characters"));
 }
 
 static void anchors_and_aliases_expand_to_copies(void **state)
@@ -450,9 +453,246 @@ static void load_survives_every_allocation_failure(void **state)
 	aj_node_free(ref);
 }
 
+/* ---- emitting ---- */
+
+static char *emit_text(const cJSON *v)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
+
+	if (aj_yaml_emit(v, &b, &err))
+		fail_msg("emit failed: %s", aj_test_errors_text(&err));
+	aj_errors_release(&err);
+	return aj_buf_detach(&b, NULL);
+}
+
+static void emit_is_block_style_and_quotes_what_would_change(void **state)
+{
+	struct aj_node *doc = aj_test_yaml(
+		"name: train\n"
+		"flags: {a: 'true', b: '1', c: '8+', d: '', e: '~', f: yes}\n"
+		"cmd: [python train.py, --lr=3, 'a: b', '- x']\n"
+		"script: \"set -e\\nrun\\n\"\n"
+		"n: [1, -2, 2.5, true, null]\n"
+		"empty: {}\n"
+		"none: []\n");
+	cJSON *j = aj_node_to_cjson(doc);
+	char *text = emit_text(j);
+
+	(void)state;
+	assert_string_equal(text,
+		"name: train\n"
+		"flags:\n"
+		"  a: 'true'\n"
+		"  b: '1'\n"
+		"  c: '8+'\n"
+		"  d: ''\n"
+		"  e: '~'\n"
+		"  f: 'yes'\n"
+		"cmd:\n"
+		"- python train.py\n"
+		"- --lr=3\n"
+		"- 'a: b'\n"
+		"- '- x'\n"
+		"script: |\n"
+		"  set -e\n"
+		"  run\n"
+		"'n':\n"
+		"- 1\n"
+		"- -2\n"
+		"- 2.5\n"
+		"- true\n"
+		"- null\n"
+		"empty: {}\n"
+		"none: []\n");
+	aj_free(text);
+	cJSON_Delete(j);
+	aj_node_free(doc);
+}
+
+static void emit_round_trips_tricky_strings(void **state)
+{
+	static const char *const corpus[] = {
+		"", "true", "True", "FALSE", "1", "-1", "+1", "1.5", ".5", "1e3", "8+",
+		"0x1F", "0o17", "~", "null", "Null", "a: b", "- x", "-", "?", ":",
+		"#comment", "a #b", "[x]", "{x}", "*alias", "&anchor", "!tag", "%dir",
+		"@at", "`tick", "'single'", "\"double\"", "<<", "=", "yes", "off",
+		"  lead", "trail  ", " both ", "\ttab", "tab\tin", "ünïcödé €",
+		"日本語", "emoji \xf0\x9f\x9a\x80", "line1\nline2", "x\n", "end\n\n",
+		"\nlead newline", "  indented\nnext", "trail \nspace", "\r\n",
+		"back\\slash", "bell\x07", "del\x7f", "nbsp\xc2\xa0", "sep\xe2\x80\xa8x",
+		"nel\xc2\x85x", "bom\xef\xbb\xbf", "2001-12-14", "12:30:45",
+		"1_000", "0777", ".inf", "-.inf", ".nan", "---", "...", "--- x",
+		"a\n---\nb", "very long string that goes on and on past any line width "
+		"limit an emitter might fold at, and keeps going for a while longer",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(corpus) / sizeof(corpus[0]); i++) {
+		struct aj_node *back = NULL;
+		struct aj_errors err = AJ_ERRORS_INIT;
+		cJSON *m = cJSON_CreateObject();
+		char *text;
+
+		/* Each string as a value, as a key and as a list item. */
+		cJSON_AddStringToObject(m, "v", corpus[i]);
+		cJSON_AddStringToObject(m, corpus[i], "key");
+		cJSON_AddItemToObject(m, "l", cJSON_CreateStringArray(&corpus[i], 1));
+		text = emit_text(m);
+		if (aj_yaml_load(text, strlen(text), "rt.yaml", &back, &err))
+			fail_msg("corpus %zu did not re-read: %s\n%s", i,
+				 aj_test_errors_text(&err), text);
+		if (!back || aj_node_get(back, "v")->type != AJ_NODE_STRING ||
+		    strcmp(aj_node_get(back, "v")->str, corpus[i]) ||
+		    !aj_node_get(back, corpus[i]) ||
+		    strcmp(aj_node_at(back, "l")->items[0]->str, corpus[i]))
+			fail_msg("corpus %zu changed on the round trip:\n%s", i, text);
+		aj_free(text);
+		aj_node_free(back);
+		cJSON_Delete(m);
+	}
+}
+
+static void emit_round_trips_a_tree(void **state)
+{
+	static const char text[] =
+		"config:\n"
+		"  target: {service: volcano, gpus_per_node: 8, memory: 512Gi, rdma: true}\n"
+		"  jobs:\n"
+		"  - name: train\n"
+		"    sku: '{nodes}xG{processes}'\n"
+		"    command: [python -m x, 'echo \"$A\"', \"multi\\nline\"]\n"
+		"    tags: []\n"
+		"    env: {A: '1', B: ~, C: -7, D: 0.25, E: 1e-7, F: 9007199254740993}\n"
+		"  nested: [[1, [2, {x: [3]}]], {}]\n";
+	struct aj_node *doc = aj_test_yaml(text), *back = NULL;
+	struct aj_errors err = AJ_ERRORS_INIT;
+	cJSON *j = aj_node_to_cjson(doc);
+	char *out = emit_text(j);
+
+	(void)state;
+	assert_int_equal(aj_yaml_load(out, strlen(out), "rt.yaml", &back, &err), 0);
+	if (!aj_node_equal(doc, back))
+		fail_msg("tree changed on the round trip:\n%s", out);
+	aj_free(out);
+	aj_node_free(back);
+	cJSON_Delete(j);
+	aj_node_free(doc);
+}
+
+static void emit_scalars_and_special_numbers(void **state)
+{
+	cJSON *a = cJSON_CreateArray();
+	char *text;
+
+	(void)state;
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(NAN));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(-INFINITY));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(0.1));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(1e20));
+	cJSON_AddItemToArray(a, cJSON_CreateRaw("123456789012345678901"));
+	cJSON_AddItemToArray(a, cJSON_CreateRaw("not a number"));
+	text = emit_text(a);
+	assert_string_equal(text, "- .nan\n- -.inf\n- 0.1\n- 1e+20\n"
+			    "- 123456789012345678901\n- not a number\n");
+	aj_free(text);
+	cJSON_Delete(a);
+	a = cJSON_CreateString("true");
+	text = emit_text(a);
+	assert_string_equal(text, "'true'\n");
+	aj_free(text);
+	cJSON_Delete(a);
+}
+
+static void emit_rejects_bad_input(void **state)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	cJSON *bad = cJSON_CreateString("bad \xff utf8");
+	cJSON *deep = cJSON_CreateArray(), *cur = deep;
+	int i;
+
+	(void)state;
+	assert_int_equal(aj_yaml_emit(bad, &b, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "cannot write YAML: a string is not valid UTF-8"));
+	assert_int_equal(b.len, 0);
+	aj_errors_release(&err);
+	/* Overlong, surrogate, past U+10FFFF, truncated. */
+	for (i = 0; i < 4; i++) {
+		static const char *const bytes[] = {
+			"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "ok \xe2\x82",
+		};
+		cJSON *s = cJSON_CreateString(bytes[i]);
+
+		assert_int_equal(aj_yaml_emit(s, &b, &err), -1);
+		assert_true(aj_test_errors_contain(&err, "a string is not valid UTF-8"));
+		aj_errors_release(&err);
+		cJSON_Delete(s);
+	}
+	for (i = 0; i < AJ_YAML_MAX_DEPTH; i++) {
+		cJSON *next = cJSON_CreateArray();
+
+		cJSON_AddItemToArray(cur, next);
+		cur = next;
+	}
+	assert_int_equal(aj_yaml_emit(deep, &b, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "nesting deeper than 128 levels"));
+	aj_errors_release(&err);
+	/* Output that passes the buffer's limit fails without partial text. */
+	aj_buf_release(&b);
+	aj_buf_init(&b, 4);
+	assert_int_equal(aj_yaml_emit(bad, &b, &err), -1);
+	aj_errors_release(&err);
+	cJSON_Delete(bad);
+	bad = cJSON_CreateString("longer than four");
+	assert_int_equal(aj_yaml_emit(bad, &b, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "output too large"));
+	aj_errors_release(&err);
+	aj_buf_release(&b);
+	cJSON_Delete(bad);
+	cJSON_Delete(deep);
+}
+
+static void emit_survives_every_allocation_failure(void **state)
+{
+	struct aj_node *doc = aj_test_yaml("a: [1, {b: 'true', c: \"x\\ny\"}]\nd: 2.5\n");
+	cJSON *j = aj_node_to_cjson(doc);
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	long n;
+
+	(void)state;
+	for (n = 0;; n++) {
+		struct aj_errors err = AJ_ERRORS_INIT;
+		int r;
+
+		aj_alloc_fail_after(n);
+		r = aj_yaml_emit(j, &b, &err);
+		aj_alloc_fail_after(-1);
+		if (!r)
+			break;
+		assert_false(aj_errors_empty(&err));
+		aj_errors_release(&err);
+		aj_buf_release(&b);
+		aj_buf_init(&b, AJ_BUF_SMALL);
+		assert_true(n < 1000);
+	}
+	assert_true(n > 0);
+	assert_string_equal(aj_buf_cstr(&b), "a:\n- 1\n- b: 'true'\n  c: |-\n    x\n    y\nd: 2.5\n");
+	aj_buf_release(&b);
+	cJSON_Delete(j);
+	aj_node_free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(emit_is_block_style_and_quotes_what_would_change),
+		cmocka_unit_test(emit_round_trips_tricky_strings),
+		cmocka_unit_test(emit_round_trips_a_tree),
+		cmocka_unit_test(emit_scalars_and_special_numbers),
+		cmocka_unit_test(emit_rejects_bad_input),
+		cmocka_unit_test(emit_survives_every_allocation_failure),
 		cmocka_unit_test(plain_scalars_follow_the_core_schema),
 		cmocka_unit_test(nan_and_text_kept),
 		cmocka_unit_test(quoted_and_block_scalars_are_strings),
@@ -477,5 +717,6 @@ int main(void)
 		cmocka_unit_test(load_survives_every_allocation_failure),
 	};
 
+	aj_alloc_hook_cjson();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,265 @@
+#include "json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "buf.h"
+#include "error.h"
+#include "node.h"
+
+/*
+ * cJSON prints numbers with 15 significant digits, so integers from 10^15 on
+ * go out as raw text to keep every digit.
+ */
+#define EXACT_PRINTED_INT 999999999999999LL
+
+static cJSON *int_to_cjson(long long v)
+{
+	char text[32];
+
+	if (v >= -EXACT_PRINTED_INT && v <= EXACT_PRINTED_INT)
+		return cJSON_CreateNumber((double)v);
+	snprintf(text, sizeof(text), "%lld", v);
+	return cJSON_CreateRaw(text);
+}
+
+cJSON *aj_node_to_cjson(const struct aj_node *n)
+{
+	cJSON *out;
+	size_t i;
+
+	if (!n)
+		return cJSON_CreateNull();
+	switch (n->type) {
+	case AJ_NODE_NULL:
+		return cJSON_CreateNull();
+	case AJ_NODE_BOOL:
+		return cJSON_CreateBool(n->v.boolean);
+	case AJ_NODE_INT:
+		return int_to_cjson(n->v.integer);
+	case AJ_NODE_FLOAT:
+		return cJSON_CreateNumber(n->v.number);
+	case AJ_NODE_STRING:
+		return cJSON_CreateString(n->str ? n->str : "");
+	case AJ_NODE_SEQ:
+	case AJ_NODE_MAP:
+		break;
+	}
+	out = n->type == AJ_NODE_SEQ ? cJSON_CreateArray() : cJSON_CreateObject();
+	if (!out)
+		return NULL;
+	for (i = 0; i < n->nr; i++) {
+		cJSON *item = aj_node_to_cjson(n->type == AJ_NODE_SEQ ?
+					       n->items[i] : n->pairs[i].value);
+		int ok = item && (n->type == AJ_NODE_SEQ ?
+				  cJSON_AddItemToArray(out, item) :
+				  cJSON_AddItemToObject(out, n->pairs[i].key, item));
+
+		if (!ok) {
+			cJSON_Delete(item);
+			cJSON_Delete(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+struct from_cjson {
+	struct aj_srcfile *file;
+	const char *origin;
+	struct aj_errors *err;
+};
+
+static int from_fail(struct from_cjson *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int from_fail(struct from_cjson *c, const char *fmt, ...)
+{
+	struct aj_where w = { c->origin, 0, 0, NULL };
+	va_list ap;
+
+	va_start(ap, fmt);
+	aj_errors_vadd(c->err, &w, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A raw number (an integer too large for a double, see aj_node_to_cjson). */
+static int raw_number(struct from_cjson *c, const char *text,
+		      const struct aj_pos *pos, struct aj_node **out)
+{
+	char *end;
+	long long i;
+	double d;
+
+	errno = 0;
+	i = strtoll(text, &end, 10);
+	if (!errno && end != text && !*end) {
+		*out = aj_node_new_int(i, pos);
+		return 0;
+	}
+	errno = 0;
+	d = strtod(text, &end);
+	if (!errno && end != text && !*end) {
+		*out = aj_node_new_float(d, pos);
+		return 0;
+	}
+	return from_fail(c, "unsupported raw JSON value %.80s", text);
+}
+
+static int node_from(struct from_cjson *c, const cJSON *v, int depth,
+		     struct aj_node **out)
+{
+	struct aj_pos pos = { c->file, 0, 0 };
+	struct aj_node *n = NULL;
+	const cJSON *child;
+
+	if (cJSON_IsNull(v))
+		n = aj_node_new(AJ_NODE_NULL, &pos);
+	else if (cJSON_IsBool(v))
+		n = aj_node_new_bool(cJSON_IsTrue(v), &pos);
+	else if (cJSON_IsString(v) && v->valuestring)
+		n = aj_node_new_string(v->valuestring, strlen(v->valuestring), &pos);
+	else if (cJSON_IsNumber(v))
+		/* Whole numbers in the 64-bit range come back as integers. */
+		n = v->valuedouble == floor(v->valuedouble) &&
+		    v->valuedouble >= -9223372036854775808.0 &&
+		    v->valuedouble < 9223372036854775808.0 ?
+			aj_node_new_int((long long)v->valuedouble, &pos) :
+			aj_node_new_float(v->valuedouble, &pos);
+	else if (cJSON_IsRaw(v) && v->valuestring) {
+		if (raw_number(c, v->valuestring, &pos, &n))
+			return -1;
+	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+		if (depth >= AJ_JSON_MAX_DEPTH)
+			return from_fail(c, "nesting deeper than %d levels",
+					 AJ_JSON_MAX_DEPTH);
+		n = aj_node_new(cJSON_IsArray(v) ? AJ_NODE_SEQ : AJ_NODE_MAP, &pos);
+	} else {
+		return from_fail(c, "unsupported JSON value");
+	}
+	if (!n)
+		return aj_errors_oom(c->err);
+	for (child = aj_node_is_scalar(n) ? NULL : v->child; child; child = child->next) {
+		struct aj_node *item = NULL;
+
+		if (node_from(c, child, depth + 1, &item)) {
+			aj_node_free(n);
+			return -1;
+		}
+		if (n->type == AJ_NODE_SEQ) {
+			if (aj_node_append(n, item))
+				goto oom;
+			continue;
+		}
+		if (!child->string) {
+			aj_node_free(item);
+			aj_node_free(n);
+			return from_fail(c, "object member without a name");
+		}
+		if (aj_node_get(n, child->string)) {
+			aj_node_free(item);
+			aj_node_free(n);
+			return from_fail(c, "duplicate key \"%.80s\"", child->string);
+		}
+		if (aj_node_set(n, child->string, strlen(child->string), item, &pos))
+			goto oom;
+	}
+	*out = n;
+	return 0;
+oom:
+	aj_node_free(n);
+	return aj_errors_oom(c->err);
+}
+
+int aj_node_from_cjson(const cJSON *v, const char *origin, struct aj_node **out,
+		       struct aj_errors *err)
+{
+	struct from_cjson c;
+	struct aj_node *n;
+	int ret;
+
+	c.origin = origin;
+	c.err = err;
+	c.file = aj_srcfile_new(origin);
+	if (!c.file)
+		return aj_errors_oom(err);
+	ret = node_from(&c, v, 0, &n);
+	aj_srcfile_unref(c.file);
+	if (!ret)
+		*out = n;
+	return ret;
+}
+
+static int cjson_depth_ok(const cJSON *v, int depth)
+{
+	const cJSON *c;
+
+	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+		return 1;
+	if (depth >= AJ_JSON_MAX_DEPTH)
+		return 0;
+	for (c = v->child; c; c = c->next)
+		if (!cjson_depth_ok(c, depth + 1))
+			return 0;
+	return 1;
+}
+
+int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
+		  struct aj_errors *err)
+{
+	struct aj_where w = { origin, 0, 0, NULL };
+	const char *end = NULL;
+	cJSON *v;
+	void *probe;
+	size_t i;
+
+	if (len > AJ_JSON_MAX_BYTES)
+		return aj_errors_add(err, &w, "JSON text is larger than %u bytes",
+				     AJ_JSON_MAX_BYTES);
+	v = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+	if (v && !cjson_depth_ok(v, 0)) {
+		cJSON_Delete(v);
+		return aj_errors_add(err, &w, "JSON nesting deeper than %d levels",
+				     AJ_JSON_MAX_DEPTH);
+	}
+	if (v) {
+		*out = v;
+		return 0;
+	}
+	/*
+	 * cJSON reports running out of memory as a syntax error; if memory is
+	 * exhausted right now, say that instead of blaming the input.
+	 */
+	probe = aj_malloc(1);
+	if (!probe)
+		return aj_errors_oom(err);
+	aj_free(probe);
+	w.line = 1;
+	w.column = 1;
+	for (i = 0; end && end >= data && i < (size_t)(end - data) && i < len; i++) {
+		if (data[i] == '\n') {
+			w.line++;
+			w.column = 1;
+		} else if (((unsigned char)data[i] & 0xc0) != 0x80) {
+			w.column++;
+		}
+	}
+	return aj_errors_add(err, &w, "invalid JSON");
+}
+
+int aj_json_print(const cJSON *v, struct aj_buf *out)
+{
+	char *text = cJSON_Print(v);
+	int ret;
+
+	if (!text)
+		return -1;
+	ret = aj_buf_addstr(out, text) || aj_buf_addch(out, '\n') ? -1 : 0;
+	cJSON_free(text);
+	return ret;
+}
