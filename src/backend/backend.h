@@ -13,8 +13,11 @@
 
 #include <cjson/cJSON.h>
 
+struct aj_buf;
 struct aj_errors;
 struct aj_jobspec;
+struct aj_strlist;
+struct aj_task;
 
 /* What the caller knows about the job being built. */
 struct aj_build_ctx {
@@ -22,6 +25,8 @@ struct aj_build_ctx {
 	const char *namespace_;   /* Kubernetes namespace of the AjJob, or NULL */
 	const char *owner_uid;    /* AjJob uid for ownerReferences, or NULL */
 	const char *owner_name;   /* AjJob name for ownerReferences, or NULL */
+	/* AjJob apiVersion ("<group>/<version>"); required with owner_uid */
+	const char *owner_api_version;
 };
 
 struct aj_backend {
@@ -41,5 +46,35 @@ struct aj_backend {
 const struct aj_backend *aj_backend_find(const char *service);
 /* The table, NULL-terminated, for listing. */
 const struct aj_backend *const *aj_backend_all(void);
+
+/*
+ * Shared by the backends: the one shell quoting function, and the tail of
+ * every job script. User text reaches a shell only through these.
+ */
+
+/* Append s as one single-quoted shell word (' becomes '\''). 0 / -1. */
+int aj_shell_quote(struct aj_buf *b, const char *s);
+
+/* Append each line followed by a newline. 0 / -1. */
+int aj_shell_add_lines(struct aj_buf *b, const struct aj_strlist *lines);
+
+/*
+ * Append what a task runs after setup: jobs[0].command lines, then the task's
+ * own command lines, or the user command with every argument quoted. 0 / -1.
+ */
+int aj_shell_add_command(struct aj_buf *b, const struct aj_jobspec *spec,
+			 const struct aj_task *task);
+
+/*
+ * cJSON builders that remember running out of memory in *oom, so a backend
+ * can build a whole body and check once. A NULL parent (an earlier failure)
+ * is a no-op; with an array parent the key is ignored. The new container is
+ * returned (NULL on failure).
+ */
+cJSON *aj_body_add_object(cJSON *parent, const char *key, int *oom);
+cJSON *aj_body_add_array(cJSON *parent, const char *key, int *oom);
+void aj_body_add_string(cJSON *parent, const char *key, const char *value, int *oom);
+void aj_body_add_int(cJSON *parent, const char *key, long long value, int *oom);
+void aj_body_add_bool(cJSON *parent, const char *key, int value, int *oom);
 
 #endif

@@ -111,7 +111,12 @@ struct aj_task {
 	int rdma;                         /* AJ_UNSET / 0 / 1 */
 	int processes_per_node;           /* launcher processes */
 	struct aj_kvlist node_selector;
-	int has_command;                  /* replaces the user command */
+	/*
+	 * What the task runs after setup and the job commands: its own shell
+	 * lines when has_command (they replace the user command), otherwise a
+	 * copy of the user command, one argument per item.
+	 */
+	int has_command;
 	struct aj_strlist command;
 };
 
@@ -134,11 +139,15 @@ struct aj_jobspec {
 
 	/* Job shape, resolved from the command line first, then the template. */
 	int heterogeneous;                /* jobs[0].sku == "heterogeneous" */
-	int nodes;
-	int processes;                    /* SKU processes per node (-p) */
-	int processes_per_node;           /* launcher processes (--ppn) */
+	int nodes;                        /* 0 when heterogeneous */
+	int processes;                    /* SKU processes per node (-p); 0 when heterogeneous */
+	int processes_per_node;           /* launcher processes (--ppn); 0 when heterogeneous */
 	char *sku;                        /* resolved SKU string */
-	struct aj_task *tasks;            /* filled by the backend for heterogeneous */
+	/*
+	 * Homogeneous: one task named after jobs[0] (replicas = nodes).
+	 * Heterogeneous: filled by the backend's validate().
+	 */
+	struct aj_task *tasks;
 	size_t tasks_nr;
 	size_t tasks_alloc;
 
@@ -160,5 +169,17 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 			   const struct aj_shape_args *args,
 			   const char *const *argv, size_t argc,
 			   struct aj_jobspec *s, struct aj_errors *err);
+
+/*
+ * Read heterogeneous task declarations into s->tasks, in the order written:
+ * `tasks` maps a task name to {replicas, cpus_per_node, memory,
+ * gpus_per_node, rdma, processes_per_node} (all required) plus optional
+ * node_selector (mapping) and command (list of shell lines, replacing the
+ * user command; tasks without one run the user command). Unknown keys are
+ * errors: this schema is aj's own. `path` names `tasks` in messages.
+ * Collects every problem; 0 / -1.
+ */
+int aj_jobspec_read_tasks(const struct aj_node *tasks, const char *path,
+			  struct aj_jobspec *s, struct aj_errors *err);
 
 #endif

@@ -1,0 +1,718 @@
+/*
+ * volcano.c - one gang-scheduled Volcano Job (batch.volcano.sh/v1alpha1).
+ *
+ * Homogeneous jobs become a `master` task of one pod and, with more than one
+ * node, a `worker` task of nodes-1 pods, all alike. Heterogeneous jobs take
+ * their tasks from config._extra.volcano.tasks (exactly one `master` with one
+ * replica, listed first), each with its own resources and node selector.
+ *
+ * Ranks: the svc plugin gives every pod the host name <job>-<task>-<i>.<job>
+ * and the env plugin its index VK_TASK_INDEX. Each container gets
+ * MASTER_ADDR (the master's host), MASTER_PORT, WORLD_SIZE (all launcher
+ * processes), AJ_NODES, AJ_PROCESSES_PER_NODE and AJ_TASK; its script sets
+ * NODE_RANK to the task's offset (pods in earlier tasks) plus VK_TASK_INDEX.
+ * A variable the template sets in submit_args.env wins over these.
+ *
+ * Pods run ["/bin/bash", "-lc", script]: set -eo pipefail, NODE_RANK,
+ * environment.setup, jobs[0].command, then the task command (the user command
+ * quoted word by word). The image is used exactly as written.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "backend.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/jobspec.h"
+#include "core/node.h"
+#include "core/sku.h"
+#include "core/strlist.h"
+
+#define MASTER_PORT "6105"
+#define RDMA_PORT 18515
+#define RDMA_RESOURCE "rdma/rdma_shared_device_a"
+#define SHM_PATH "/dev/shm"
+#define TASKS_PATH "config._extra.volcano.tasks"
+
+/* Name limits: the job name feeds <job>-svc / <job>-ssh (63) and a DNS-1035 Service. */
+#define JOB_NAME_MAX 59
+#define LABEL_MAX 63
+
+/* One Volcano task as built: a JobSpec task, or half of the homogeneous one. */
+struct role {
+	const char *name;
+	int replicas;
+	int offset;               /* node rank of its first pod */
+	int cpus;                 /* AJ_UNSET: none requested */
+	const char *memory;       /* NULL: none requested */
+	int gpus;
+	int rdma;
+	int ppn;
+	const struct aj_task *task;
+};
+
+static struct aj_where where_path(const char *path)
+{
+	struct aj_where w = { NULL, 0, 0, path };
+
+	return w;
+}
+
+static int is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* DNS-1123 label (lowercase alphanumerics and '-', alphanumeric at both ends). */
+static int dns_label(const char *s, size_t max)
+{
+	size_t len = strlen(s), i;
+
+	if (!len || len > max || !is_lower_alnum(s[0]) || !is_lower_alnum(s[len - 1]))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!is_lower_alnum(s[i]) && s[i] != '-')
+			return 0;
+	return 1;
+}
+
+/* A Kubernetes quantity such as 512Gi, 64G, 1.5, 100m. */
+static int k8s_quantity(const char *s)
+{
+	static const char *const suffixes[] = {
+		"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "T", "P", "E", "m", NULL
+	};
+	const char *p = s;
+	size_t i;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == s)
+		return 0;
+	if (*p == '.') {
+		const char *frac = ++p;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == frac)
+			return 0;
+	}
+	for (i = 0; suffixes[i]; i++)
+		if (!strcmp(p, suffixes[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * shm_size is shared with Azure ML, whose sizes are Docker's (64g = 64 GiB).
+ * Those lowercase forms become binary quantities; anything else must be a
+ * Kubernetes quantity. 0 / -1.
+ */
+static int shm_quantity(const char *s, struct aj_buf *out)
+{
+	size_t len = strlen(s), digits = strspn(s, "0123456789");
+
+	if (digits && digits + 1 == len && strchr("bkmgt", s[digits])) {
+		if (aj_buf_add(out, s, digits))
+			return -1;
+		return s[digits] == 'b' ? 0 : aj_buf_addf(out, "%ci", s[digits] - 'a' + 'A');
+	}
+	return k8s_quantity(s) ? aj_buf_addstr(out, s) : -1;
+}
+
+/* The name of a capability without its CAP_ prefix; NULL if invalid or ALL. */
+static const char *capability_name(const char *in)
+{
+	size_t i;
+
+	if (!strncasecmp(in, "CAP_", 4))
+		in += 4;
+	if (!*in || !strcasecmp(in, "ALL"))
+		return NULL;
+	for (i = 0; in[i]; i++)
+		if (!is_lower_alnum((char)(in[i] | 0x20)) && in[i] != '_')
+			return NULL;
+	return in;
+}
+
+/* Capabilities upper-cased, deduplicated, in written order. 0 / -1. */
+static int capabilities(const struct aj_strlist *in, struct aj_strlist *out, struct aj_errors *err)
+{
+	struct aj_where w = where_path("config.jobs[0].submit_args.container_args.capabilities");
+	int ret = 0;
+	size_t i, k;
+
+	for (i = 0; i < in->nr; i++) {
+		const char *name = capability_name(in->items[i]);
+		char *cap;
+
+		if (!name) {
+			if (!strcasecmp(in->items[i], "ALL") || !strcasecmp(in->items[i], "CAP_ALL"))
+				ret = aj_errors_add(err, &w, "ALL is not allowed: list each capability");
+			else
+				ret = aj_errors_add(err, &w, "\"%s\" is not a capability name",
+						    in->items[i]);
+			continue;
+		}
+		cap = aj_strdup(name);
+		if (!cap)
+			return aj_errors_oom(err);
+		for (k = 0; cap[k]; k++)
+			if (cap[k] >= 'a' && cap[k] <= 'z')
+				cap[k] = (char)(cap[k] - 'a' + 'A');
+		if (aj_strlist_find(out, cap) >= 0)
+			aj_free(cap);
+		else if (aj_strlist_add_owned(out, cap))
+			return aj_errors_oom(err);
+	}
+	return ret;
+}
+
+/* Do two absolute paths overlap (one is the other or below it)? */
+static int paths_overlap(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), n;
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	n = la < lb ? la : lb;
+	if (strncmp(a, b, n))
+		return 0;
+	return la == lb || (la < lb ? b[n] == '/' || n == 1 : a[n] == '/' || n == 1);
+}
+
+static int check_quantity(const char *value, const char *path, struct aj_errors *err)
+{
+	struct aj_where w = where_path(path);
+
+	if (!value || k8s_quantity(value))
+		return 0;
+	return aj_errors_add(err, &w, "\"%s\" is not a Kubernetes quantity such as 512Gi", value);
+}
+
+static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	const struct aj_container_args *a = &spec->jobs[0].container;
+	struct aj_strlist caps = AJ_STRLIST_INIT;
+	struct aj_buf shm = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int ret = 0;
+	size_t i;
+
+	if (a->shm_size && shm_quantity(a->shm_size, &shm)) {
+		struct aj_where w = where_path("config.jobs[0].submit_args.container_args.shm_size");
+
+		ret = aj_errors_add(err, &w, "\"%s\" is not a size such as 64Gi or 64g", a->shm_size);
+	}
+	aj_buf_release(&shm);
+	if (check_quantity(a->memory, "config.jobs[0].submit_args.container_args.memory", err) ||
+	    check_quantity(a->scratch_size, "config.jobs[0].submit_args.container_args.scratch_size",
+			   err) || capabilities(&a->capabilities, &caps, err))
+		ret = -1;
+	aj_strlist_release(&caps);
+	if (!a->scratch_mount_path)
+		return ret;
+	if (paths_overlap(a->scratch_mount_path, SHM_PATH)) {
+		struct aj_where w = where_path("config.jobs[0].submit_args.container_args.scratch_mount_path");
+
+		ret = aj_errors_add(err, &w, "%s overlaps the shared-memory mount " SHM_PATH,
+				    a->scratch_mount_path);
+	}
+	for (i = 0; i < spec->storage_nr; i++) {
+		if (spec->storage[i].mount_dir &&
+		    paths_overlap(a->scratch_mount_path, spec->storage[i].mount_dir)) {
+			struct aj_where w = where_path("config.jobs[0].submit_args.container_args.scratch_mount_path");
+
+			ret = aj_errors_add(err, &w, "%s overlaps storage mount %s (%s)",
+					    a->scratch_mount_path, spec->storage[i].name,
+					    spec->storage[i].mount_dir);
+		}
+	}
+	return ret;
+}
+
+/* Heterogeneous: read and check config._extra.volcano.tasks into spec->tasks. */
+static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
+{
+	const struct aj_node *volcano = spec->extra && spec->extra->type == AJ_NODE_MAP ?
+		aj_node_get(spec->extra, "volcano") : NULL;
+	const struct aj_node *tasks = volcano && volcano->type == AJ_NODE_MAP ?
+		aj_node_get(volcano, "tasks") : NULL;
+	size_t i, masters = 0;
+	int ret;
+
+	ret = aj_jobspec_read_tasks(tasks, TASKS_PATH, spec, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < spec->tasks_nr; i++) {
+		struct aj_task *t = &spec->tasks[i];
+		struct aj_where w = where_path(TASKS_PATH);
+
+		if (!dns_label(t->name, LABEL_MAX))
+			ret = aj_errors_add(err, &w, "task name \"%s\" must be a lowercase DNS label "
+					    "(letters, digits, '-')", t->name);
+		if (!strcmp(t->name, "master")) {
+			masters++;
+			if (t->replicas != 1)
+				ret = aj_errors_add(err, &w, "task master must have replicas: 1, not %d",
+						    t->replicas);
+			if (i) {        /* keep master first: it holds node rank 0 */
+				struct aj_task m = *t;
+
+				memmove(&spec->tasks[1], &spec->tasks[0], i * sizeof(*t));
+				spec->tasks[0] = m;
+			}
+		}
+		if (t->has_command && !t->command.nr)
+			ret = aj_errors_add(err, &w, "task %s: command must not be empty", t->name);
+	}
+	if (masters != 1) {
+		struct aj_where w = where_path(TASKS_PATH);
+
+		ret = aj_errors_add(err, &w, "exactly one task named master is required");
+	}
+	return ret;
+}
+
+static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
+{
+	int ret = 0;
+
+	if (!spec->environment.image || !*spec->environment.image) {
+		struct aj_where w = where_path("config.environment.image");
+
+		ret = aj_errors_add(err, &w, "required for service volcano");
+	}
+	if (spec->jobs_nr && check_container(spec, err))
+		ret = -1;
+	if (check_quantity(spec->target.memory, "config.target.memory", err))
+		ret = -1;
+	if (spec->heterogeneous && !spec->tasks_nr && validate_tasks(spec, err))
+		ret = -1;
+	return ret;
+}
+
+/* GPUs per node for the homogeneous shape: target, else a G shorthand SKU. */
+static int homogeneous_gpus(const struct aj_jobspec *spec, int *gpus)
+{
+	struct aj_sku_spec sku;
+	int ret;
+
+	*gpus = 0;
+	if (spec->target.gpus_per_node != AJ_UNSET) {
+		*gpus = spec->target.gpus_per_node;
+		return 0;
+	}
+	if (!spec->sku)
+		return 0;
+	ret = aj_sku_parse(spec->sku, &sku);
+	if (ret < 0)
+		return -1;
+	if (!ret && !sku.cpu)
+		*gpus = sku.count;
+	aj_sku_spec_release(&sku);
+	return 0;
+}
+
+/* The tasks to build, in order, with node-rank offsets. */
+static int roles(const struct aj_jobspec *spec, struct role *r, size_t *nr)
+{
+	const struct aj_target *tg = &spec->target;
+	const struct aj_container_args *a = &spec->jobs[0].container;
+	int offset = 0, gpus;
+	size_t i;
+
+	*nr = 0;
+	if (spec->heterogeneous) {
+		for (i = 0; i < spec->tasks_nr; i++) {
+			const struct aj_task *t = &spec->tasks[i];
+			struct role x = { t->name, t->replicas, offset, t->cpus_per_node, t->memory,
+					  t->gpus_per_node, t->rdma == 1, t->processes_per_node, t };
+
+			r[(*nr)++] = x;
+			offset += t->replicas;
+		}
+		return 0;
+	}
+	if (homogeneous_gpus(spec, &gpus))
+		return -1;
+	r[0].name = "master";
+	r[0].replicas = 1;
+	r[0].offset = 0;
+	r[0].cpus = tg->cpus_per_node != AJ_UNSET ? tg->cpus_per_node : a->cpus;
+	r[0].memory = tg->memory ? tg->memory : a->memory;
+	r[0].gpus = gpus;
+	r[0].rdma = tg->rdma != AJ_UNSET ? tg->rdma : gpus > 0;
+	r[0].ppn = spec->processes_per_node;
+	r[0].task = &spec->tasks[0];
+	*nr = 1;
+	if (spec->nodes > 1) {
+		r[1] = r[0];
+		r[1].name = "worker";
+		r[1].replicas = spec->nodes - 1;
+		r[1].offset = 1;
+		*nr = 2;
+	}
+	return 0;
+}
+
+static int check_names(const char *job, const struct role *r, size_t nr, struct aj_errors *err)
+{
+	struct aj_where w = where_path("metadata.name");
+	size_t len = strlen(job), i;
+	int ret = 0;
+
+	if (!dns_label(job, JOB_NAME_MAX) || !(job[0] >= 'a' && job[0] <= 'z'))
+		return aj_errors_add(err, &w, "job name \"%s\" must be at most %d lowercase letters, "
+				     "digits and '-', starting with a letter and ending with a "
+				     "letter or digit", job, JOB_NAME_MAX);
+	for (i = 0; i < nr; i++) {
+		char last[16];
+		size_t pod;
+
+		snprintf(last, sizeof(last), "%d", r[i].replicas - 1);
+		pod = len + 1 + strlen(r[i].name) + 1 + strlen(last);
+		if (pod > LABEL_MAX)
+			ret = aj_errors_add(err, &w, "pod name %s-%s-%s is %zu characters, over %d: "
+					    "shorten the job or task name", job, r[i].name, last,
+					    pod, LABEL_MAX);
+	}
+	return ret;
+}
+
+static void add_env(cJSON *env, const struct aj_job *j, const char *name, const char *value,
+		    int *oom)
+{
+	cJSON *e;
+
+	if (aj_kvlist_get(&j->env, name))
+		return;
+	e = aj_body_add_object(env, NULL, oom);
+	aj_body_add_string(e, "name", name, oom);
+	aj_body_add_string(e, "value", value, oom);
+}
+
+static void add_env_int(cJSON *env, const struct aj_job *j, const char *name, long long v,
+			int *oom)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", v);
+	add_env(env, j, name, num, oom);
+}
+
+static char *script(const struct aj_jobspec *spec, const struct role *r)
+{
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
+
+	if (aj_buf_addf(&b, "set -eo pipefail\nexport NODE_RANK=$((%d + ${VK_TASK_INDEX:-0}))\n",
+			r->offset) ||
+	    aj_shell_add_lines(&b, &spec->environment.setup) ||
+	    aj_shell_add_command(&b, spec, r->task))
+		return NULL;
+	return aj_buf_detach(&b, NULL);
+}
+
+static void add_labels(cJSON *labels, const struct aj_target *t, int *oom)
+{
+	size_t i;
+
+	for (i = 0; i < t->labels.nr; i++)
+		aj_body_add_string(labels, t->labels.items[i].key, t->labels.items[i].value, oom);
+}
+
+static void add_toleration(cJSON *tols, const char *key, int *oom)
+{
+	cJSON *t = aj_body_add_object(tols, NULL, oom);
+
+	aj_body_add_string(t, "key", key, oom);
+	aj_body_add_string(t, "operator", "Exists", oom);
+	aj_body_add_string(t, "effect", "NoSchedule", oom);
+}
+
+struct build {
+	const struct aj_jobspec *spec;
+	const char *job;
+	const char *shm;          /* normalised shm size, or NULL */
+	const struct aj_strlist *caps;
+	int total_pods;
+	long long world_size;
+	int oom;
+};
+
+static void add_resources(struct build *bd, cJSON *container, const struct role *r)
+{
+	const struct aj_container_args *a = &bd->spec->jobs[0].container;
+	cJSON *res = aj_body_add_object(container, "resources", &bd->oom);
+	const char *kinds[] = { "requests", "limits" };
+	char num[32];
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		cJSON *m = aj_body_add_object(res, kinds[k], &bd->oom);
+
+		if (r->cpus != AJ_UNSET) {
+			snprintf(num, sizeof(num), "%d", r->cpus);
+			aj_body_add_string(m, "cpu", num, &bd->oom);
+		}
+		if (r->memory)
+			aj_body_add_string(m, "memory", r->memory, &bd->oom);
+		if (r->gpus > 0) {
+			snprintf(num, sizeof(num), "%d", r->gpus);
+			aj_body_add_string(m, "nvidia.com/gpu", num, &bd->oom);
+		}
+		if (r->rdma)
+			aj_body_add_string(m, RDMA_RESOURCE, "1", &bd->oom);
+		if (a->scratch_size)
+			aj_body_add_string(m, "ephemeral-storage", a->scratch_size, &bd->oom);
+	}
+}
+
+static void add_container(struct build *bd, cJSON *pod, const struct role *r)
+{
+	const struct aj_jobspec *spec = bd->spec;
+	const struct aj_job *j = &spec->jobs[0];
+	const struct aj_container_args *a = &j->container;
+	cJSON *containers = aj_body_add_array(pod, "containers", &bd->oom);
+	cJSON *c = aj_body_add_object(containers, NULL, &bd->oom);
+	cJSON *cmd, *env, *mounts, *m;
+	struct aj_buf addr = AJ_BUF_INIT(AJ_BUF_SMALL);
+	char *text = script(spec, r);
+	size_t i;
+
+	aj_body_add_string(c, "name", r->name, &bd->oom);
+	aj_body_add_string(c, "image", spec->environment.image, &bd->oom);
+	cmd = aj_body_add_array(c, "command", &bd->oom);
+	aj_body_add_string(cmd, NULL, "/bin/bash", &bd->oom);
+	aj_body_add_string(cmd, NULL, "-lc", &bd->oom);
+	aj_body_add_string(cmd, NULL, text, &bd->oom);
+	aj_free(text);
+
+	env = aj_body_add_array(c, "env", &bd->oom);
+	for (i = 0; i < j->env.nr; i++) {
+		cJSON *e = aj_body_add_object(env, NULL, &bd->oom);
+
+		aj_body_add_string(e, "name", j->env.items[i].key, &bd->oom);
+		aj_body_add_string(e, "value", j->env.items[i].value, &bd->oom);
+	}
+	aj_buf_addf(&addr, "%s-master-0.%s", bd->job, bd->job);
+	add_env(env, j, "MASTER_ADDR", addr.failed ? NULL : aj_buf_cstr(&addr), &bd->oom);
+	aj_buf_release(&addr);
+	add_env(env, j, "MASTER_PORT", MASTER_PORT, &bd->oom);
+	add_env_int(env, j, "WORLD_SIZE", bd->world_size, &bd->oom);
+	add_env_int(env, j, "AJ_NODES", bd->total_pods, &bd->oom);
+	add_env_int(env, j, "AJ_PROCESSES_PER_NODE", r->ppn, &bd->oom);
+	add_env(env, j, "AJ_TASK", r->name, &bd->oom);
+
+	add_resources(bd, c, r);
+	mounts = aj_body_add_array(c, "volumeMounts", &bd->oom);
+	m = aj_body_add_object(mounts, NULL, &bd->oom);
+	aj_body_add_string(m, "name", "dshm", &bd->oom);
+	aj_body_add_string(m, "mountPath", SHM_PATH, &bd->oom);
+	if (a->scratch_mount_path) {
+		m = aj_body_add_object(mounts, NULL, &bd->oom);
+		aj_body_add_string(m, "name", "scratch", &bd->oom);
+		aj_body_add_string(m, "mountPath", a->scratch_mount_path, &bd->oom);
+	}
+	if (r->rdma) {
+		cJSON *ports = aj_body_add_array(c, "ports", &bd->oom);
+		cJSON *p = aj_body_add_object(ports, NULL, &bd->oom);
+
+		aj_body_add_string(p, "name", "rdma", &bd->oom);
+		aj_body_add_int(p, "containerPort", RDMA_PORT, &bd->oom);
+	}
+	if (bd->caps->nr) {
+		cJSON *sc = aj_body_add_object(c, "securityContext", &bd->oom);
+		cJSON *cp = aj_body_add_object(sc, "capabilities", &bd->oom);
+		cJSON *add = aj_body_add_array(cp, "add", &bd->oom);
+
+		for (i = 0; i < bd->caps->nr; i++)
+			aj_body_add_string(add, NULL, bd->caps->items[i], &bd->oom);
+	}
+}
+
+static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
+{
+	const struct aj_container_args *a = &bd->spec->jobs[0].container;
+	cJSON *meta = aj_body_add_object(tmpl, "metadata", &bd->oom);
+	cJSON *labels = aj_body_add_object(meta, "labels", &bd->oom);
+	cJSON *pod = aj_body_add_object(tmpl, "spec", &bd->oom);
+	cJSON *tols, *vols, *v, *dir;
+	size_t i;
+
+	add_labels(labels, &bd->spec->target, &bd->oom);
+	aj_body_add_string(labels, "app", bd->job, &bd->oom);
+	aj_body_add_string(labels, "role", r->name, &bd->oom);
+
+	aj_body_add_string(pod, "schedulerName", "volcano", &bd->oom);
+	aj_body_add_string(pod, "restartPolicy", "Never", &bd->oom);
+	if (r->task->node_selector.nr) {
+		cJSON *sel = aj_body_add_object(pod, "nodeSelector", &bd->oom);
+
+		for (i = 0; i < r->task->node_selector.nr; i++)
+			aj_body_add_string(sel, r->task->node_selector.items[i].key,
+					   r->task->node_selector.items[i].value, &bd->oom);
+	}
+	if (bd->total_pods > 1) {
+		cJSON *aff = aj_body_add_object(pod, "affinity", &bd->oom);
+		cJSON *anti = aj_body_add_object(aff, "podAntiAffinity", &bd->oom);
+		cJSON *req = aj_body_add_array(anti, "requiredDuringSchedulingIgnoredDuringExecution",
+					       &bd->oom);
+		cJSON *term = aj_body_add_object(req, NULL, &bd->oom);
+		cJSON *sel = aj_body_add_object(term, "labelSelector", &bd->oom);
+		cJSON *ml = aj_body_add_object(sel, "matchLabels", &bd->oom);
+
+		/* set on every pod by the Volcano controller, and not user-editable */
+		aj_body_add_string(ml, "volcano.sh/job-name", bd->job, &bd->oom);
+		aj_body_add_string(term, "topologyKey", "kubernetes.io/hostname", &bd->oom);
+	}
+	tols = aj_body_add_array(pod, "tolerations", &bd->oom);
+	if (r->gpus > 0)
+		add_toleration(tols, "nvidia.com/gpu", &bd->oom);
+	if (r->rdma)
+		add_toleration(tols, "rdma", &bd->oom);
+	vols = aj_body_add_array(pod, "volumes", &bd->oom);
+	v = aj_body_add_object(vols, NULL, &bd->oom);
+	aj_body_add_string(v, "name", "dshm", &bd->oom);
+	dir = aj_body_add_object(v, "emptyDir", &bd->oom);
+	aj_body_add_string(dir, "medium", "Memory", &bd->oom);
+	if (bd->shm)
+		aj_body_add_string(dir, "sizeLimit", bd->shm, &bd->oom);
+	if (a->scratch_mount_path) {
+		v = aj_body_add_object(vols, NULL, &bd->oom);
+		aj_body_add_string(v, "name", "scratch", &bd->oom);
+		dir = aj_body_add_object(v, "emptyDir", &bd->oom);
+		if (a->scratch_size)
+			aj_body_add_string(dir, "sizeLimit", a->scratch_size, &bd->oom);
+	}
+	add_container(bd, pod, r);
+}
+
+static void add_metadata(struct build *bd, cJSON *job, const struct aj_build_ctx *ctx)
+{
+	const struct aj_target *t = &bd->spec->target;
+	const char *ns = ctx->namespace_ ? ctx->namespace_ : t->namespace_;
+	cJSON *meta = aj_body_add_object(job, "metadata", &bd->oom);
+	cJSON *labels;
+
+	aj_body_add_string(meta, "name", bd->job, &bd->oom);
+	if (ns)
+		aj_body_add_string(meta, "namespace", ns, &bd->oom);
+	labels = aj_body_add_object(meta, "labels", &bd->oom);
+	add_labels(labels, t, &bd->oom);
+	aj_body_add_string(labels, "app", bd->job, &bd->oom);
+	if (ctx->owner_uid) {
+		cJSON *refs = aj_body_add_array(meta, "ownerReferences", &bd->oom);
+		cJSON *o = aj_body_add_object(refs, NULL, &bd->oom);
+
+		aj_body_add_string(o, "apiVersion", ctx->owner_api_version, &bd->oom);
+		aj_body_add_string(o, "kind", "AjJob", &bd->oom);
+		aj_body_add_string(o, "name", ctx->owner_name, &bd->oom);
+		aj_body_add_string(o, "uid", ctx->owner_uid, &bd->oom);
+		aj_body_add_bool(o, "controller", 1, &bd->oom);
+		aj_body_add_bool(o, "blockOwnerDeletion", 1, &bd->oom);
+	}
+}
+
+static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
+			const struct role *r, size_t nr)
+{
+	const struct aj_target *t = &bd->spec->target;
+	cJSON *job = cJSON_CreateObject();
+	cJSON *spec, *plugins, *tasks;
+	size_t i;
+
+	if (!job)
+		bd->oom = 1;
+	aj_body_add_string(job, "apiVersion", "batch.volcano.sh/v1alpha1", &bd->oom);
+	aj_body_add_string(job, "kind", "Job", &bd->oom);
+	add_metadata(bd, job, ctx);
+	spec = aj_body_add_object(job, "spec", &bd->oom);
+	aj_body_add_string(spec, "schedulerName", "volcano", &bd->oom);
+	aj_body_add_string(spec, "queue", t->queue ? t->queue : "default", &bd->oom);
+	aj_body_add_int(spec, "minAvailable", bd->total_pods, &bd->oom);
+	if (t->priority_class)
+		aj_body_add_string(spec, "priorityClassName", t->priority_class, &bd->oom);
+	plugins = aj_body_add_object(spec, "plugins", &bd->oom);
+	aj_body_add_array(plugins, "ssh", &bd->oom);
+	aj_body_add_array(plugins, "svc", &bd->oom);
+	aj_body_add_array(plugins, "env", &bd->oom);
+	tasks = aj_body_add_array(spec, "tasks", &bd->oom);
+	for (i = 0; i < nr; i++) {
+		cJSON *task = aj_body_add_object(tasks, NULL, &bd->oom);
+
+		aj_body_add_string(task, "name", r[i].name, &bd->oom);
+		aj_body_add_int(task, "replicas", r[i].replicas, &bd->oom);
+		aj_body_add_int(task, "minAvailable", r[i].replicas, &bd->oom);
+		add_pod(bd, aj_body_add_object(task, "template", &bd->oom), &r[i]);
+	}
+	return job;
+}
+
+static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
+			 cJSON **out, struct aj_errors *err)
+{
+	struct aj_strlist caps = AJ_STRLIST_INIT;
+	struct aj_buf shm = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct build bd;
+	struct role *r;
+	size_t nr, i;
+	cJSON *job, *arr;
+	int ret = -1;
+
+	*out = NULL;
+	if (!ctx->job_name || !spec->jobs_nr || !spec->tasks_nr || !spec->environment.image)
+		return aj_errors_add(err, NULL, "cannot build a Volcano job: %s",
+				     !ctx->job_name ? "no job name" :
+				     !spec->environment.image ? "config.environment.image is not set" :
+				     "the job shape is not resolved");
+	if (ctx->owner_uid && (!ctx->owner_api_version || !ctx->owner_name))
+		return aj_errors_add(err, NULL, "an owner uid needs the owner's name and apiVersion");
+	r = aj_calloc(spec->tasks_nr + 1, sizeof(*r));
+	if (!r)
+		return aj_errors_oom(err);
+	memset(&bd, 0, sizeof(bd));
+	bd.spec = spec;
+	bd.job = ctx->job_name;
+	bd.caps = &caps;
+	if (roles(spec, r, &nr)) {
+		ret = aj_errors_oom(err);
+		goto out;
+	}
+	if (check_container(spec, err) || check_quantity(spec->target.memory, "config.target.memory", err) ||
+	    check_names(bd.job, r, nr, err) ||
+	    capabilities(&spec->jobs[0].container.capabilities, &caps, err))
+		goto out;
+	if (spec->jobs[0].container.shm_size) {
+		shm_quantity(spec->jobs[0].container.shm_size, &shm);
+		if (shm.failed) {
+			ret = aj_errors_oom(err);
+			goto out;
+		}
+		bd.shm = aj_buf_cstr(&shm);
+	}
+	for (i = 0; i < nr; i++) {
+		bd.total_pods += r[i].replicas;
+		bd.world_size += (long long)r[i].replicas * r[i].ppn;
+	}
+	job = build_job(&bd, ctx, r, nr);
+	arr = cJSON_CreateArray();
+	if (bd.oom || !arr || !cJSON_AddItemToArray(arr, job)) {
+		cJSON_Delete(job);
+		cJSON_Delete(arr);
+		ret = aj_errors_oom(err);
+		goto out;
+	}
+	*out = arr;
+	ret = 0;
+out:
+	aj_buf_release(&shm);
+	aj_strlist_release(&caps);
+	aj_free(r);
+	return ret;
+}
+
+const struct aj_backend aj_backend_volcano = { "volcano", volcano_validate, volcano_build };
