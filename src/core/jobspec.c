@@ -199,6 +199,9 @@ static void fail(struct conv *c, const struct aj_node *n, const char *fmt, ...)
 	c->failed = 1;
 }
 
+/* How much of a wrong string value a message quotes. */
+#define DESCRIBE_MAX 40
+
 /* "string \"eight\"", "integer 5", "mapping": what a value is, for messages. */
 static const char *describe(const struct aj_node *n, char *out, size_t size)
 {
@@ -212,7 +215,7 @@ static const char *describe(const struct aj_node *n, char *out, size_t size)
 		return out;
 	}
 	o = (size_t)snprintf(out, size, "%s \"", type);
-	for (i = 0; i < n->len && o + 8 < size; i++) {
+	for (i = 0; i < n->len && i < DESCRIBE_MAX && o + 8 < size; i++) {
 		unsigned char ch = (unsigned char)n->str[i];
 
 		if (ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\')
@@ -656,11 +659,13 @@ static void shape_hetero(struct conv *c, const struct aj_node *config, const str
 	size_t i;
 
 	if (args->nodes)
-		fail(c, NULL, "-n: not allowed for a heterogeneous job (tasks declare replicas)");
+		aj_errors_add(c->err, NULL, "-n: not allowed for a heterogeneous job (tasks declare replicas)");
 	if (args->processes)
-		fail(c, NULL, "-p: not allowed for a heterogeneous job (tasks declare gpus_per_node)");
+		aj_errors_add(c->err, NULL, "-p: not allowed for a heterogeneous job (tasks declare gpus_per_node)");
 	if (args->processes_per_node)
-		fail(c, NULL, "--ppn: not allowed for a heterogeneous job (tasks declare processes_per_node)");
+		aj_errors_add(c->err, NULL, "--ppn: not allowed for a heterogeneous job (tasks declare processes_per_node)");
+	if (args->nodes || args->processes || args->processes_per_node)
+		c->failed = 1;
 	for (i = 0; i < sizeof(target_keys) / sizeof(target_keys[0]); i++)
 		reject_in_hetero(c, get(config, "target"), target_keys[i], ".target", per_task);
 	reject_in_hetero(c, job0, "instance_count", ".jobs[0]", "tasks declare replicas");
@@ -684,7 +689,8 @@ static void shape_homogeneous(struct conv *c, const struct aj_node *config,
 	int ok = 1;
 
 	if (args->nodes < 0 || args->processes < 0 || args->processes_per_node < 0) {
-		fail(c, NULL, "-n, -p and --ppn must be positive");
+		aj_errors_add(c->err, NULL, "-n, -p and --ppn must be positive");
+		c->failed = 1;
 		return;
 	}
 	s->nodes = args->nodes ? args->nodes : j->instance_count;
@@ -778,8 +784,9 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 	} else if (sku && sku->type == AJ_NODE_STRING && !strcmp(sku->str, "heterogeneous")) {
 		s->heterogeneous = 1;
 		s->sku = dup_or_oom(&c, sku->str, sku->len);
-		shape_hetero(&c, config, job0, args);
-	} else if (sku && (sku->type == AJ_NODE_STRING || sku->type == AJ_NODE_MAP)) {
+		if (args)
+			shape_hetero(&c, config, job0, args);
+	} else if (args && sku && (sku->type == AJ_NODE_STRING || sku->type == AJ_NODE_MAP)) {
 		shape_homogeneous(&c, config, job0, args, s);
 	}
 	aj_buf_release(&c.path);

@@ -164,6 +164,19 @@ void aj_task_release(struct aj_task *t);
  * template's canonical name; argv/argc the user command. Collects every
  * problem; returns -1 if there was any (s then holds whatever was converted
  * and must still be released).
+ *
+ * Null values count as absent (a merge cannot remove a key). Keys aj does not
+ * read are left alone: templates are shared with amlt, which has more.
+ * args NULL means the shape is unknown (checking a template without a
+ * command line): the job shape and the SKU are then not resolved.
+ *
+ * Shape: nodes = -n, else jobs[0].instance_count; SKU processes = -p, else
+ * target.gpus_per_node (0 for a CPU-only template, so a C{processes} SKU
+ * needs -p); launcher processes = --ppn, else jobs[0].process_count_per_node,
+ * else 1. A homogeneous job gets one task named after jobs[0] ("main" when
+ * unnamed). A heterogeneous job refuses -n, -p, --ppn, the target resources
+ * and jobs[0].instance_count / process_count_per_node; its tasks come from
+ * the backend.
  */
 int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 			   const struct aj_shape_args *args,
