@@ -2,11 +2,21 @@
  * resolve.h - template inheritance: a leaf file plus its `base` chain, merged
  * into one config.
  *
- * `base` may be absent, null, one string or a list of strings. Bases merge
- * left to right (each one resolved recursively first) and the file's own
- * `config` merges last (merge.h). Missing files and cycles fail before
- * anything is merged, and the message shows the chain
- * ("template/a -> template/b -> template/a"). Diamonds are fine.
+ * A file is a mapping with `base` and `config` (other top-level keys are
+ * ignored; an empty file counts as {}). `base` may be absent, null, one string
+ * or a list of strings (source.h says where each name points). `config` may be
+ * absent or null ({}) or a mapping. Bases merge left to right (each one
+ * resolved recursively first) and the file's own `config` merges last
+ * (merge.h).
+ *
+ * The whole graph is read and checked before anything is merged, so a missing
+ * file, a cycle, a bad `base` or `config`, or a chain deeper than 64 files
+ * fails first. Messages show the chain, at the position of the base entry:
+ *   ".azure_jobs/template/a.yaml:1:7: circular template inheritance:
+ *    template/a -> template/b -> template/a"
+ *   "...: template/child -> storage/defualt: file not found:
+ *    .azure_jobs/storage/defualt.yaml"
+ * Diamonds are fine: each file is read and resolved once.
  *
  * Ownership: struct aj_template owns everything it points to;
  * aj_template_release() frees it.

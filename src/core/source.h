@@ -32,7 +32,8 @@ struct aj_source_ops {
 		    char **display, struct aj_errors *err);
 	/*
 	 * Append the canonical names of the files directly in `folder`
-	 * ("template"), sorted. May be NULL for sources that cannot list.
+	 * ("template"), sorted; a folder that does not exist adds nothing.
+	 * May be NULL for sources that cannot list.
 	 */
 	int (*list)(void *ctx, const char *folder, struct aj_strlist *out,
 		    struct aj_errors *err);
@@ -51,14 +52,18 @@ void aj_source_release(struct aj_source *s);
 /*
  * A source whose files are given as trees, keyed by canonical name (the bundle
  * inside an AjJob, or tests). Takes ownership of nothing: it copies.
- * `origin` prefixes display names ("AjJob ns/name").
+ * `origin` prefixes display names: "AjJob ns/name: template/gpu".
+ * aj_source_memory_add() replaces a name added before (doc may be NULL for
+ * an empty file) and returns -1 for an invalid name or out of memory.
  */
 int aj_source_memory_init(struct aj_source *s, const char *origin);
 int aj_source_memory_add(struct aj_source *s, const char *name,
 			 const struct aj_node *doc);
 
 /*
- * A source that tries `first`, then `second`. Takes ownership of both.
+ * A source that tries `first`, then `second`; list() merges both (sorted,
+ * each name once); missing names are described by `first`. Takes ownership
+ * of both, on failure too (they are left empty either way).
  */
 int aj_source_chain_init(struct aj_source *s, struct aj_source *first,
 			 struct aj_source *second);
@@ -72,8 +77,10 @@ int aj_canonical_valid(const char *name);
 /*
  * The canonical name a `base` entry written in file `referrer` points to:
  * a dotted name "sub.name" is "sub/name" below the home (split at the first
- * dot); a plain name is a sibling of the referrer. Fails with a message for
- * names that would escape the home. *out is the caller's.
+ * dot, so "a.b.c" is "a/b.c"); a plain name is a sibling of the referrer.
+ * Fails, with a message at the position of `at` (the base entry), for empty
+ * or over-long names, slashes or backslashes, "..", and characters outside
+ * [A-Za-z0-9._-]. *out is the caller's.
  */
 int aj_canonical_base(const char *referrer, const char *base, char **out,
 		      struct aj_errors *err, const struct aj_node *at);
