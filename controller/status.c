@@ -1,0 +1,142 @@
+#include "status.h"
+
+#include <string.h>
+
+static const char *const phase_names[] = {
+	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled"
+};
+
+const char *aj_phase_name(enum aj_phase p)
+{
+	return phase_names[p];
+}
+
+int aj_phase_parse(const char *s, enum aj_phase *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(phase_names) / sizeof(phase_names[0]); i++)
+		if (s && !strcmp(s, phase_names[i])) {
+			*out = (enum aj_phase)i;
+			return 0;
+		}
+	return -1;
+}
+
+int aj_phase_terminal(enum aj_phase p)
+{
+	return p == AJ_PHASE_SUCCEEDED || p == AJ_PHASE_FAILED || p == AJ_PHASE_CANCELLED;
+}
+
+enum aj_phase aj_phase_from_volcano(const char *v)
+{
+	static const struct {
+		const char *volcano;
+		enum aj_phase phase;
+	} map[] = {
+		{ "Pending", AJ_PHASE_SUBMITTED },
+		{ "Running", AJ_PHASE_RUNNING },
+		/* Pods are being replaced after a policy action: still running. */
+		{ "Restarting", AJ_PHASE_RUNNING },
+		{ "Completing", AJ_PHASE_RUNNING },
+		{ "Completed", AJ_PHASE_SUCCEEDED },
+		{ "Failed", AJ_PHASE_FAILED },
+		{ "Terminating", AJ_PHASE_FAILED },
+		{ "Terminated", AJ_PHASE_FAILED },
+		/* Aborted is parked by a user command; from our side it is cancelled. */
+		{ "Aborting", AJ_PHASE_CANCELLED },
+		{ "Aborted", AJ_PHASE_CANCELLED },
+	};
+	size_t i;
+
+	for (i = 0; v && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(v, map[i].volcano))
+			return map[i].phase;
+	return AJ_PHASE_SUBMITTED;
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const cJSON *prev_condition(const cJSON *prev, const char *type)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(prev, "conditions")) {
+		const char *t = str_of(c, "type");
+
+		if (t && !strcmp(t, type))
+			return c;
+	}
+	return NULL;
+}
+
+static int add_condition(cJSON *list, const cJSON *prev, const char *type, int on,
+			 const struct aj_status *st, const char *now)
+{
+	const cJSON *old = prev_condition(prev, type);
+	const char *status = on ? "True" : "False";
+	const char *since = now;
+	cJSON *c = cJSON_CreateObject();
+
+	/* Keep the transition time unless the status flips. */
+	if (old && str_of(old, "status") && !strcmp(str_of(old, "status"), status) &&
+	    str_of(old, "lastTransitionTime"))
+		since = str_of(old, "lastTransitionTime");
+	if (!c || !cJSON_AddItemToArray(list, c))
+		return cJSON_Delete(c), -1;
+	if (!cJSON_AddStringToObject(c, "type", type) ||
+	    !cJSON_AddStringToObject(c, "status", status) ||
+	    !cJSON_AddNumberToObject(c, "observedGeneration", (double)st->generation) ||
+	    !cJSON_AddStringToObject(c, "lastTransitionTime", since) ||
+	    !cJSON_AddStringToObject(c, "reason", st->reason) ||
+	    !cJSON_AddStringToObject(c, "message", on || !strcmp(type, "Submitted")
+						  ? st->message : ""))
+		return -1;
+	return 0;
+}
+
+cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
+		      const char *now, int *changed)
+{
+	cJSON *s = cJSON_CreateObject(), *conds = NULL, *volcano;
+	const char *vjob = st->volcano_job;
+	enum aj_phase p = st->phase;
+
+	if (!cJSON_IsObject(prev))
+		prev = NULL;
+	if (!vjob && prev)
+		vjob = str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"), "jobName");
+	if (!s || !cJSON_AddStringToObject(s, "phase", aj_phase_name(p)) ||
+	    !cJSON_AddStringToObject(s, "backend", st->backend) ||
+	    !cJSON_AddNumberToObject(s, "observedGeneration", (double)st->generation) ||
+	    !cJSON_AddStringToObject(s, "message", st->message) ||
+	    !(conds = cJSON_AddArrayToObject(s, "conditions")) ||
+	    add_condition(conds, prev, "Submitted", st->submitted, st, now) ||
+	    add_condition(conds, prev, "Running", p == AJ_PHASE_RUNNING, st, now) ||
+	    add_condition(conds, prev, "Succeeded", p == AJ_PHASE_SUCCEEDED, st, now) ||
+	    add_condition(conds, prev, "Failed",
+			  p == AJ_PHASE_FAILED || p == AJ_PHASE_CANCELLED, st, now))
+		goto fail;
+	if (vjob && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||
+		     !cJSON_AddStringToObject(volcano, "jobName", vjob)))
+		goto fail;
+	/* Azure details are written by the Azure reconciler; carry them over. */
+	if (prev && cJSON_GetObjectItemCaseSensitive(prev, "azure")) {
+		cJSON *az = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(prev, "azure"), 1);
+
+		if (!az || !cJSON_AddItemToObject(s, "azure", az)) {
+			cJSON_Delete(az);
+			goto fail;
+		}
+	}
+	*changed = !prev || !cJSON_Compare(prev, s, 1);
+	return s;
+fail:
+	cJSON_Delete(s);
+	return NULL;
+}
