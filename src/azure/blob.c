@@ -1,0 +1,525 @@
+#include "azure/blob.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include "azure/credential.h"
+#include "azure/sas.h"
+#include "core/alloc.h"
+#include "core/error.h"
+
+#define BLOCK_MAX ((size_t)4000 * 1024 * 1024)
+#define BLOCKS_MAX 50000
+#define STORAGE_MESSAGE_MAX 300
+
+void aj_blob_config_default(struct aj_blob_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	aj_retry_policy_default(&c->retry);
+	c->scope = "https://storage.azure.com/.default";
+	c->block_size = 8u * 1024u * 1024u;
+}
+
+int aj_blob_init(struct aj_blob *b, const struct aj_blob_config *c,
+		 struct aj_errors *err)
+{
+	size_t n = c->endpoint ? strlen(c->endpoint) : 0;
+
+	memset(b, 0, sizeof(*b));
+	if (!n)
+		return aj_errors_add(err, NULL, "blob: no endpoint configured");
+	if (!c->tokens && !c->sas)
+		return aj_errors_add(err, NULL, "blob: neither a token source nor a SAS is configured");
+	if (c->block_size > BLOCK_MAX)
+		return aj_errors_add(err, NULL, "blob: block size %zu is above the 4000 MiB limit",
+				     c->block_size);
+	while (n && c->endpoint[n - 1] == '/')
+		n--;
+	b->endpoint = aj_strndup(c->endpoint, n);
+	b->scope = aj_strdup(c->scope ? c->scope : "https://storage.azure.com/.default");
+	b->sas = c->sas ? aj_strdup(c->sas[0] == '?' ? c->sas + 1 : c->sas) : NULL;
+	if (!b->endpoint || !b->scope || (c->sas && !b->sas)) {
+		aj_blob_release(b);
+		return aj_errors_oom(err);
+	}
+	if (aj_http_init(&b->http, &c->http, &c->hooks, err)) {
+		aj_blob_release(b);
+		return -1;
+	}
+	b->tokens = c->tokens;
+	b->retry = c->retry;
+	b->block_size = c->block_size ? c->block_size : 8u * 1024u * 1024u;
+	b->single_put_max = c->single_put_max ? c->single_put_max : b->block_size;
+	return 0;
+}
+
+void aj_blob_release(struct aj_blob *b)
+{
+	aj_http_release(&b->http);
+	aj_free(b->endpoint);
+	aj_free(b->scope);
+	if (b->sas) {
+		OPENSSL_cleanse(b->sas, strlen(b->sas));
+		aj_free(b->sas);
+	}
+	b->endpoint = b->scope = b->sas = NULL;
+}
+
+/* {endpoint}/{container}/{name, each segment encoded}[?query][&sas] */
+static int blob_url(const struct aj_blob *b, const char *container,
+		    const char *name, const char *query, struct aj_buf *url)
+{
+	int rc = aj_buf_addf(url, "%s/", b->endpoint);
+
+	if (container) {
+		rc |= aj_http_urlencode(url, container);
+		rc |= aj_buf_addch(url, '/');
+	}
+	for (const char *s = name; s && *s;) {
+		size_t n = strcspn(s, "/");
+		char *seg = aj_strndup(s, n);
+
+		if (!seg)
+			return -1;
+		rc |= aj_http_urlencode(url, seg);
+		aj_free(seg);
+		s += n;
+		if (*s == '/') {
+			rc |= aj_buf_addch(url, '/');
+			s++;
+		}
+	}
+	if (query)
+		rc |= aj_buf_addf(url, "?%s", query);
+	if (b->sas && !b->tokens)
+		rc |= aj_buf_addf(url, "%c%s", query ? '&' : '?', b->sas);
+	return rc;
+}
+
+static int add_auth_headers(struct aj_blob *b, struct aj_http_request *req,
+			    struct aj_errors *err)
+{
+	char date[64];
+	time_t now = (time_t)(aj_azure_now_ms(&b->http.hooks) / 1000);
+	struct tm tm;
+	int rc;
+
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	rc = aj_http_request_header(req, "x-ms-version: %s", AJ_BLOB_VERSION);
+	rc |= aj_http_request_header(req, "x-ms-date: %s", date);
+	if (rc)
+		return aj_errors_oom(err);
+	if (b->tokens) {
+		struct aj_token tok;
+
+		if (aj_token_cache_get(b->tokens, b->scope, &tok, err))
+			return -1;
+		rc = aj_http_request_header(req, "Authorization: Bearer %s", tok.value);
+		aj_token_release(&tok);
+		if (rc)
+			return aj_errors_oom(err);
+	}
+	return 0;
+}
+
+/* Text of the first <tag>...</tag> in xml, or NULL. */
+static char *xml_text(const char *xml, const char *tag)
+{
+	struct aj_buf open = AJ_BUF_INIT(256), close = AJ_BUF_INIT(256);
+	const char *s, *e;
+	char *r = NULL;
+
+	if (!aj_buf_addf(&open, "<%s>", tag) && !aj_buf_addf(&close, "</%s>", tag) &&
+	    (s = strstr(xml, aj_buf_cstr(&open))) != NULL) {
+		s += open.len;
+		e = strstr(s, aj_buf_cstr(&close));
+		if (e)
+			r = aj_strndup(s, (size_t)(e - s));
+	}
+	aj_buf_release(&open);
+	aj_buf_release(&close);
+	return r;
+}
+
+static int storage_error(const char *method, const char *url,
+			 const struct aj_http_response *resp, struct aj_errors *err)
+{
+	struct aj_buf where = AJ_BUF_INIT(AJ_BUF_SMALL);
+	const char *code = aj_http_header(resp, AJ_HDR_ERROR_CODE);
+	char *msg = resp->body.len ? xml_text(aj_buf_cstr(&resp->body), "Message") : NULL;
+	char *xml_code = !code && resp->body.len ? xml_text(aj_buf_cstr(&resp->body), "Code") : NULL;
+
+	size_t mlen = msg ? strcspn(msg, "\r\n") : 0;
+	struct aj_buf m = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+	if (xml_code)
+		code = xml_code;
+	if (mlen > STORAGE_MESSAGE_MAX)
+		mlen = STORAGE_MESSAGE_MAX;
+	aj_http_url_redacted(&where, url);
+	aj_buf_addf(&m, "blob %s %s: HTTP %ld", method, aj_buf_cstr(&where), resp->status);
+	if (code)
+		aj_buf_addf(&m, " %s", code);
+	if (mlen)
+		aj_buf_addf(&m, ": %.*s", (int)mlen, msg);
+	if (resp->attempts > 1)
+		aj_buf_addf(&m, " (after %d attempts)", resp->attempts);
+	aj_errors_add(err, NULL, "%s", m.failed ? "blob request failed" : aj_buf_cstr(&m));
+	aj_buf_release(&m);
+	aj_free(msg);
+	aj_free(xml_code);
+	aj_buf_release(&where);
+	return -1;
+}
+
+/*
+ * Send one storage request. `ok` lists the statuses that count as success
+ * (0-terminated); any other is reported as a storage error.
+ */
+static int blob_send(struct aj_blob *b, struct aj_http_request *req,
+		     struct aj_http_response *resp, const long *ok,
+		     struct aj_errors *err)
+{
+	if (add_auth_headers(b, req, err) ||
+	    aj_http_send(&b->http, &b->retry, req, resp, err))
+		return -1;
+	aj_azure_logf(&b->http.hooks, "blob %s: %ld (x-ms-request-id %s)", req->method,
+		      resp->status, aj_http_header(resp, AJ_HDR_REQUEST_ID) ?
+		      aj_http_header(resp, AJ_HDR_REQUEST_ID) : "-");
+	for (; *ok; ok++)
+		if (resp->status == *ok)
+			return 0;
+	return storage_error(req->method, req->url, resp, err);
+}
+
+static int md5_b64(const void *data, size_t len, struct aj_buf *out)
+{
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	if (!EVP_Digest(data, len, d, &n, EVP_md5(), NULL))
+		return -1;
+	return aj_base64_encode(out, d, n);
+}
+
+static const struct aj_blob_put_options no_options;
+
+int aj_blob_put(struct aj_blob *b, const char *container, const char *name,
+		const void *data, size_t len, const struct aj_blob_put_options *o,
+		struct aj_errors *err)
+{
+	static const long ok[] = { 201, 0 }, ok_exists[] = { 201, 409, 0 };
+	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL), md5 = AJ_BUF_INIT(64);
+	struct aj_http_request req;
+	struct aj_http_response resp;
+	int rc = -1;
+
+	if (!o)
+		o = &no_options;
+	aj_http_response_init(&resp);
+	if (blob_url(b, container, name, NULL, &url) ||
+	    (o->md5 && md5_b64(data, len, &md5))) {
+		aj_buf_release(&url);
+		aj_buf_release(&md5);
+		return aj_errors_oom(err);
+	}
+	aj_http_request_init(&req, "PUT", aj_buf_cstr(&url));
+	req.body = len ? data : "";
+	req.body_len = len;
+	rc = aj_http_request_header(&req, "x-ms-blob-type: BlockBlob");
+	if (o->content_type)
+		rc |= aj_http_request_header(&req, "x-ms-blob-content-type: %s", o->content_type);
+	if (o->md5)
+		rc |= aj_http_request_header(&req, "Content-MD5: %s", aj_buf_cstr(&md5));
+	if (o->create_only)
+		rc |= aj_http_request_header(&req, "If-None-Match: *");
+	if (rc)
+		aj_errors_oom(err);
+	else
+		rc = blob_send(b, &req, &resp, o->create_only ? ok_exists : ok, err);
+	aj_http_request_release(&req);
+	aj_http_response_release(&resp);
+	aj_buf_release(&url);
+	aj_buf_release(&md5);
+	return rc ? -1 : 0;
+}
+
+int aj_blob_exists(struct aj_blob *b, const char *container, const char *name,
+		   int *exists, struct aj_errors *err)
+{
+	static const long ok[] = { 200, 404, 0 };
+	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_http_request req;
+	struct aj_http_response resp;
+	int rc;
+
+	*exists = 0;
+	if (blob_url(b, container, name, NULL, &url)) {
+		aj_buf_release(&url);
+		return aj_errors_oom(err);
+	}
+	aj_http_response_init(&resp);
+	aj_http_request_init(&req, "HEAD", aj_buf_cstr(&url));
+	rc = blob_send(b, &req, &resp, ok, err);
+	if (!rc)
+		*exists = resp.status == 200;
+	aj_http_request_release(&req);
+	aj_http_response_release(&resp);
+	aj_buf_release(&url);
+	return rc;
+}
+
+/* Block ids must all have the same length: base64 of "aj-block-%08u". */
+static int block_id(unsigned idx, struct aj_buf *out)
+{
+	char raw[32];
+	int n = snprintf(raw, sizeof(raw), "aj-block-%08u", idx);
+
+	return aj_base64_encode(out, raw, (size_t)n);
+}
+
+static int put_block(struct aj_blob *b, const char *container, const char *name,
+		     unsigned idx, const char *data, size_t len, int md5,
+		     struct aj_errors *err)
+{
+	static const long ok[] = { 201, 0 };
+	struct aj_buf id = AJ_BUF_INIT(128), q = AJ_BUF_INIT(256);
+	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL), sum = AJ_BUF_INIT(64);
+	struct aj_http_request req;
+	struct aj_http_response resp;
+	int rc;
+
+	aj_http_response_init(&resp);
+	rc = block_id(idx, &id);
+	rc |= aj_buf_addstr(&q, "comp=block&blockid=");
+	rc |= aj_http_urlencode(&q, aj_buf_cstr(&id));
+	rc |= blob_url(b, container, name, aj_buf_cstr(&q), &url);
+	if (md5)
+		rc |= md5_b64(data, len, &sum);
+	aj_http_request_init(&req, "PUT", aj_buf_cstr(&url));
+	req.body = data;
+	req.body_len = len;
+	if (md5)
+		rc |= aj_http_request_header(&req, "Content-MD5: %s", aj_buf_cstr(&sum));
+	if (rc)
+		rc = aj_errors_oom(err);
+	else
+		rc = blob_send(b, &req, &resp, ok, err);
+	aj_http_request_release(&req);
+	aj_http_response_release(&resp);
+	aj_buf_release(&id);
+	aj_buf_release(&q);
+	aj_buf_release(&url);
+	aj_buf_release(&sum);
+	return rc;
+}
+
+static int put_block_list(struct aj_blob *b, const char *container, const char *name,
+			  unsigned nr, const char *blob_md5,
+			  const struct aj_blob_put_options *o, struct aj_errors *err)
+{
+	static const long ok[] = { 201, 0 };
+	struct aj_buf xml = AJ_BUF_INIT(AJ_BUF_LARGE), url = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_http_request req;
+	struct aj_http_response resp;
+	int rc;
+
+	aj_http_response_init(&resp);
+	rc = aj_buf_addstr(&xml, "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>");
+	for (unsigned i = 0; i < nr; i++) {
+		rc |= aj_buf_addstr(&xml, "<Latest>");
+		rc |= block_id(i, &xml);
+		rc |= aj_buf_addstr(&xml, "</Latest>");
+	}
+	rc |= aj_buf_addstr(&xml, "</BlockList>");
+	rc |= blob_url(b, container, name, "comp=blocklist", &url);
+	aj_http_request_init(&req, "PUT", aj_buf_cstr(&url));
+	req.body = aj_buf_cstr(&xml);
+	req.body_len = xml.len;
+	rc |= aj_http_request_header(&req, "Content-Type: application/xml");
+	if (o->content_type)
+		rc |= aj_http_request_header(&req, "x-ms-blob-content-type: %s", o->content_type);
+	if (blob_md5)
+		rc |= aj_http_request_header(&req, "x-ms-blob-content-md5: %s", blob_md5);
+	if (o->create_only)
+		rc |= aj_http_request_header(&req, "If-None-Match: *");
+	if (rc) {
+		rc = aj_errors_oom(err);
+	} else {
+		static const long ok_exists[] = { 201, 409, 0 };
+
+		rc = blob_send(b, &req, &resp, o->create_only ? ok_exists : ok, err);
+	}
+	aj_http_request_release(&req);
+	aj_http_response_release(&resp);
+	aj_buf_release(&xml);
+	aj_buf_release(&url);
+	return rc;
+}
+
+/* Fill buf with up to len bytes; returns bytes read, or -1. */
+static ssize_t read_full(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static int upload_blocks(struct aj_blob *b, const char *container, const char *name,
+			 int fd, const char *path, const struct aj_blob_put_options *o,
+			 char *block, struct aj_errors *err)
+{
+	EVP_MD_CTX *ctx = o->md5 ? EVP_MD_CTX_new() : NULL;
+	struct aj_buf sum = AJ_BUF_INIT(64);
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned int dn = 0;
+	unsigned nr = 0;
+	int rc = -1;
+
+	if (o->md5 && (!ctx || !EVP_DigestInit_ex(ctx, EVP_md5(), NULL))) {
+		aj_errors_oom(err);
+		goto done;
+	}
+	for (;;) {
+		ssize_t n = read_full(fd, block, b->block_size);
+
+		if (n < 0) {
+			aj_errors_add(err, NULL, "blob: cannot read %s: %s", path, strerror(errno));
+			goto done;
+		}
+		if (n == 0 && nr > 0)
+			break;
+		if (nr >= BLOCKS_MAX) {
+			aj_errors_add(err, NULL, "blob: %s needs more than %d blocks of %zu bytes",
+				      path, BLOCKS_MAX, b->block_size);
+			goto done;
+		}
+		if (ctx && !EVP_DigestUpdate(ctx, block, (size_t)n)) {
+			aj_errors_oom(err);
+			goto done;
+		}
+		if (put_block(b, container, name, nr, block, (size_t)n, o->md5, err))
+			goto done;
+		nr++;
+		if ((size_t)n < b->block_size)
+			break;
+	}
+	if (ctx && (!EVP_DigestFinal_ex(ctx, d, &dn) || aj_base64_encode(&sum, d, dn))) {
+		aj_errors_oom(err);
+		goto done;
+	}
+	rc = put_block_list(b, container, name, nr, ctx ? aj_buf_cstr(&sum) : NULL, o, err);
+done:
+	EVP_MD_CTX_free(ctx);
+	aj_buf_release(&sum);
+	return rc;
+}
+
+int aj_blob_upload_file(struct aj_blob *b, const char *container, const char *name,
+			const char *path, const struct aj_blob_put_options *o,
+			struct aj_errors *err)
+{
+	struct stat st;
+	char *block;
+	ssize_t n;
+	int fd, rc = -1;
+
+	if (!o)
+		o = &no_options;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return aj_errors_add(err, NULL, "blob: cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		aj_errors_add(err, NULL, "blob: cannot stat %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	block = aj_malloc(b->block_size > b->single_put_max ? b->block_size : b->single_put_max);
+	if (!block) {
+		close(fd);
+		return aj_errors_oom(err);
+	}
+	if ((uint64_t)st.st_size <= b->single_put_max) {
+		n = read_full(fd, block, b->single_put_max);
+		if (n < 0)
+			aj_errors_add(err, NULL, "blob: cannot read %s: %s", path, strerror(errno));
+		else
+			rc = aj_blob_put(b, container, name, block, (size_t)n, o, err);
+	} else {
+		rc = upload_blocks(b, container, name, fd, path, o, block, err);
+	}
+	aj_free(block);
+	close(fd);
+	return rc;
+}
+
+int aj_blob_user_delegation_key(struct aj_blob *b, const char *start,
+				const char *expiry, struct aj_sas_key *out,
+				struct aj_errors *err)
+{
+	static const long ok[] = { 200, 0 };
+	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL), xml = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_http_request req;
+	struct aj_http_response resp;
+	const char *body;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!b->tokens)
+		return aj_errors_add(err, NULL, "blob: a user delegation key needs an Entra token, not a SAS");
+	aj_http_response_init(&resp);
+	rc = blob_url(b, NULL, NULL, "restype=service&comp=userdelegationkey", &url);
+	rc |= aj_buf_addf(&xml, "<?xml version=\"1.0\" encoding=\"utf-8\"?><KeyInfo><Start>%s</Start><Expiry>%s</Expiry></KeyInfo>",
+			  start, expiry);
+	aj_http_request_init(&req, "POST", aj_buf_cstr(&url));
+	req.body = aj_buf_cstr(&xml);
+	req.body_len = xml.len;
+	rc |= aj_http_request_header(&req, "Content-Type: application/xml");
+	if (rc)
+		rc = aj_errors_oom(err);
+	else
+		rc = blob_send(b, &req, &resp, ok, err);
+	if (!rc) {
+		body = aj_buf_cstr(&resp.body);
+		out->signed_oid = xml_text(body, "SignedOid");
+		out->signed_tid = xml_text(body, "SignedTid");
+		out->signed_start = xml_text(body, "SignedStart");
+		out->signed_expiry = xml_text(body, "SignedExpiry");
+		out->signed_service = xml_text(body, "SignedService");
+		out->signed_version = xml_text(body, "SignedVersion");
+		out->value = xml_text(body, "Value");
+		if (!out->signed_oid || !out->signed_tid || !out->signed_start ||
+		    !out->signed_expiry || !out->signed_service ||
+		    !out->signed_version || !out->value) {
+			aj_sas_key_release(out);
+			rc = aj_errors_add(err, NULL, "blob: the user delegation key response lacks a field");
+		}
+	}
+	if (resp.body.buf)
+		OPENSSL_cleanse(resp.body.buf, resp.body.alloc);
+	aj_http_request_release(&req);
+	aj_http_response_release(&resp);
+	aj_buf_release(&url);
+	aj_buf_release(&xml);
+	return rc;
+}

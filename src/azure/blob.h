@@ -1,0 +1,83 @@
+/*
+ * blob.h - the Blob Storage calls the job forwarder needs: upload a block
+ * blob (one Put Blob when small, Put Block + Put Block List streamed from a
+ * file when large), check whether a blob exists (HEAD, so content-addressed
+ * uploads are skipped), and get a user delegation key for a SAS (sas.h).
+ *
+ * The endpoint is a setting: https://{account}.blob.core.windows.net, or a
+ * path-style emulator URL such as https://127.0.0.1:10000/devstoreaccount1.
+ * Requests authenticate with an Entra token (scope storage.azure.com) or a
+ * SAS query string; every request carries x-ms-version AJ_BLOB_VERSION.
+ * Large uploads hold one block in memory at a time.
+ *
+ * Secrets: the SAS and the token never appear in errors or logs (URLs are
+ * reported without their query). Storage errors are reported by status,
+ * x-ms-error-code and the first line of the service's message.
+ *
+ * Ownership: the client copies its settings and borrows the token cache.
+ */
+#ifndef AJ_AZURE_BLOB_H
+#define AJ_AZURE_BLOB_H
+
+#include <stddef.h>
+
+#include "azure/http.h"
+
+struct aj_errors;
+struct aj_sas_key;
+struct aj_token_cache;
+
+#define AJ_BLOB_VERSION "2024-11-04"
+
+struct aj_blob_config {
+	const char *endpoint;
+	struct aj_http_options http;
+	struct aj_retry_policy retry;  /* aj_retry_policy_default() */
+	struct aj_azure_hooks hooks;
+	struct aj_token_cache *tokens; /* bearer auth (borrowed), or NULL */
+	const char *scope;             /* default https://storage.azure.com/.default */
+	const char *sas;               /* SAS query (no '?'); used when tokens is NULL */
+	size_t block_size;             /* default 8 MiB, at most 4000 MiB */
+	size_t single_put_max;         /* files up to this go in one Put Blob; default block_size */
+};
+
+void aj_blob_config_default(struct aj_blob_config *c);
+
+struct aj_blob {
+	struct aj_http http;
+	struct aj_token_cache *tokens;
+	char *endpoint;
+	char *scope;
+	char *sas;
+	struct aj_retry_policy retry;
+	size_t block_size;
+	size_t single_put_max;
+};
+
+int aj_blob_init(struct aj_blob *b, const struct aj_blob_config *c,
+		 struct aj_errors *err);
+void aj_blob_release(struct aj_blob *b);
+
+struct aj_blob_put_options {
+	const char *content_type;  /* stored as the blob's Content-Type */
+	int md5;                   /* send Content-MD5 per request and store the blob's MD5 */
+	int create_only;           /* If-None-Match: *; an existing blob counts as success */
+};
+
+/* One Put Blob of data (up to the service's single-shot limit). */
+int aj_blob_put(struct aj_blob *b, const char *container, const char *name,
+		const void *data, size_t len, const struct aj_blob_put_options *o,
+		struct aj_errors *err);
+/* Upload a file, in blocks when larger than single_put_max. */
+int aj_blob_upload_file(struct aj_blob *b, const char *container, const char *name,
+			const char *path, const struct aj_blob_put_options *o,
+			struct aj_errors *err);
+/* HEAD: *exists becomes 1 (200) or 0 (404); other statuses are errors. */
+int aj_blob_exists(struct aj_blob *b, const char *container, const char *name,
+		   int *exists, struct aj_errors *err);
+/* Get User Delegation Key for [start, expiry] (YYYY-MM-DDThh:mm:ssZ); needs a token. */
+int aj_blob_user_delegation_key(struct aj_blob *b, const char *start,
+				const char *expiry, struct aj_sas_key *out,
+				struct aj_errors *err);
+
+#endif

@@ -1,0 +1,437 @@
+#!/usr/bin/env python3
+"""Loopback stand-in for the Azure endpoints the client layer talks to.
+
+Serves, on 127.0.0.1 and a free port:
+  * IMDS managed identity   GET  /metadata/identity/oauth2/token
+  * Entra v2 token endpoint POST /{tenant}/oauth2/v2.0/token
+  * ARM / Azure ML jobs     PUT/GET/DELETE .../workspaces/{ws}/jobs/{id},
+                            POST .../jobs/{id}/cancel, GET .../jobs (paged),
+                            long-running operation polls (Location and
+                            Azure-AsyncOperation forms)
+following the published wire formats: IMDS answers with string values,
+Entra with numbers, ARM errors as {"error": {"code", "message"}}.
+
+Tests steer it through /_peer/*:
+  POST /_peer/reset            forget tokens, jobs, faults, requests, settings
+  POST /_peer/config   {...}   merge settings (see DEFAULTS)
+  POST /_peer/faults   [...]   queue faults; each {"path": regex, "method",
+                               "times", "status", "headers", "body", "delay",
+                               "drop"} answers the next matching requests
+  POST /_peer/revoke           make every token issued so far invalid
+  GET  /_peer/requests         every request seen (method, path, query,
+                               headers with lower-case names, body)
+
+Usage: azure_peer.py --port-file FILE   (the port is written once listening)
+Stdlib only. Exits when its parent process goes away.
+"""
+
+import argparse
+import copy
+import json
+import os
+import re
+import socket
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+DEFAULTS = {
+    "token_lifetime": 3599,      # seconds, for both token endpoints
+    "imds_expires_on": None,     # absolute Unix seconds for IMDS, overrides lifetime
+    "refresh_in": None,          # Entra: optional refresh_in
+    "client_secret": None,       # required secret for client_credentials, if set
+    "client_assertion": None,    # required assertion, if set
+    "imds_client_ids": None,     # user-assigned identities IMDS knows, if set
+    "page_size": 2,              # jobs per list page
+    "lro_polls": 1,              # 202 answers before an operation finishes
+    "lro_retry_after": "1",      # Retry-After on operation responses
+    "lro_mode": "location",      # DELETE: "location" or "async"
+    "lro_final": "Succeeded",    # async operation outcome
+    "status_sequence": ["NotStarted", "Queued", "Running", "Completed"],
+}
+
+JOB_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9\-_]{0,254}$")
+WS_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
+                   r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/jobs(?:/([^/]+)(/cancel)?)?$")
+OP_RE = re.compile(r"^/providers/Microsoft\.MachineLearningServices/locations/local/"
+                   r"(mfeOperationResults|mfeOperationsStatus)/([0-9a-f-]+)$")
+
+
+class State:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        self.config = copy.deepcopy(DEFAULTS)
+        self.tokens = {}      # token -> expiry (Unix seconds)
+        self.jobs = {}        # name -> resource dict
+        self.gets = {}        # name -> GET count (drives status_sequence)
+        self.ops = {}         # id -> {"polls", "job", "kind"}
+        self.faults = []
+        self.requests = []
+        self.counter = 0
+
+    def issue(self, kind, lifetime):
+        self.counter += 1
+        tok = "eyJ0.%s.%d.%s" % (kind, self.counter, uuid.uuid4().hex)
+        self.tokens[tok] = time.time() + lifetime
+        return tok
+
+
+STATE = State()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "aj-azure-peer"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    # -- plumbing ---------------------------------------------------------
+    def reply(self, status, body=None, headers=None):
+        if isinstance(body, (dict, list)):
+            data = json.dumps(body).encode()
+            ctype = "application/json; charset=utf-8"
+        elif body is None:
+            data, ctype = b"", None
+        else:
+            data, ctype = str(body).encode(), "text/plain"
+        self.send_response(status)
+        self.send_header("x-ms-request-id", str(uuid.uuid4()))
+        if ctype and not (headers and any(k.lower() == "content-type" for k in headers)):
+            self.send_header("Content-Type", ctype)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if data and self.command != "HEAD":
+            self.wfile.write(data)
+
+    def arm_error(self, status, code, message, headers=None, details=None):
+        err = {"code": code, "message": message}
+        if details:
+            err["details"] = details
+        self.reply(status, {"error": err}, headers)
+
+    def base_url(self):
+        return "http://127.0.0.1:%d" % self.server.server_address[1]
+
+    def handle_any(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        parts = urlsplit(self.path)
+        path, query = parts.path, parse_qs(parts.query, keep_blank_values=True)
+        self.q = {k: v[0] for k, v in query.items()}
+        self.raw = raw
+        if path.startswith("/_peer/"):
+            return self.control(path, raw)
+        with STATE.lock:
+            STATE.requests.append({
+                "method": self.command, "path": path, "query": self.q,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+                "body": raw.decode("utf-8", "replace")})
+            fault = self.take_fault(path)
+        if fault is not None:
+            return self.apply_fault(fault)
+        if path == "/metadata/identity/oauth2/token":
+            return self.imds()
+        if re.match(r"^/[^/]+/oauth2/v2\.0/token$", path):
+            return self.entra()
+        if path.startswith("/subscriptions/") or path.startswith("/providers/"):
+            return self.arm(path)
+        self.reply(404, {"error": "not_found"})
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_PATCH = do_HEAD = handle_any
+
+    def take_fault(self, path):
+        for f in STATE.faults:
+            if f.get("method") and f["method"] != self.command:
+                continue
+            if f.get("path") and not re.search(f["path"], path):
+                continue
+            f["times"] = f.get("times", 1) - 1
+            if f["times"] <= 0:
+                STATE.faults.remove(f)
+            return f
+        return None
+
+    def apply_fault(self, f):
+        if f.get("delay"):
+            time.sleep(f["delay"])
+        if f.get("drop"):
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        self.reply(f.get("status", 500), f.get("body"), f.get("headers"))
+
+    def control(self, path, raw):
+        body = json.loads(raw) if raw else None
+        with STATE.lock:
+            if path == "/_peer/reset":
+                STATE.reset()
+            elif path == "/_peer/config":
+                STATE.config.update(body)
+            elif path == "/_peer/faults":
+                STATE.faults.extend(body)
+            elif path == "/_peer/revoke":
+                STATE.tokens = {t: 0 for t in STATE.tokens}
+            elif path == "/_peer/requests":
+                return self.reply(200, STATE.requests)
+            else:
+                return self.reply(404, {"error": "unknown control path"})
+        self.reply(200, {"ok": True})
+
+    # -- identity -----------------------------------------------------------
+    def imds(self):
+        if self.headers.get("Metadata") != "true":
+            return self.reply(400, {"error": "invalid_request",
+                                    "error_description": "Required metadata header not specified"})
+        if "api-version" not in self.q:
+            return self.reply(400, {"error": "invalid_request",
+                                    "error_description": "Required query variable 'api-version' is missing"})
+        resource = self.q.get("resource")
+        if not resource:
+            return self.reply(400, {"error": "invalid_resource",
+                                    "error_description": "AADSTS50001: resource is required"})
+        with STATE.lock:
+            cfg = STATE.config
+            known = cfg["imds_client_ids"]
+            cid = self.q.get("client_id")
+            if cid is not None and known is not None and cid not in known:
+                return self.reply(400, {"error": "invalid_request",
+                                        "error_description": "Identity not found"})
+            lifetime = cfg["token_lifetime"]
+            exp = cfg["imds_expires_on"] or int(time.time()) + lifetime
+            tok = STATE.issue("imds", exp - time.time())
+        now = int(time.time())
+        self.reply(200, {"access_token": tok, "refresh_token": "", "expires_in": str(exp - now),
+                         "expires_on": str(exp), "not_before": str(now), "resource": resource,
+                         "token_type": "Bearer"})
+
+    def entra(self):
+        form = {k: v[0] for k, v in parse_qs(self.raw.decode(), keep_blank_values=True).items()}
+        if form.get("grant_type") != "client_credentials" or not form.get("client_id"):
+            return self.reply(400, {"error": "invalid_request",
+                                    "error_description": "AADSTS900144: The request body must contain grant_type and client_id."})
+        with STATE.lock:
+            cfg = dict(STATE.config)
+        if "client_assertion" in form:
+            if form.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
+                return self.reply(400, {"error": "invalid_request",
+                                        "error_description": "AADSTS50027: Invalid client_assertion_type."})
+            if cfg["client_assertion"] is not None and form["client_assertion"] != cfg["client_assertion"]:
+                return self.reply(401, {"error": "invalid_client",
+                                        "error_description": "AADSTS700024: Client assertion is not within its valid time range.",
+                                        "error_codes": [700024]})
+        elif "client_secret" in form:
+            if cfg["client_secret"] is not None and form["client_secret"] != cfg["client_secret"]:
+                return self.reply(401, {"error": "invalid_client",
+                                        "error_description": "AADSTS7000215: Invalid client secret provided.",
+                                        "error_codes": [7000215]})
+        else:
+            return self.reply(400, {"error": "invalid_client",
+                                    "error_description": "AADSTS7000216: client_assertion or client_secret is required."})
+        scope = form.get("scope", "")
+        if not scope.endswith("/.default"):
+            return self.reply(400, {"error": "invalid_scope",
+                                    "error_description": "AADSTS70011: The provided value for the input parameter 'scope' is not valid.",
+                                    "error_codes": [70011]})
+        with STATE.lock:
+            tok = STATE.issue("entra", cfg["token_lifetime"])
+        body = {"token_type": "Bearer", "expires_in": cfg["token_lifetime"],
+                "ext_expires_in": cfg["token_lifetime"], "access_token": tok}
+        if cfg["refresh_in"] is not None:
+            body["refresh_in"] = cfg["refresh_in"]
+        self.reply(200, body)
+
+    # -- ARM ------------------------------------------------------------------
+    def authorized(self):
+        auth = self.headers.get("Authorization", "")
+        if not auth.startswith("Bearer "):
+            self.arm_error(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.")
+            return False
+        with STATE.lock:
+            exp = STATE.tokens.get(auth[7:])
+        if exp is None:
+            self.arm_error(401, "InvalidAuthenticationToken", "The access token is invalid.")
+            return False
+        if exp <= time.time():
+            self.arm_error(401, "ExpiredAuthenticationToken",
+                           "The access token expiry UTC time is earlier than current UTC time.")
+            return False
+        return True
+
+    def arm(self, path):
+        if not self.authorized():
+            return
+        if "api-version" not in self.q:
+            return self.arm_error(400, "MissingApiVersionParameter",
+                                  "The api-version query parameter (?api-version=) is required for all requests.")
+        m = OP_RE.match(path)
+        if m and self.command == "GET":
+            return self.poll(m.group(1), m.group(2))
+        m = WS_RE.match(path)
+        if not m:
+            return self.arm_error(404, "NotFound", "No route for %s %s" % (self.command, path))
+        ws, name, cancel = m.group(1), m.group(2), m.group(3)
+        if name is None:
+            if self.command == "GET":
+                return self.list_jobs(ws)
+        elif cancel:
+            if self.command == "POST":
+                return self.cancel(name)
+        elif self.command == "PUT":
+            return self.put_job(ws, name)
+        elif self.command == "GET":
+            return self.get_job(name)
+        elif self.command == "DELETE":
+            return self.delete_job(name)
+        self.arm_error(405, "MethodNotAllowed", "%s is not supported here" % self.command)
+
+    def put_job(self, ws, name):
+        if not JOB_NAME.match(name):
+            return self.arm_error(400, "UserError", "The job name '%s' is not valid." % name)
+        try:
+            body = json.loads(self.raw or b"null")
+        except ValueError:
+            return self.arm_error(400, "InvalidRequestContent", "The request content was invalid and could not be deserialized.")
+        props = body.get("properties") if isinstance(body, dict) else None
+        if not isinstance(props, dict):
+            return self.arm_error(400, "UserError", "properties is required.")
+        missing = []
+        if "jobType" not in props:
+            missing.append("jobType")
+        elif props["jobType"] == "Command":
+            if not props.get("command"):
+                missing.append("command")
+            if not props.get("environmentId"):
+                missing.append("environmentId")
+        elif props["jobType"] not in ("AutoML", "Sweep", "Pipeline", "Spark"):
+            return self.arm_error(400, "UserError", "jobType '%s' is not supported." % props["jobType"])
+        if missing:
+            return self.arm_error(400, "UserError", "One or more fields are invalid.",
+                                  details=[{"code": "RequiredField", "target": f,
+                                            "message": "The field %s is required." % f} for f in missing])
+        now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        with STATE.lock:
+            existed = name in STATE.jobs
+            props = dict(props)
+            props["status"] = STATE.config["status_sequence"][0]
+            job = {"id": "%s/jobs/%s" % (ws, name), "name": name,
+                   "type": "Microsoft.MachineLearningServices/workspaces/jobs",
+                   "properties": props,
+                   "systemData": {"createdAt": now, "createdBy": "aj", "createdByType": "Application",
+                                  "lastModifiedAt": now, "lastModifiedBy": "aj",
+                                  "lastModifiedByType": "Application"}}
+            if existed:
+                job["systemData"] = STATE.jobs[name]["systemData"]
+            STATE.jobs[name] = job
+            STATE.gets[name] = 0
+        self.reply(200 if existed else 201, job)
+
+    def get_job(self, name):
+        with STATE.lock:
+            job = STATE.jobs.get(name)
+            if job is None:
+                return self.arm_error(404, "UserError", "Could not find job '%s'." % name)
+            seq = STATE.config["status_sequence"]
+            if job["properties"]["status"] in seq:
+                STATE.gets[name] += 1
+                job["properties"]["status"] = seq[min(STATE.gets[name], len(seq) - 1)]
+            body = copy.deepcopy(job)
+        self.reply(200, body)
+
+    def list_jobs(self, ws):
+        skip = int(self.q.get("$skipToken") or 0)
+        with STATE.lock:
+            names = sorted(STATE.jobs)
+            size = STATE.config["page_size"]
+            page = [copy.deepcopy(STATE.jobs[n]) for n in names[skip:skip + size]]
+        body = {"value": page}
+        if skip + size < len(names):
+            body["nextLink"] = "%s%s/jobs?api-version=%s&$skipToken=%d" % (
+                self.base_url(), ws, self.q["api-version"], skip + size)
+        self.reply(200, body)
+
+    def start_op(self, name, kind):
+        op = str(uuid.uuid4())
+        with STATE.lock:
+            STATE.ops[op] = {"polls": 0, "job": name, "kind": kind}
+            mode = STATE.config["lro_mode"] if kind == "delete" else "location"
+            ra = STATE.config["lro_retry_after"]
+        coll = "mfeOperationsStatus" if mode == "async" else "mfeOperationResults"
+        url = "%s/providers/Microsoft.MachineLearningServices/locations/local/%s/%s?api-version=%s" % (
+            self.base_url(), coll, op, self.q["api-version"])
+        headers = {"Retry-After": ra}
+        headers["Azure-AsyncOperation" if mode == "async" else "Location"] = url
+        self.reply(202, None, headers)
+
+    def cancel(self, name):
+        with STATE.lock:
+            job = STATE.jobs.get(name)
+            if job is None:
+                return self.arm_error(404, "UserError", "Could not find job '%s'." % name)
+            job["properties"]["status"] = "CancelRequested"
+        self.start_op(name, "cancel")
+
+    def delete_job(self, name):
+        with STATE.lock:
+            if name not in STATE.jobs:
+                return self.reply(204)
+        self.start_op(name, "delete")
+
+    def poll(self, coll, op_id):
+        with STATE.lock:
+            op = STATE.ops.get(op_id)
+            if op is None:
+                return self.arm_error(404, "NotFound", "Unknown operation.")
+            op["polls"] += 1
+            done = op["polls"] > STATE.config["lro_polls"]
+            ra = STATE.config["lro_retry_after"]
+            final = STATE.config["lro_final"]
+            if done and op["kind"] == "cancel" and op["job"] in STATE.jobs:
+                STATE.jobs[op["job"]]["properties"]["status"] = "Canceled"
+            if done and op["kind"] == "delete" and (coll == "mfeOperationResults" or final == "Succeeded"):
+                STATE.jobs.pop(op["job"], None)
+        if coll == "mfeOperationsStatus":
+            body = {"id": "/providers/Microsoft.MachineLearningServices/locations/local/mfeOperationsStatus/" + op_id,
+                    "name": op_id, "status": final if done else "InProgress",
+                    "startTime": "2026-01-01T00:00:00Z"}
+            if done and final != "Succeeded":
+                body["error"] = {"code": "JobDeletionFailed", "message": "The job could not be deleted."}
+            return self.reply(200, body, None if done else {"Retry-After": ra})
+        if not done:
+            return self.reply(202, None, {"Retry-After": ra})
+        self.reply(200)
+
+
+def watch_parent(parent):
+    while True:
+        if os.getppid() != parent:
+            os._exit(0)
+        time.sleep(0.5)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--port-file", required=True)
+    args = ap.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % server.server_address[1])
+    os.rename(tmp, args.port_file)
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
