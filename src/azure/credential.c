@@ -238,6 +238,7 @@ static int identity_error(const struct aj_http_response *resp, const char *kind,
 	cJSON *j = cJSON_ParseWithLength(aj_buf_cstr(&resp->body), resp->body.len);
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
 	const char *code = NULL, *desc = NULL;
+	char attempts[32] = "";
 
 	if (cJSON_IsString(e)) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "error_description");
@@ -251,13 +252,15 @@ static int identity_error(const struct aj_http_response *resp, const char *kind,
 		code = cJSON_IsString(c) ? c->valuestring : NULL;
 		desc = cJSON_IsString(m) ? m->valuestring : NULL;
 	}
+	if (resp->attempts > 1)
+		snprintf(attempts, sizeof(attempts), " (after %d attempts)", resp->attempts);
 	if (code && desc)
-		aj_errors_add(err, NULL, "%s: HTTP %ld: %s: %.*s", kind, resp->status,
-			      code, DESCRIPTION_MAX, desc);
+		aj_errors_add(err, NULL, "%s: HTTP %ld: %s: %.*s%s", kind, resp->status,
+			      code, DESCRIPTION_MAX, desc, attempts);
 	else if (code)
-		aj_errors_add(err, NULL, "%s: HTTP %ld: %s", kind, resp->status, code);
+		aj_errors_add(err, NULL, "%s: HTTP %ld: %s%s", kind, resp->status, code, attempts);
 	else
-		aj_errors_add(err, NULL, "%s: HTTP %ld", kind, resp->status);
+		aj_errors_add(err, NULL, "%s: HTTP %ld%s", kind, resp->status, attempts);
 	cJSON_Delete(j);
 	return -1;
 }

@@ -1,16 +1,22 @@
 /*
- * peer_client.h - start, steer and stop tests/peers/azure_peer.py from a
- * CMocka test (header-only: each test program includes it once).
+ * azure_test.h - helpers for the Azure client tests (header-only: each test
+ * program includes it once).
  *
+ * The peer: start, steer and stop tests/peers/azure_peer.py.
  * aj_peer_start() runs the peer under python3 with a port file in a fresh
  * temporary directory and waits for it to listen; aj_peer_control() posts
  * JSON to /_peer/<what>; aj_peer_requests() returns what the peer recorded;
  * aj_peer_stop() ends the process it started (by its pid) and cleans up.
  * The peer is driven over plain libcurl, independently of the client code
  * under test.
+ *
+ * The clock: struct aj_fake_clock plugs into struct aj_azure_hooks; time
+ * moves only when the code sleeps or the test advances it, every sleep is
+ * recorded, jitter is fixed at its lowest value, and debug lines are kept
+ * so a test can check that no secret was logged.
  */
-#ifndef AJ_TEST_PEER_CLIENT_H
-#define AJ_TEST_PEER_CLIENT_H
+#ifndef AJ_TEST_AZURE_H
+#define AJ_TEST_AZURE_H
 
 #include <errno.h>
 #include <signal.h>
@@ -24,6 +30,8 @@
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
+
+#include "azure/http.h"
 
 extern char **environ;
 
@@ -149,6 +157,70 @@ static void aj_peer_stop(struct aj_peer *p)
 	snprintf(path, sizeof(path), "%s/port", p->dir);
 	unlink(path);
 	rmdir(p->dir);
+}
+
+#define AJ_FAKE_SLEEPS_MAX 64
+
+struct aj_fake_clock {
+	int64_t now_ms;
+	int64_t sleeps[AJ_FAKE_SLEEPS_MAX];
+	int nr_sleeps;
+	char log[16384];
+};
+
+static int64_t aj_fake_now(void *ctx)
+{
+	return ((struct aj_fake_clock *)ctx)->now_ms;
+}
+
+static void aj_fake_sleep(void *ctx, int64_t ms)
+{
+	struct aj_fake_clock *c = ctx;
+
+	if (c->nr_sleeps < AJ_FAKE_SLEEPS_MAX)
+		c->sleeps[c->nr_sleeps++] = ms;
+	c->now_ms += ms;
+}
+
+static uint32_t aj_fake_random(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void aj_fake_log(void *ctx, const char *line)
+{
+	struct aj_fake_clock *c = ctx;
+	size_t n = strlen(c->log);
+
+	snprintf(c->log + n, sizeof(c->log) - n, "%s\n", line);
+}
+
+/* Reset the clock to `start_ms` and return hooks bound to it. */
+static struct aj_azure_hooks aj_fake_hooks(struct aj_fake_clock *c, int64_t start_ms)
+{
+	struct aj_azure_hooks h = { aj_fake_now, aj_fake_sleep, aj_fake_random,
+				    aj_fake_log, c };
+
+	memset(c, 0, sizeof(*c));
+	c->now_ms = start_ms;
+	return h;
+}
+
+/* Requests recorded by the peer whose path contains `fragment`. */
+static int aj_peer_count(const struct aj_peer *p, const char *fragment)
+{
+	cJSON *all = aj_peer_requests(p), *r;
+	int n = 0;
+
+	cJSON_ArrayForEach(r, all) {
+		const cJSON *path = cJSON_GetObjectItem(r, "path");
+
+		if (cJSON_IsString(path) && strstr(path->valuestring, fragment))
+			n++;
+	}
+	cJSON_Delete(all);
+	return n;
 }
 
 #endif
