@@ -345,7 +345,7 @@ int aj_base64_decode(struct aj_buf *out, const char *s)
 	for (size_t i = 0; i < n; i += 4) {
 		/* '=' only in the last quantum's padding positions. */
 		for (size_t j = i; j < i + 4; j++)
-			if (s[j] == '=' && j < n - pad)
+			if (j < n - pad && s[j] == '=')
 				return -1;
 		if (EVP_DecodeBlock(dec, (const unsigned char *)s + i, 4) != 3)
 			return -1;
