@@ -15,12 +15,37 @@
 
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
+
 struct aj_errors;
+struct aj_jobspec;
 struct aj_node;
+struct aj_shape_args;
 
 struct aj_node *aj_test_yaml(const char *text);
 int aj_test_errors_contain(const struct aj_errors *e, const char *fragment);
 /* All entries formatted, one per line (static buffer, for failure messages). */
 const char *aj_test_errors_text(const struct aj_errors *e);
+
+/* Convert the `config` of a YAML literal into s (initialised here); fails the test on error. */
+void aj_test_spec(const char *yaml, const struct aj_shape_args *args,
+		  const char *const *argv, size_t argc, struct aj_jobspec *s);
+
+/*
+ * Built objects: the value at a path such as
+ * `spec.tasks[0].template.spec.containers[0].resources.limits."nvidia.com/gpu"`
+ * (quote keys holding dots), or NULL. The typed forms fail the test when the
+ * value is missing or of another type.
+ */
+const cJSON *aj_test_json_at(const cJSON *root, const char *path);
+const char *aj_test_json_str(const cJSON *root, const char *path);
+long aj_test_json_int(const cJSON *root, const char *path);
+int aj_test_json_size(const cJSON *root, const char *path);
+
+/*
+ * Run argv[0] (an absolute path) with argv as its arguments, no shell; return
+ * its standard output (malloc'd, *len bytes). Fails the test unless it exits 0.
+ */
+char *aj_test_run(const char *const argv[], size_t *len);
 
 #endif

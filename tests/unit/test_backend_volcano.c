@@ -1,0 +1,668 @@
+/*
+ * The volcano backend: the Volcano Job built for a homogeneous template
+ * (reference original-aj-behaviour §3.3, volcano.md §2/§5/§7), the
+ * heterogeneous tasks of the seed's "Heterogeneous Tasks" example, name
+ * limits, validation errors, shell quoting of hostile arguments (checked by
+ * running bash), and clean failure when memory runs out. Expected values are
+ * derived by hand from the inputs.
+ */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/jobspec.h"
+
+static const struct aj_shape_args no_args = { 0, 0, 0 };
+static const char *const user_cmd[] = { "python", "train.py", "--name", "it's" };
+
+static const char *homogeneous =
+	"config:\n"
+	"  target:\n"
+	"    service: volcano\n"
+	"    namespace: training\n"
+	"    queue: gpu-q\n"
+	"    priority_class: batch-high\n"
+	"    gpus_per_node: 8\n"
+	"    cpus_per_node: 96\n"
+	"    memory: 512Gi\n"
+	"    rdma: true\n"
+	"    labels: {team: research}\n"
+	"  environment:\n"
+	"    image: registry.example/train:1\n"
+	"    registry: ignored.example\n"
+	"    setup: [python -m pip install -e .]\n"
+	"  jobs:\n"
+	"    - name: train\n"
+	"      sku: \"{nodes}xG{processes}\"\n"
+	"      instance_count: 2\n"
+	"      process_count_per_node: 8\n"
+	"      command: [nvidia-smi]\n"
+	"      submit_args:\n"
+	"        env: {NCCL_DEBUG: WARN, AMLT_PERSISTENT_VOLUME_NAME: pvc1}\n"
+	"        container_args: {shm_size: 64g}\n";
+
+static const struct aj_backend *volcano(void)
+{
+	const struct aj_backend *b = aj_backend_find("volcano");
+
+	assert_non_null(b);
+	return b;
+}
+
+/* Validate and build; returns the Job object (the array is in *arr). */
+static const cJSON *build(struct aj_jobspec *s, const struct aj_build_ctx *ctx, cJSON **arr)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+
+	if (volcano()->validate(s, &err) || volcano()->build(s, ctx, arr, &err))
+		fail_msg("%s", aj_test_errors_text(&err));
+	aj_errors_release(&err);
+	assert_int_equal(cJSON_GetArraySize(*arr), 1);
+	return cJSON_GetArrayItem(*arr, 0);
+}
+
+static void env_is(const cJSON *c, int i, const char *name, const char *value)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "env[%d].name", i);
+	assert_string_equal(aj_test_json_str(c, path), name);
+	snprintf(path, sizeof(path), "env[%d].value", i);
+	assert_string_equal(aj_test_json_str(c, path), value);
+}
+
+static void homogeneous_job(void **state)
+{
+	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *job, *pod, *c, *w;
+	int k;
+
+	(void)state;
+	aj_test_spec(homogeneous, &no_args, user_cmd, 4, &s);
+	job = build(&s, &ctx, &arr);
+	assert_string_equal(aj_test_json_str(job, "apiVersion"), "batch.volcano.sh/v1alpha1");
+	assert_string_equal(aj_test_json_str(job, "kind"), "Job");
+	assert_string_equal(aj_test_json_str(job, "metadata.name"), "train-abc");
+	assert_string_equal(aj_test_json_str(job, "metadata.namespace"), "training");
+	assert_int_equal(aj_test_json_size(job, "metadata.labels"), 2);
+	assert_string_equal(aj_test_json_str(job, "metadata.labels.team"), "research");
+	assert_string_equal(aj_test_json_str(job, "metadata.labels.app"), "train-abc");
+	assert_null(aj_test_json_at(job, "metadata.ownerReferences"));
+	assert_string_equal(aj_test_json_str(job, "spec.schedulerName"), "volcano");
+	assert_string_equal(aj_test_json_str(job, "spec.queue"), "gpu-q");
+	assert_string_equal(aj_test_json_str(job, "spec.priorityClassName"), "batch-high");
+	assert_int_equal(aj_test_json_int(job, "spec.minAvailable"), 2);
+	assert_int_equal(aj_test_json_size(job, "spec.plugins"), 3);
+	assert_int_equal(aj_test_json_size(job, "spec.plugins.ssh"), 0);
+	assert_int_equal(aj_test_json_size(job, "spec.plugins.svc"), 0);
+	assert_int_equal(aj_test_json_size(job, "spec.plugins.env"), 0);
+	assert_int_equal(aj_test_json_size(job, "spec.tasks"), 2);
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].name"), "master");
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[0].replicas"), 1);
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[0].minAvailable"), 1);
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[1].name"), "worker");
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[1].replicas"), 1);
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.role"), "master");
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.app"), "train-abc");
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.team"), "research");
+
+	pod = aj_test_json_at(job, "spec.tasks[0].template.spec");
+	assert_string_equal(aj_test_json_str(pod, "schedulerName"), "volcano");
+	assert_string_equal(aj_test_json_str(pod, "restartPolicy"), "Never");
+	assert_null(aj_test_json_at(pod, "nodeSelector"));
+	w = aj_test_json_at(pod, "affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]");
+	assert_non_null(w);
+	assert_string_equal(aj_test_json_str(w, "labelSelector.matchLabels.\"volcano.sh/job-name\""), "train-abc");
+	assert_string_equal(aj_test_json_str(w, "topologyKey"), "kubernetes.io/hostname");
+	assert_int_equal(aj_test_json_size(pod, "tolerations"), 2);
+	assert_string_equal(aj_test_json_str(pod, "tolerations[0].key"), "nvidia.com/gpu");
+	assert_string_equal(aj_test_json_str(pod, "tolerations[0].operator"), "Exists");
+	assert_string_equal(aj_test_json_str(pod, "tolerations[0].effect"), "NoSchedule");
+	assert_string_equal(aj_test_json_str(pod, "tolerations[1].key"), "rdma");
+	assert_int_equal(aj_test_json_size(pod, "volumes"), 1);
+	assert_string_equal(aj_test_json_str(pod, "volumes[0].name"), "dshm");
+	assert_string_equal(aj_test_json_str(pod, "volumes[0].emptyDir.medium"), "Memory");
+	/* 64g is Docker's 64 GiB */
+	assert_string_equal(aj_test_json_str(pod, "volumes[0].emptyDir.sizeLimit"), "64Gi");
+
+	assert_int_equal(aj_test_json_size(pod, "containers"), 1);
+	c = aj_test_json_at(pod, "containers[0]");
+	assert_string_equal(aj_test_json_str(c, "name"), "master");
+	assert_string_equal(aj_test_json_str(c, "image"), "registry.example/train:1");
+	assert_int_equal(aj_test_json_size(c, "command"), 3);
+	assert_string_equal(aj_test_json_str(c, "command[0]"), "/bin/bash");
+	assert_string_equal(aj_test_json_str(c, "command[1]"), "-lc");
+	assert_string_equal(aj_test_json_str(c, "command[2]"),
+			    "set -eo pipefail\n"
+			    "export NODE_RANK=$((0 + ${VK_TASK_INDEX:-0}))\n"
+			    "python -m pip install -e .\n"
+			    "nvidia-smi\n"
+			    "'python' 'train.py' '--name' 'it'\\''s'\n");
+	assert_null(aj_test_json_at(c, "args"));
+	assert_int_equal(aj_test_json_size(c, "env"), 8);
+	env_is(c, 0, "NCCL_DEBUG", "WARN");
+	env_is(c, 1, "AMLT_PERSISTENT_VOLUME_NAME", "pvc1");
+	env_is(c, 2, "MASTER_ADDR", "train-abc-master-0.train-abc");
+	env_is(c, 3, "MASTER_PORT", "6105");
+	env_is(c, 4, "WORLD_SIZE", "16");
+	env_is(c, 5, "AJ_NODES", "2");
+	env_is(c, 6, "AJ_PROCESSES_PER_NODE", "8");
+	env_is(c, 7, "AJ_TASK", "master");
+	for (k = 0; k < 2; k++) {
+		const cJSON *r = aj_test_json_at(c, k ? "resources.limits" : "resources.requests");
+
+		assert_int_equal(cJSON_GetArraySize(r), 4);
+		assert_string_equal(aj_test_json_str(r, "cpu"), "96");
+		assert_string_equal(aj_test_json_str(r, "memory"), "512Gi");
+		assert_string_equal(aj_test_json_str(r, "\"nvidia.com/gpu\""), "8");
+		assert_string_equal(aj_test_json_str(r, "\"rdma/rdma_shared_device_a\""), "1");
+	}
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[0].name"), "dshm");
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[0].mountPath"), "/dev/shm");
+	assert_string_equal(aj_test_json_str(c, "ports[0].name"), "rdma");
+	assert_int_equal(aj_test_json_int(c, "ports[0].containerPort"), 18515);
+	assert_null(aj_test_json_at(c, "securityContext"));
+
+	/* the worker differs in name, role, rank offset and AJ_TASK */
+	c = aj_test_json_at(job, "spec.tasks[1].template.spec.containers[0]");
+	assert_string_equal(aj_test_json_str(c, "name"), "worker");
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[1].template.metadata.labels.role"), "worker");
+	assert_non_null(strstr(aj_test_json_str(c, "command[2]"),
+			       "\nexport NODE_RANK=$((1 + ${VK_TASK_INDEX:-0}))\n"));
+	env_is(c, 7, "AJ_TASK", "worker");
+	env_is(c, 4, "WORLD_SIZE", "16");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+static void single_cpu_node(void **state)
+{
+	struct aj_build_ctx ctx = { "cpu-job", "team-a", "uid-1", "cpu-job", "aj.example.com/v1alpha1" };
+	struct aj_shape_args args = { 1, 0, 0 };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *job, *pod, *c;
+
+	(void)state;
+	aj_test_spec("config:\n  target: {service: volcano, namespace: ignored, gpus_per_node: 0}\n"
+		     "  environment: {image: busybox}\n"
+		     "  jobs: [{sku: C1, submit_args: {env: {MASTER_PORT: 7000}, container_args: {cpus: 4, memory: 8Gi}}}]\n",
+		     &args, user_cmd, 1, &s);
+	job = build(&s, &ctx, &arr);
+	/* the AjJob's namespace wins */
+	assert_string_equal(aj_test_json_str(job, "metadata.namespace"), "team-a");
+	assert_string_equal(aj_test_json_str(job, "spec.queue"), "default");
+	assert_null(aj_test_json_at(job, "spec.priorityClassName"));
+	assert_int_equal(aj_test_json_int(job, "spec.minAvailable"), 1);
+	assert_int_equal(aj_test_json_size(job, "spec.tasks"), 1);
+	assert_string_equal(aj_test_json_str(job, "metadata.ownerReferences[0].apiVersion"), "aj.example.com/v1alpha1");
+	assert_string_equal(aj_test_json_str(job, "metadata.ownerReferences[0].kind"), "AjJob");
+	assert_string_equal(aj_test_json_str(job, "metadata.ownerReferences[0].name"), "cpu-job");
+	assert_string_equal(aj_test_json_str(job, "metadata.ownerReferences[0].uid"), "uid-1");
+	assert_true(cJSON_IsTrue(aj_test_json_at(job, "metadata.ownerReferences[0].controller")));
+	assert_true(cJSON_IsTrue(aj_test_json_at(job, "metadata.ownerReferences[0].blockOwnerDeletion")));
+	pod = aj_test_json_at(job, "spec.tasks[0].template.spec");
+	assert_null(aj_test_json_at(pod, "affinity"));
+	assert_int_equal(aj_test_json_size(pod, "tolerations"), 0);
+	assert_null(aj_test_json_at(pod, "volumes[0].emptyDir.sizeLimit"));
+	c = aj_test_json_at(pod, "containers[0]");
+	/* CPU and memory from container_args when target has none; no GPU, RDMA off */
+	assert_int_equal(aj_test_json_size(c, "resources.limits"), 2);
+	assert_string_equal(aj_test_json_str(c, "resources.limits.cpu"), "4");
+	assert_string_equal(aj_test_json_str(c, "resources.requests.memory"), "8Gi");
+	assert_null(aj_test_json_at(c, "ports"));
+	/* the template's MASTER_PORT wins and is not repeated */
+	env_is(c, 0, "MASTER_PORT", "7000");
+	env_is(c, 1, "MASTER_ADDR", "cpu-job-master-0.cpu-job");
+	env_is(c, 2, "WORLD_SIZE", "1");
+	assert_int_equal(aj_test_json_size(c, "env"), 6);
+	assert_string_equal(aj_test_json_str(c, "command[2]"),
+			    "set -eo pipefail\nexport NODE_RANK=$((0 + ${VK_TASK_INDEX:-0}))\n'python'\n");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+/* GPUs from a G shorthand when target.gpus_per_node is absent; RDMA then defaults on */
+static void gpus_from_sku(void **state)
+{
+	struct aj_build_ctx ctx = { "g", NULL, NULL, NULL, NULL };
+	struct aj_shape_args args = { 3, 4, 0 };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *job;
+
+	(void)state;
+	aj_test_spec("config: {target: {service: volcano}, environment: {image: x}, "
+		     "jobs: [{sku: \"{nodes}xG{processes}\"}]}", &args, NULL, 0, &s);
+	job = build(&s, &ctx, &arr);
+	assert_string_equal(aj_test_json_str(job,
+		"spec.tasks[1].template.spec.containers[0].resources.limits.\"nvidia.com/gpu\""), "4");
+	assert_string_equal(aj_test_json_str(job,
+		"spec.tasks[1].template.spec.containers[0].resources.limits.\"rdma/rdma_shared_device_a\""), "1");
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[1].replicas"), 2);
+	assert_null(aj_test_json_at(job, "metadata.namespace"));
+	/* no user command: the script ends with the rank line */
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.spec.containers[0].command[2]"),
+			    "set -eo pipefail\nexport NODE_RANK=$((0 + ${VK_TASK_INDEX:-0}))\n");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+static void scratch_and_capabilities(void **state)
+{
+	struct aj_build_ctx ctx = { "nested", NULL, NULL, NULL, NULL };
+	struct aj_shape_args args = { 1, 0, 0 };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *pod, *c;
+
+	(void)state;
+	aj_test_spec("config:\n  target: {service: volcano, gpus_per_node: 0}\n  environment: {image: x}\n"
+		     "  jobs:\n    - sku: C1\n      submit_args:\n        container_args:\n"
+		     "          capabilities: [SYS_ADMIN, cap_sys_admin, net_admin]\n"
+		     "          scratch_mount_path: /var/lib/containers\n"
+		     "          scratch_size: 200Gi\n          shm_size: 1Gi\n", &args, NULL, 0, &s);
+	pod = aj_test_json_at(build(&s, &ctx, &arr), "spec.tasks[0].template.spec");
+	assert_int_equal(aj_test_json_size(pod, "volumes"), 2);
+	assert_string_equal(aj_test_json_str(pod, "volumes[0].emptyDir.sizeLimit"), "1Gi");
+	assert_string_equal(aj_test_json_str(pod, "volumes[1].name"), "scratch");
+	assert_string_equal(aj_test_json_str(pod, "volumes[1].emptyDir.sizeLimit"), "200Gi");
+	assert_null(aj_test_json_at(pod, "volumes[1].emptyDir.medium"));
+	c = aj_test_json_at(pod, "containers[0]");
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[1].name"), "scratch");
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[1].mountPath"), "/var/lib/containers");
+	assert_string_equal(aj_test_json_str(c, "resources.requests.\"ephemeral-storage\""), "200Gi");
+	assert_string_equal(aj_test_json_str(c, "resources.limits.\"ephemeral-storage\""), "200Gi");
+	assert_int_equal(aj_test_json_size(c, "securityContext.capabilities.add"), 2);
+	assert_string_equal(aj_test_json_str(c, "securityContext.capabilities.add[0]"), "SYS_ADMIN");
+	assert_string_equal(aj_test_json_str(c, "securityContext.capabilities.add[1]"), "NET_ADMIN");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+/* seed "Heterogeneous Tasks" example, master written last to check it moves first */
+static const char *hetero =
+	"config:\n"
+	"  target: {service: volcano, namespace: training, queue: default}\n"
+	"  environment: {image: common-runtime:latest, setup: [python -m pip install -e .]}\n"
+	"  jobs: [{name: train, sku: heterogeneous}]\n"
+	"  _extra:\n"
+	"    volcano:\n"
+	"      tasks:\n"
+	"        a100-worker:\n"
+	"          replicas: 2\n"
+	"          cpus_per_node: 96\n"
+	"          memory: 512Gi\n"
+	"          gpus_per_node: 8\n"
+	"          rdma: true\n"
+	"          processes_per_node: 8\n"
+	"          node_selector: {nvidia.com/gpu.product: A100-SXM4-80GB}\n"
+	"        h100-worker:\n"
+	"          replicas: 4\n"
+	"          cpus_per_node: 96\n"
+	"          memory: 1Ti\n"
+	"          gpus_per_node: 8\n"
+	"          rdma: true\n"
+	"          processes_per_node: 8\n"
+	"          node_selector: {nvidia.com/gpu.product: H100-80GB-HBM3}\n"
+	"          command: [python h100_train.py]\n"
+	"        master:\n"
+	"          replicas: 1\n"
+	"          cpus_per_node: 16\n"
+	"          memory: 64Gi\n"
+	"          gpus_per_node: 0\n"
+	"          rdma: false\n"
+	"          processes_per_node: 1\n"
+	"          command: [python coordinator.py]\n";
+
+static void heterogeneous_tasks(void **state)
+{
+	static const char *const argv[] = { "python", "train.py" };
+	struct aj_build_ctx ctx = { "hetero-1", NULL, NULL, NULL, NULL };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *job, *m, *a, *h;
+
+	(void)state;
+	aj_test_spec(hetero, &no_args, argv, 2, &s);
+	job = build(&s, &ctx, &arr);
+	assert_int_equal(s.tasks_nr, 3);
+	assert_int_equal(aj_test_json_int(job, "spec.minAvailable"), 7);
+	assert_int_equal(aj_test_json_size(job, "spec.tasks"), 3);
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].name"), "master");
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[1].name"), "a100-worker");
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[2].name"), "h100-worker");
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[1].replicas"), 2);
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[2].replicas"), 4);
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[2].minAvailable"), 4);
+
+	m = aj_test_json_at(job, "spec.tasks[0].template.spec");
+	a = aj_test_json_at(job, "spec.tasks[1].template.spec");
+	h = aj_test_json_at(job, "spec.tasks[2].template.spec");
+	assert_null(aj_test_json_at(m, "nodeSelector"));
+	assert_string_equal(aj_test_json_str(a, "nodeSelector.\"nvidia.com/gpu.product\""), "A100-SXM4-80GB");
+	assert_string_equal(aj_test_json_str(h, "nodeSelector.\"nvidia.com/gpu.product\""), "H100-80GB-HBM3");
+	assert_non_null(aj_test_json_at(m, "affinity"));
+	assert_int_equal(aj_test_json_size(m, "tolerations"), 0);
+	assert_int_equal(aj_test_json_size(a, "tolerations"), 2);
+	assert_int_equal(aj_test_json_size(m, "containers[0].resources.limits"), 2);
+	assert_string_equal(aj_test_json_str(m, "containers[0].resources.limits.cpu"), "16");
+	assert_string_equal(aj_test_json_str(m, "containers[0].resources.limits.memory"), "64Gi");
+	assert_string_equal(aj_test_json_str(h, "containers[0].resources.limits.memory"), "1Ti");
+	assert_string_equal(aj_test_json_str(a, "containers[0].resources.requests.\"nvidia.com/gpu\""), "8");
+
+	assert_string_equal(aj_test_json_str(m, "containers[0].command[2]"),
+			    "set -eo pipefail\nexport NODE_RANK=$((0 + ${VK_TASK_INDEX:-0}))\n"
+			    "python -m pip install -e .\npython coordinator.py\n");
+	assert_string_equal(aj_test_json_str(a, "containers[0].command[2]"),
+			    "set -eo pipefail\nexport NODE_RANK=$((1 + ${VK_TASK_INDEX:-0}))\n"
+			    "python -m pip install -e .\n'python' 'train.py'\n");
+	assert_string_equal(aj_test_json_str(h, "containers[0].command[2]"),
+			    "set -eo pipefail\nexport NODE_RANK=$((3 + ${VK_TASK_INDEX:-0}))\n"
+			    "python -m pip install -e .\npython h100_train.py\n");
+	/* WORLD_SIZE = 1x1 + 2x8 + 4x8 = 49; 7 pods */
+	env_is(aj_test_json_at(m, "containers[0]"), 2, "WORLD_SIZE", "49");
+	env_is(aj_test_json_at(m, "containers[0]"), 3, "AJ_NODES", "7");
+	env_is(aj_test_json_at(m, "containers[0]"), 4, "AJ_PROCESSES_PER_NODE", "1");
+	env_is(aj_test_json_at(h, "containers[0]"), 4, "AJ_PROCESSES_PER_NODE", "8");
+	env_is(aj_test_json_at(h, "containers[0]"), 5, "AJ_TASK", "h100-worker");
+	env_is(aj_test_json_at(h, "containers[0]"), 0, "MASTER_ADDR", "hetero-1-master-0.hetero-1");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+static void validate_fails(const char *yaml, const struct aj_shape_args *args, const char *fragment)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+
+	aj_test_spec(yaml, args, NULL, 0, &s);
+	assert_int_equal(volcano()->validate(&s, &err), -1);
+	if (!aj_test_errors_contain(&err, fragment))
+		fail_msg("want \"%s\", got:\n%s", fragment, aj_test_errors_text(&err));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
+#define TASK(name, extra) \
+	"        " name ": {replicas: 1, cpus_per_node: 1, memory: 1Gi, gpus_per_node: 0, rdma: false, processes_per_node: 1" extra "}\n"
+#define HETERO(tasks) \
+	"config:\n  target: {service: volcano}\n  environment: {image: x}\n" \
+	"  jobs: [{sku: heterogeneous}]\n  _extra:\n    volcano:\n      tasks:\n" tasks
+
+static void heterogeneous_errors(void **state)
+{
+	(void)state;
+	validate_fails(HETERO(TASK("worker", "")), &no_args,
+		       "config._extra.volcano.tasks: exactly one task named master is required");
+	validate_fails(HETERO("        master: {replicas: 2, cpus_per_node: 1, memory: 1Gi, gpus_per_node: 0, "
+			      "rdma: false, processes_per_node: 1}\n"), &no_args,
+		       "task master must have replicas: 1, not 2");
+	validate_fails(HETERO("        master: {replicas: 1, memory: 1Gi}\n"), &no_args,
+		       "test.yaml:8:17: config._extra.volcano.tasks.master.cpus_per_node: required");
+	validate_fails(HETERO("        master: {replicas: 1, memory: 1Gi}\n"), &no_args,
+		       "config._extra.volcano.tasks.master.processes_per_node: required");
+	validate_fails(HETERO(TASK("master", ", gpus: 8")), &no_args,
+		       "config._extra.volcano.tasks.master.gpus: unknown task key");
+	validate_fails(HETERO(TASK("master", "") TASK("A100_Worker", "")), &no_args,
+		       "task name \"A100_Worker\" must be a lowercase DNS label");
+	validate_fails(HETERO(TASK("master", ", command: python x.py")), &no_args,
+		       "config._extra.volcano.tasks.master.command: expected list of strings");
+	validate_fails(HETERO(TASK("master", ", command: []")), &no_args,
+		       "task master: command must not be empty");
+	validate_fails(HETERO("        master: {replicas: 1, cpus_per_node: 1, memory: 1Gi, gpus_per_node: 0, "
+			      "rdma: on, processes_per_node: 1}\n"), &no_args,
+		       "config._extra.volcano.tasks.master.rdma: expected boolean");
+	validate_fails(HETERO("        master: 3\n"), &no_args,
+		       "config._extra.volcano.tasks.master: expected mapping, got integer 3");
+	validate_fails("config: {target: {service: volcano}, environment: {image: x}, jobs: [{sku: heterogeneous}]}",
+		       &no_args, "config._extra.volcano.tasks: required");
+	validate_fails("config: {environment: {image: x}, jobs: [{sku: heterogeneous}], _extra: {volcano: {tasks: []}}}",
+		       &no_args, "config._extra.volcano.tasks: expected mapping of task names to task declarations, got list");
+	validate_fails("config: {environment: {image: x}, jobs: [{sku: heterogeneous}], _extra: {volcano: {tasks: {}}}}",
+		       &no_args, "config._extra.volcano.tasks: must declare at least one task");
+}
+
+static void homogeneous_errors(void **state)
+{
+	struct aj_shape_args one = { 1, 0, 0 };
+
+	(void)state;
+	validate_fails("config: {target: {gpus_per_node: 0}, jobs: [{sku: C1}]}", &one,
+		       "config.environment.image: required for service volcano");
+	validate_fails("config: {target: {gpus_per_node: 0, memory: 12 GB}, environment: {image: x}, jobs: [{sku: C1}]}",
+		       &one, "config.target.memory: \"12 GB\" is not a Kubernetes quantity");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {shm_size: lots}}}]}",
+		       &one, "config.jobs[0].submit_args.container_args.shm_size: \"lots\" is not a size");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {memory: 1.5.5}}}]}",
+		       &one, "container_args.memory: \"1.5.5\" is not a Kubernetes quantity");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {capabilities: [all]}}}]}",
+		       &one, "container_args.capabilities: ALL is not allowed");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {capabilities: [\"SYS ADMIN\"]}}}]}",
+		       &one, "\"SYS ADMIN\" is not a capability name");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {scratch_mount_path: /dev}}}]}",
+		       &one, "scratch_mount_path: /dev overlaps the shared-memory mount /dev/shm");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "storage: {data: {storage_account_name: a, container_name: c, mount_dir: /mnt/data}}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {scratch_mount_path: /mnt/data/tmp/}}}]}",
+		       &one, "scratch_mount_path: /mnt/data/tmp/ overlaps storage mount data (/mnt/data)");
+}
+
+static void build_fails(const char *job_name, int nodes, const char *fragment)
+{
+	struct aj_build_ctx ctx = { job_name, NULL, NULL, NULL, NULL };
+	struct aj_shape_args args = { nodes, 0, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
+		     &args, NULL, 0, &s);
+	assert_int_equal(volcano()->validate(&s, &err), 0);
+	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
+	assert_null(arr);
+	if (!aj_test_errors_contain(&err, fragment))
+		fail_msg("want \"%s\", got:\n%s", fragment, aj_test_errors_text(&err));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
+/* volcano.md §7: job name <= 59, DNS-1035; <job>-<task>-<index> <= 63 */
+static void name_limits(void **state)
+{
+	char name[80];
+
+	(void)state;
+	memset(name, 'a', 60);
+	name[60] = '\0';
+	build_fails(name, 1, "metadata.name: job name \"aaaa");
+	build_fails("Train", 1, "must be at most 59 lowercase letters");
+	build_fails("1train", 1, "starting with a letter");
+	build_fails("train-", 1, "job name \"train-\"");
+	build_fails("tr_ain", 1, "job name \"tr_ain\"");
+	/* 55 + "-master-0" = 64 */
+	name[55] = '\0';
+	build_fails(name, 1, "pod name aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-master-0 is 64 characters, over 63");
+	/* 50 + "-worker-" + "10" = 60 fits; 54 + "-worker-10" = 64 does not */
+	name[54] = '\0';
+	build_fails(name, 12, "-worker-10 is 64 characters");
+	build_fails(NULL, 1, "no job name");
+}
+
+static void name_limits_edge_fits(void **state)
+{
+	struct aj_build_ctx ctx = { NULL, NULL, NULL, NULL, NULL };
+	struct aj_shape_args args = { 11, 0, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+	char name[64];
+	cJSON *arr = NULL;
+
+	(void)state;
+	/* 53 + "-worker-9" = 62 and 53 + "-master-0" = 62 */
+	memset(name, 'b', 53);
+	name[53] = '\0';
+	ctx.job_name = name;
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
+		     &args, NULL, 0, &s);
+	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), 0);
+	cJSON_Delete(arr);
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
+static void owner_needs_api_version(void **state)
+{
+	struct aj_build_ctx ctx = { "j", NULL, "uid", "j", NULL };
+	struct aj_shape_args args = { 1, 0, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+
+	(void)state;
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
+		     &args, NULL, 0, &s);
+	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "owner uid needs the owner's name and apiVersion"));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
+/* Hostile arguments reach the program byte for byte: run the script with bash. */
+static void hostile_arguments_survive_bash(void **state)
+{
+	static const char *const hostile[] = {
+		"/usr/bin/printf", "%s\\0",
+		"$(rm -rf /)", "`touch /tmp/aj-pwned`", "a\nb", "'", "\"", "'\"'\"'", "",
+		" spaced  out ", "\\", "\\'", "$HOME", "${IFS}", "*", "~", "!x", "-e", "a;b|c&d>e",
+		"\t", "\xc3\xa9\xe2\x9c\x93", "'$(id)'", "\n", "--", "%s", "#", "'''",
+	};
+	struct aj_build_ctx ctx = { "q", NULL, NULL, NULL, NULL };
+	struct aj_shape_args args = { 1, 0, 0 };
+	size_t n = sizeof(hostile) / sizeof(hostile[0]), i, len, want_len = 0;
+	const char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	char want[512], *out;
+
+	(void)state;
+	for (i = 2; i < n; i++) {
+		memcpy(want + want_len, hostile[i], strlen(hostile[i]) + 1);
+		want_len += strlen(hostile[i]) + 1;
+	}
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
+		     &args, hostile, n, &s);
+	bash[2] = aj_test_json_str(build(&s, &ctx, &arr),
+				   "spec.tasks[0].template.spec.containers[0].command[2]");
+	out = aj_test_run(bash, &len);
+	assert_int_equal(len, want_len);
+	assert_memory_equal(out, want, len);
+	free(out);
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+static void quote_function(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "", "''" }, { "abc", "'abc'" }, { "it's", "'it'\\''s'" }, { "''", "''\\'''\\'''" },
+		{ "$(x)", "'$(x)'" }, { "a\nb", "'a\nb'" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+		assert_int_equal(aj_shell_quote(&b, cases[i].in), 0);
+		assert_string_equal(aj_buf_cstr(&b), cases[i].out);
+		aj_buf_release(&b);
+	}
+}
+
+static void table_lists_backends(void **state)
+{
+	const struct aj_backend *const *all = aj_backend_all();
+
+	(void)state;
+	assert_string_equal(all[0]->name, "aml");
+	assert_string_equal(all[1]->name, "sing");
+	assert_string_equal(all[2]->name, "volcano");
+	assert_null(all[3]);
+	assert_ptr_equal(aj_backend_find("sing"), all[1]);
+	assert_null(aj_backend_find("k8s"));
+	assert_null(aj_backend_find(NULL));
+}
+
+static void survives_allocation_failures(void **state)
+{
+	static const char *const argv[] = { "python", "train.py" };
+	struct aj_build_ctx ctx = { "train-abc", "ns", "uid", "train-abc", "aj.example.com/v1alpha1" };
+	const char *inputs[] = { homogeneous, hetero };
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		long n;
+
+		for (n = 0;; n++) {
+			struct aj_errors err = AJ_ERRORS_INIT;
+			struct aj_jobspec s;
+			cJSON *arr = NULL;
+			int ret;
+
+			aj_test_spec(inputs[k], &no_args, argv, 2, &s);
+			aj_alloc_fail_after(n);
+			ret = volcano()->validate(&s, &err);
+			if (!ret)
+				ret = volcano()->build(&s, &ctx, &arr, &err);
+			aj_alloc_fail_after(-1);
+			if (ret) {
+				assert_null(arr);
+				assert_true(aj_test_errors_contain(&err, "out of memory"));
+			}
+			cJSON_Delete(arr);
+			aj_errors_release(&err);
+			aj_jobspec_release(&s);
+			if (!ret)
+				break;
+		}
+		assert_true(n > 100);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(homogeneous_job),
+		cmocka_unit_test(single_cpu_node),
+		cmocka_unit_test(gpus_from_sku),
+		cmocka_unit_test(scratch_and_capabilities),
+		cmocka_unit_test(heterogeneous_tasks),
+		cmocka_unit_test(heterogeneous_errors),
+		cmocka_unit_test(homogeneous_errors),
+		cmocka_unit_test(name_limits),
+		cmocka_unit_test(name_limits_edge_fits),
+		cmocka_unit_test(owner_needs_api_version),
+		cmocka_unit_test(hostile_arguments_survive_bash),
+		cmocka_unit_test(quote_function),
+		cmocka_unit_test(table_lists_backends),
+		cmocka_unit_test(survives_allocation_failures),
+	};
+
+	aj_alloc_hook_cjson();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
