@@ -1,0 +1,122 @@
+/*
+ * cli.h - the `aj` command line: what the command files share.
+ *
+ * main.c finds the command, cli_opts.c parses its options into a struct
+ * aj_cli_opts and each command file (cli_template.c, cli_run.c) runs one
+ * command from it. cli_output.c prints documents and error lists.
+ *
+ * Conventions: options come before the positional arguments; for run and
+ * render everything from the first non-option (or after "--") is the user
+ * command, kept as the argv slice it was given. Commands return an exit
+ * status: AJ_EXIT_OK, AJ_EXIT_FAIL (bad input, invalid template) or
+ * AJ_EXIT_USAGE (bad command line). Errors go to stderr, one per line.
+ *
+ * Ownership: struct aj_cli_opts only points into argv and the environment;
+ * it owns nothing.
+ */
+#ifndef AJ_CLI_H
+#define AJ_CLI_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/jobspec.h"
+
+struct aj_errors;
+struct aj_source;
+
+enum {
+	AJ_EXIT_OK = 0,
+	AJ_EXIT_FAIL = 1,
+	AJ_EXIT_USAGE = 2
+};
+
+/* Options a command may accept (bits of struct aj_cli_command.options). */
+enum {
+	AJ_OPT_TEMPLATE = 1u << 0,   /* -t, --template NAME */
+	AJ_OPT_NODES = 1u << 1,      /* -n, --nodes N */
+	AJ_OPT_PROCESSES = 1u << 2,  /* -p, --processes N */
+	AJ_OPT_PPN = 1u << 3,        /* --ppn N */
+	AJ_OPT_NAMESPACE = 1u << 4,  /* --namespace NS */
+	AJ_OPT_NAME = 1u << 5,       /* --name NAME */
+	AJ_OPT_DRY_RUN = 1u << 6,    /* --dry-run */
+	AJ_OPT_OUTPUT = 1u << 7,     /* -o, --output yaml|json */
+	AJ_OPT_AMLT = 1u << 8,       /* --amlt */
+	AJ_OPT_JOBSPEC = 1u << 9     /* --jobspec */
+};
+
+/* What a command takes after its options. */
+enum aj_cli_args {
+	AJ_ARGS_NONE,
+	AJ_ARGS_OPTIONAL_NAME,
+	AJ_ARGS_NAME,
+	AJ_ARGS_COMMAND
+};
+
+enum aj_cli_format {
+	AJ_FORMAT_YAML,
+	AJ_FORMAT_JSON
+};
+
+struct aj_cli_opts {
+	const char *template_name;
+	struct aj_shape_args shape;       /* 0: not given */
+	const char *namespace_;
+	const char *name;
+	int dry_run;
+	int amlt;
+	int jobspec;
+	enum aj_cli_format format;
+	const char *arg;                  /* the NAME argument, or NULL */
+	const char *const *argv;          /* the user command */
+	size_t argc;
+};
+
+struct aj_cli_command {
+	const char *name;                 /* "run", "template list" */
+	const char *summary;              /* one line for `aj --help` */
+	const char *usage;                /* the whole --help text */
+	unsigned options;                 /* AJ_OPT_* bits */
+	enum aj_cli_args args;
+	int (*run)(const struct aj_cli_opts *o);
+};
+
+extern const struct aj_cli_command aj_cli_template_list;
+extern const struct aj_cli_command aj_cli_template_show;
+extern const struct aj_cli_command aj_cli_template_validate;
+extern const struct aj_cli_command aj_cli_run;
+extern const struct aj_cli_command aj_cli_render;
+
+/*
+ * Parse argv[0..argc) (the words after the command name) for cmd into o.
+ * Returns AJ_EXIT_OK, AJ_EXIT_USAGE after printing the problem, or -1 when
+ * --help was asked for and the usage has been printed.
+ */
+int aj_cli_parse(const struct aj_cli_command *cmd, int argc, char **argv,
+		 struct aj_cli_opts *o);
+
+/* The template home: $AJ_HOME when set and non-empty, else ".azure_jobs". */
+const char *aj_cli_home(void);
+/* Open the template home as a source; fails with a message if it is missing. */
+int aj_cli_open_home(struct aj_source *src, struct aj_errors *err);
+/*
+ * The canonical name of a template given as NAME, "NAME.yaml" or
+ * "template/NAME" (caller frees), or NULL after printing a usage error.
+ */
+char *aj_cli_template_canonical(const char *cmd, const char *name);
+
+/* Print every entry of err to stderr, one line each. */
+void aj_cli_print_errors(const struct aj_errors *err);
+/* Print a usage problem as "aj CMD: message" to stderr; returns AJ_EXIT_USAGE. */
+int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print v to stdout as YAML or JSON. 0, or -1 with err filled. */
+int aj_cli_print_doc(const cJSON *v, enum aj_cli_format format,
+		     struct aj_errors *err);
+/* Write text to stdout and flush; -1 with err filled if the write failed. */
+int aj_cli_write(const char *text, size_t len, struct aj_errors *err);
+/* The typed JobSpec as JSON (for render --jobspec). NULL on out of memory. */
+cJSON *aj_cli_jobspec_json(const struct aj_jobspec *s);
+
+#endif

@@ -1,0 +1,280 @@
+/*
+ * cli_opts.c - option parsing shared by every command, and the template home.
+ *
+ * Hand-written rather than getopt_long so that parsing stops exactly at the
+ * user command (which may itself start with "-" after "--"), error messages
+ * name the command, and no global parser state is involved.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/source.h"
+#include "io/source_dir.h"
+
+/* Upper bound for -n/-p/--ppn: far above any real cluster, far below INT_MAX. */
+#define AJ_CLI_MAX_COUNT 100000
+
+struct opt_def {
+	unsigned bit;
+	char short_name;          /* 0: long form only */
+	const char *long_name;
+	int has_value;
+};
+
+static const struct opt_def opt_defs[] = {
+	{ AJ_OPT_TEMPLATE, 't', "template", 1 },
+	{ AJ_OPT_NODES, 'n', "nodes", 1 },
+	{ AJ_OPT_PROCESSES, 'p', "processes", 1 },
+	{ AJ_OPT_PPN, 0, "ppn", 1 },
+	{ AJ_OPT_NAMESPACE, 0, "namespace", 1 },
+	{ AJ_OPT_NAME, 0, "name", 1 },
+	{ AJ_OPT_DRY_RUN, 'd', "dry-run", 0 },
+	{ AJ_OPT_OUTPUT, 'o', "output", 1 },
+	{ AJ_OPT_AMLT, 0, "amlt", 0 },
+	{ AJ_OPT_JOBSPEC, 0, "jobspec", 0 },
+};
+
+int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(cmd ? "aj " : "aj", stderr);
+	if (cmd)
+		fputs(cmd, stderr);
+	fputs(": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return AJ_EXIT_USAGE;
+}
+
+static const struct opt_def *find_long(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(opt_defs) / sizeof(opt_defs[0]); i++)
+		if (strlen(opt_defs[i].long_name) == len &&
+		    !strncmp(opt_defs[i].long_name, name, len))
+			return &opt_defs[i];
+	return NULL;
+}
+
+static const struct opt_def *find_short(char c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(opt_defs) / sizeof(opt_defs[0]); i++)
+		if (opt_defs[i].short_name && opt_defs[i].short_name == c)
+			return &opt_defs[i];
+	return NULL;
+}
+
+static int parse_count(const char *cmd, const char *opt, const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < 1 || v > AJ_CLI_MAX_COUNT)
+		return aj_cli_usage_error(cmd, "%s: expected a positive integer, got '%s'",
+					  opt, s);
+	*out = (int)v;
+	return AJ_EXIT_OK;
+}
+
+static int apply(const struct aj_cli_command *cmd, const struct opt_def *d,
+		 const char *spelled, const char *value, struct aj_cli_opts *o)
+{
+	switch (d->bit) {
+	case AJ_OPT_TEMPLATE:
+		o->template_name = value;
+		return AJ_EXIT_OK;
+	case AJ_OPT_NODES:
+		return parse_count(cmd->name, spelled, value, &o->shape.nodes);
+	case AJ_OPT_PROCESSES:
+		return parse_count(cmd->name, spelled, value, &o->shape.processes);
+	case AJ_OPT_PPN:
+		return parse_count(cmd->name, spelled, value,
+				   &o->shape.processes_per_node);
+	case AJ_OPT_NAMESPACE:
+		o->namespace_ = value;
+		return AJ_EXIT_OK;
+	case AJ_OPT_NAME:
+		o->name = value;
+		return AJ_EXIT_OK;
+	case AJ_OPT_DRY_RUN:
+		o->dry_run = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_AMLT:
+		o->amlt = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_JOBSPEC:
+		o->jobspec = 1;
+		return AJ_EXIT_OK;
+	default: /* AJ_OPT_OUTPUT */
+		if (!strcmp(value, "yaml"))
+			o->format = AJ_FORMAT_YAML;
+		else if (!strcmp(value, "json"))
+			o->format = AJ_FORMAT_JSON;
+		else
+			return aj_cli_usage_error(cmd->name,
+						  "%s: expected yaml or json, got '%s'",
+						  spelled, value);
+		return AJ_EXIT_OK;
+	}
+}
+
+/*
+ * Parse the option at argv[*i] (which starts with "-"), consuming its value
+ * from the next word when needed.
+ */
+static int parse_option(const struct aj_cli_command *cmd, int argc, char **argv,
+			int *i, struct aj_cli_opts *o)
+{
+	const char *a = argv[*i], *value = NULL;
+	const struct opt_def *d;
+	char spelled[64];
+
+	if (a[1] == '-') {
+		const char *eq = strchr(a + 2, '=');
+		size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+
+		d = find_long(a + 2, len);
+		if (eq)
+			value = eq + 1;
+	} else {
+		d = find_short(a[1]);
+		if (a[2])
+			value = a + 2;
+	}
+	if (!d || !(cmd->options & d->bit))
+		return aj_cli_usage_error(cmd->name, "unknown option '%s' (try aj %s --help)",
+					  a, cmd->name);
+	if (d->short_name && a[1] != '-')
+		snprintf(spelled, sizeof(spelled), "-%c", d->short_name);
+	else
+		snprintf(spelled, sizeof(spelled), "--%s", d->long_name);
+	if (!d->has_value) {
+		if (value)
+			return aj_cli_usage_error(cmd->name, "%s takes no value", spelled);
+		return apply(cmd, d, spelled, NULL, o);
+	}
+	if (!value) {
+		if (*i + 1 >= argc)
+			return aj_cli_usage_error(cmd->name, "%s needs a value", spelled);
+		value = argv[++*i];
+	}
+	return apply(cmd, d, spelled, value, o);
+}
+
+static void print_help(const struct aj_cli_command *cmd)
+{
+	fputs(cmd->usage, stdout);
+}
+
+int aj_cli_parse(const struct aj_cli_command *cmd, int argc, char **argv,
+		 struct aj_cli_opts *o)
+{
+	int i, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->format = AJ_FORMAT_YAML;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_help(cmd);
+			return -1;
+		}
+		if (a[0] != '-' || !a[1]) {
+			if (cmd->args == AJ_ARGS_COMMAND)
+				break;
+			if (cmd->args == AJ_ARGS_NONE || o->arg)
+				return aj_cli_usage_error(cmd->name,
+							  "unexpected argument '%s'", a);
+			o->arg = a;
+			continue;
+		}
+		rc = parse_option(cmd, argc, argv, &i, o);
+		if (rc)
+			return rc;
+	}
+	if (cmd->args == AJ_ARGS_COMMAND) {
+		o->argv = (const char *const *)(argv + i);
+		o->argc = (size_t)(argc - i);
+	} else {
+		/* Words after "--" are positional too. */
+		for (; i < argc; i++) {
+			if (cmd->args == AJ_ARGS_NONE || o->arg)
+				return aj_cli_usage_error(cmd->name,
+							  "unexpected argument '%s'", argv[i]);
+			o->arg = argv[i];
+		}
+	}
+	if (cmd->args == AJ_ARGS_NAME && !o->arg)
+		return aj_cli_usage_error(cmd->name, "missing template NAME (try aj %s --help)",
+					  cmd->name);
+	return AJ_EXIT_OK;
+}
+
+const char *aj_cli_home(void)
+{
+	const char *home = getenv("AJ_HOME");
+
+	return home && *home ? home : ".azure_jobs";
+}
+
+int aj_cli_open_home(struct aj_source *src, struct aj_errors *err)
+{
+	const char *home = aj_cli_home();
+	struct aj_where w = { home, 0, 0, NULL };
+	struct stat st;
+
+	if (stat(home, &st) || !S_ISDIR(st.st_mode))
+		return aj_errors_add(err, &w,
+				     "template home not found (set AJ_HOME, or run aj where .azure_jobs/ is)");
+	return aj_source_dir_init(src, home, err);
+}
+
+char *aj_cli_template_canonical(const char *cmd, const char *name)
+{
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	size_t len;
+	char *out;
+
+	if (!strncmp(name, "template/", 9))
+		name += 9;
+	len = strlen(name);
+	if (len > 5 && !strcmp(name + len - 5, ".yaml"))
+		len -= 5;
+	aj_buf_addstr(&b, "template/");
+	aj_buf_add(&b, name, len);
+	if (b.failed) {
+		aj_cli_usage_error(cmd, "out of memory");
+		return NULL;
+	}
+	if (!len || memchr(name, '/', len) || !aj_canonical_valid(aj_buf_cstr(&b))) {
+		aj_buf_release(&b);
+		aj_cli_usage_error(cmd, "invalid template name '%s'", name);
+		return NULL;
+	}
+	out = aj_buf_detach(&b, NULL);
+	if (!out)
+		aj_cli_usage_error(cmd, "out of memory");
+	return out;
+}

@@ -1,0 +1,572 @@
+/*
+ * cli_run.c - `aj run` and `aj render`: one pipeline, different ends.
+ *
+ * Both resolve the template, convert it to a JobSpec with the command line's
+ * shape and let the backend validate it. run then prints the AjJob custom
+ * resource the controller would receive (or hands an amlt config to amlt);
+ * render prints what the backend would create, the JobSpec, or the amlt
+ * config.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "cli.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "core/jobspec.h"
+#include "core/node.h"
+#include "core/resolve.h"
+#include "core/source.h"
+#include "core/yaml.h"
+
+extern char **environ;
+
+#define AJJOB_API_VERSION "aj.dev/v1alpha1"
+#define NAME_MAX_LEN 63           /* an RFC 1123 label */
+#define NAME_SUFFIX_LEN 5
+
+struct pipeline {
+	struct aj_source src;
+	struct aj_template tpl;
+	struct aj_jobspec spec;
+	const struct aj_backend *backend;
+	char *name;                   /* the AjJob / object name */
+	const char *namespace_;       /* the AjJob's namespace */
+};
+
+static void pipeline_init(struct pipeline *p)
+{
+	memset(p, 0, sizeof(*p));
+	aj_template_init(&p->tpl);
+	aj_jobspec_init(&p->spec);
+}
+
+static void pipeline_release(struct pipeline *p)
+{
+	aj_free(p->name);
+	aj_jobspec_release(&p->spec);
+	aj_template_release(&p->tpl);
+	aj_source_release(&p->src);
+}
+
+/* An RFC 1123 label: lowercase alphanumerics and '-', alphanumeric ends. */
+static int valid_label(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n > NAME_MAX_LEN || s[0] == '-' || s[n - 1] == '-')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/*
+ * The first job's name made into a label, plus "-" and a random suffix so
+ * that repeated runs of one template do not collide.
+ */
+static char *derive_name(const char *job, struct aj_errors *err)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	unsigned char rnd[NAME_SUFFIX_LEN];
+	size_t i;
+	char *out;
+
+	for (; job && *job && b.len < NAME_MAX_LEN - NAME_SUFFIX_LEN - 1; job++) {
+		char c = *job;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+			c = '-';
+		if (c == '-' && (!b.len || b.buf[b.len - 1] == '-'))
+			continue;
+		aj_buf_addch(&b, c);
+	}
+	while (b.len && b.buf[b.len - 1] == '-')
+		b.buf[--b.len] = '\0';
+	if (!b.len)
+		aj_buf_addstr(&b, "aj");
+	if (getentropy(rnd, sizeof(rnd))) {
+		aj_errors_add(err, NULL, "cannot read random bytes: %s", strerror(errno));
+		aj_buf_release(&b);
+		return NULL;
+	}
+	aj_buf_addch(&b, '-');
+	for (i = 0; i < sizeof(rnd); i++)
+		aj_buf_addch(&b, alphabet[rnd[i] % (sizeof(alphabet) - 1)]);
+	out = aj_buf_detach(&b, NULL);
+	if (!out)
+		aj_errors_oom(err);
+	return out;
+}
+
+/* Command-line problems both commands share; AJ_EXIT_OK when none. */
+static int check_usage(const struct aj_cli_command *cmd, const struct aj_cli_opts *o)
+{
+	if (!o->template_name)
+		return aj_cli_usage_error(cmd->name, "no template: use -t NAME (try aj %s --help)",
+					  cmd->name);
+	if (o->name && !valid_label(o->name))
+		return aj_cli_usage_error(cmd->name,
+					  "--name: '%s' is not a valid name (lowercase letters, digits and '-', at most 63, alphanumeric at both ends)",
+					  o->name);
+	if (o->namespace_ && !valid_label(o->namespace_))
+		return aj_cli_usage_error(cmd->name, "--namespace: '%s' is not a valid namespace",
+					  o->namespace_);
+	return AJ_EXIT_OK;
+}
+
+static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
+			 struct pipeline *p, struct aj_errors *err)
+{
+	const struct aj_node *service;
+	struct aj_where w;
+
+	if (aj_cli_open_home(&p->src, err) ||
+	    aj_template_resolve(&p->src, canonical, &p->tpl, err) ||
+	    aj_jobspec_from_config(p->tpl.config, p->tpl.name, &o->shape, o->argv,
+				   o->argc, &p->spec, err))
+		return -1;
+	p->backend = aj_backend_find(p->spec.target.service);
+	if (!p->backend) {
+		service = aj_node_at(p->tpl.config, "target.service");
+		aj_node_where(service, "config.target.service", &w);
+		return aj_errors_add(err, &w, "unknown service \"%s\" (aml, sing or volcano)",
+				     p->spec.target.service);
+	}
+	if (p->backend->validate(&p->spec, err))
+		return -1;
+	if (o->amlt && p->spec.heterogeneous) {
+		aj_node_where(aj_node_get(p->tpl.config, "jobs"), "config.jobs[0].sku", &w);
+		return aj_errors_add(err, &w,
+				     "heterogeneous jobs cannot be handed to amlt (--amlt)");
+	}
+	p->name = o->name ? aj_strdup(o->name) :
+		  derive_name(p->spec.jobs_nr ? p->spec.jobs[0].name : NULL, err);
+	if (!p->name)
+		return o->name ? aj_errors_oom(err) : -1;
+	/* The AjJob lives where its Volcano job goes unless told otherwise. */
+	p->namespace_ = o->namespace_ ? o->namespace_ :
+			p->spec.target.namespace_ ? p->spec.target.namespace_ : "default";
+	return 0;
+}
+
+/*
+ * The amlt config: the resolved config without _extra, the first job's SKU
+ * resolved and the user command appended to its commands as one quoted line.
+ */
+static cJSON *amlt_config(const struct pipeline *p, const struct aj_cli_opts *o,
+			  struct aj_errors *err)
+{
+	struct aj_node *copy = aj_node_copy(p->tpl.config), *jobs, *job, *cmds;
+	struct aj_buf line = AJ_BUF_INIT(AJ_BUF_LARGE);
+	cJSON *out = NULL;
+	size_t i;
+
+	if (!copy)
+		goto oom;
+	aj_node_remove(copy, "_extra");
+	jobs = aj_node_get(copy, "jobs");
+	job = jobs && jobs->type == AJ_NODE_SEQ && jobs->nr ? jobs->items[0] : NULL;
+	if (job && job->type == AJ_NODE_MAP) {
+		if (p->spec.sku &&
+		    aj_node_set(job, "sku", 3,
+				aj_node_new_string(p->spec.sku, strlen(p->spec.sku), NULL),
+				NULL))
+			goto oom;
+		cmds = aj_node_get(job, "command");
+		if (o->argc && (!cmds || cmds->type != AJ_NODE_SEQ)) {
+			if (aj_node_set(job, "command", 7, aj_node_new(AJ_NODE_SEQ, NULL),
+					NULL))
+				goto oom;
+			cmds = aj_node_get(job, "command");
+		}
+		for (i = 0; i < o->argc; i++) {
+			if (i)
+				aj_buf_addch(&line, ' ');
+			aj_shell_quote(&line, o->argv[i]);
+		}
+		if (line.failed ||
+		    (o->argc && aj_node_append(cmds, aj_node_new_string(aj_buf_cstr(&line),
+									line.len, NULL))))
+			goto oom;
+	}
+	out = aj_node_to_cjson(copy);
+	if (!out)
+		goto oom;
+	goto done;
+oom:
+	aj_errors_oom(err);
+done:
+	aj_buf_release(&line);
+	aj_node_free(copy);
+	return out;
+}
+
+/* One file of the resolved chain as the AjJob carries it: {base, config}. */
+static cJSON *file_json(const struct aj_node *doc, const char *display,
+			struct aj_errors *err)
+{
+	struct aj_strlist bases = AJ_STRLIST_INIT;
+	const struct aj_node *config = doc ? aj_node_get(doc, "config") : NULL;
+	cJSON *out = cJSON_CreateObject(), *arr, *conf;
+	size_t i;
+	int present;
+
+	if (!out)
+		goto oom;
+	if (doc && aj_template_bases(doc, display, &bases, &present, err))
+		goto fail;
+	arr = cJSON_AddArrayToObject(out, "base");
+	for (i = 0; arr && i < bases.nr; i++)
+		if (!cJSON_AddItemToArray(arr, cJSON_CreateString(bases.items[i])))
+			goto oom;
+	conf = config && config->type != AJ_NODE_NULL ? aj_node_to_cjson(config)
+						      : cJSON_CreateObject();
+	if (!arr || !cJSON_AddItemToObject(out, "config", conf))
+		goto oom;
+	aj_strlist_release(&bases);
+	return out;
+oom:
+	aj_errors_oom(err);
+fail:
+	aj_strlist_release(&bases);
+	cJSON_Delete(out);
+	return NULL;
+}
+
+static int add_count(cJSON *o, const char *key, int v)
+{
+	return v <= 0 || cJSON_AddNumberToObject(o, key, v) ? 0 : -1;
+}
+
+/*
+ * The AjJob: the leaf as written, every other file it read (so the
+ * controller resolves from exactly these), the command, and the resolved
+ * shape. Passing the resolved values rather than only the flags given makes
+ * the controller's resolution identical to this one by construction.
+ */
+static cJSON *ajjob_json(const struct pipeline *p, const struct aj_cli_opts *o,
+			 struct aj_errors *err)
+{
+	cJSON *job = cJSON_CreateObject(), *meta, *spec, *comps, *cmd, *f;
+	size_t i;
+	int rc = 0;
+
+	if (!job)
+		goto oom;
+	rc |= cJSON_AddStringToObject(job, "apiVersion", AJJOB_API_VERSION) ? 0 : -1;
+	rc |= cJSON_AddStringToObject(job, "kind", "AjJob") ? 0 : -1;
+	meta = cJSON_AddObjectToObject(job, "metadata");
+	rc |= meta && cJSON_AddStringToObject(meta, "name", p->name) &&
+	      cJSON_AddStringToObject(meta, "namespace", p->namespace_) ? 0 : -1;
+	spec = cJSON_AddObjectToObject(job, "spec");
+	if (rc || !spec)
+		goto oom;
+	if (!cJSON_AddStringToObject(spec, "name", p->tpl.name))
+		goto oom;
+	f = file_json(p->tpl.files.nr ? p->tpl.docs[0] : NULL, p->tpl.display, err);
+	if (!f || !cJSON_AddItemToObject(spec, "template", f))
+		goto fail;
+	comps = cJSON_AddObjectToObject(spec, "components");
+	if (!comps)
+		goto oom;
+	for (i = 1; i < p->tpl.files.nr; i++) {
+		f = file_json(p->tpl.docs[i], p->tpl.files.items[i], err);
+		if (!f || !cJSON_AddItemToObject(comps, p->tpl.files.items[i], f))
+			goto fail;
+	}
+	cmd = cJSON_AddArrayToObject(spec, "command");
+	for (i = 0; cmd && i < o->argc; i++)
+		if (!cJSON_AddItemToArray(cmd, cJSON_CreateString(o->argv[i])))
+			goto oom;
+	if (!cmd)
+		goto oom;
+	if (!p->spec.heterogeneous &&
+	    (add_count(spec, "nodes", p->spec.nodes) ||
+	     add_count(spec, "processes", p->spec.processes) ||
+	     add_count(spec, "processesPerNode", p->spec.processes_per_node)))
+		goto oom;
+	return job;
+oom:
+	aj_errors_oom(err);
+fail:
+	cJSON_Delete(job);
+	return NULL;
+}
+
+/* Look for an executable `name` on $PATH. */
+static int on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	struct aj_buf b = AJ_BUF_INIT(PATH_MAX);
+	int found = 0;
+
+	for (p = path ? path : ""; *p && !found; p = *end ? end + 1 : end) {
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		if (end == p)
+			continue;
+		aj_buf_reset(&b);
+		aj_buf_add(&b, p, (size_t)(end - p));
+		aj_buf_addf(&b, "/%s", name);
+		found = !b.failed && !access(aj_buf_cstr(&b), X_OK);
+	}
+	aj_buf_release(&b);
+	return found;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Write the amlt config to a temporary file and run `amlt run FILE NAME`. */
+static int amlt_submit(const struct pipeline *p, const cJSON *config,
+		       struct aj_errors *err)
+{
+	struct aj_buf yaml = AJ_BUF_INIT(AJ_BUF_LARGE), path = AJ_BUF_INIT(PATH_MAX);
+	const char *tmp = getenv("TMPDIR");
+	char *argv[5];
+	pid_t pid;
+	int fd = -1, status, rc = -1;
+
+	if (!on_path("amlt"))
+		return aj_errors_add(err, NULL,
+				     "amlt is not on PATH: install amlt, or print the config with --dry-run --amlt");
+	if (aj_yaml_emit(config, &yaml, err))
+		goto out;
+	aj_buf_addf(&path, "%s/aj-amlt-XXXXXX.yaml", tmp && *tmp ? tmp : "/tmp");
+	if (path.failed) {
+		aj_errors_oom(err);
+		goto out;
+	}
+	fd = mkstemps(path.buf, 5);
+	if (fd < 0) {
+		aj_errors_add(err, NULL, "cannot create a temporary file in %s: %s",
+			      tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		goto out;
+	}
+	rc = write_all(fd, yaml.buf, yaml.len);
+	if (close(fd))
+		rc = -1;
+	fd = -1;
+	if (rc) {
+		aj_errors_add(err, NULL, "cannot write %s: %s", path.buf, strerror(errno));
+		goto unlink;
+	}
+	rc = -1;
+	argv[0] = "amlt";
+	argv[1] = "run";
+	argv[2] = path.buf;
+	argv[3] = p->name;
+	argv[4] = NULL;
+	errno = posix_spawnp(&pid, "amlt", NULL, NULL, argv, environ);
+	if (errno) {
+		aj_errors_add(err, NULL, "cannot start amlt: %s", strerror(errno));
+		goto unlink;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			aj_errors_add(err, NULL, "waiting for amlt: %s", strerror(errno));
+			goto unlink;
+		}
+	}
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		rc = 0;
+	else
+		aj_errors_add(err, NULL, "amlt run failed (exit status %d)",
+			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+unlink:
+	unlink(path.buf);
+out:
+	if (fd >= 0)
+		close(fd);
+	aj_buf_release(&path);
+	aj_buf_release(&yaml);
+	return rc;
+}
+
+static int finish(int rc, struct aj_errors *err, struct pipeline *p, char *canonical)
+{
+	aj_cli_print_errors(err);
+	aj_errors_release(err);
+	pipeline_release(p);
+	aj_free(canonical);
+	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+}
+
+static int run(const struct aj_cli_opts *o)
+{
+	const struct aj_cli_command *cmd = &aj_cli_run;
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct pipeline p;
+	char *canonical;
+	cJSON *doc;
+	int rc = check_usage(cmd, o);
+
+	if (rc)
+		return rc;
+	if (!o->dry_run && !o->amlt)
+		return aj_cli_usage_error(cmd->name,
+					  "submitting to a cluster needs a kubeconfig and is not available in this build; use --dry-run to print the AjJob (kubectl apply -f accepts it)");
+	if (!o->argc || !o->argv[0][0])
+		return aj_cli_usage_error(cmd->name, "missing COMMAND (try aj run --help)");
+	canonical = aj_cli_template_canonical(cmd->name, o->template_name);
+	if (!canonical)
+		return AJ_EXIT_USAGE;
+	pipeline_init(&p);
+	rc = pipeline_load(o, canonical, &p, &err);
+	if (!rc) {
+		doc = o->amlt ? amlt_config(&p, o, &err) : ajjob_json(&p, o, &err);
+		if (!doc)
+			rc = -1;
+		else if (o->amlt && !o->dry_run)
+			rc = amlt_submit(&p, doc, &err);
+		else
+			rc = aj_cli_print_doc(doc, o->amlt ? AJ_FORMAT_YAML : o->format, &err);
+		cJSON_Delete(doc);
+	}
+	return finish(rc, &err, &p, canonical);
+}
+
+/* Several objects print as one Kubernetes List so the output stays one document. */
+static cJSON *single_document(cJSON *objects, struct aj_errors *err)
+{
+	cJSON *list, *one;
+
+	if (cJSON_GetArraySize(objects) == 1) {
+		one = cJSON_DetachItemFromArray(objects, 0);
+		cJSON_Delete(objects);
+		return one;
+	}
+	list = cJSON_CreateObject();
+	if (!list || !cJSON_AddStringToObject(list, "apiVersion", "v1") ||
+	    !cJSON_AddStringToObject(list, "kind", "List") ||
+	    !cJSON_AddItemToObject(list, "items", objects)) {
+		cJSON_Delete(list);
+		cJSON_Delete(objects);
+		aj_errors_oom(err);
+		return NULL;
+	}
+	return list;
+}
+
+static int render(const struct aj_cli_opts *o)
+{
+	const struct aj_cli_command *cmd = &aj_cli_render;
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_build_ctx ctx;
+	struct pipeline p;
+	char *canonical;
+	cJSON *doc = NULL;
+	int rc = check_usage(cmd, o);
+
+	if (rc)
+		return rc;
+	if (o->amlt && o->jobspec)
+		return aj_cli_usage_error(cmd->name, "--amlt and --jobspec exclude each other");
+	canonical = aj_cli_template_canonical(cmd->name, o->template_name);
+	if (!canonical)
+		return AJ_EXIT_USAGE;
+	pipeline_init(&p);
+	rc = pipeline_load(o, canonical, &p, &err);
+	if (!rc && o->jobspec) {
+		doc = aj_cli_jobspec_json(&p.spec);
+		rc = doc ? 0 : aj_errors_oom(&err);
+	} else if (!rc && o->amlt) {
+		doc = amlt_config(&p, o, &err);
+		rc = doc ? 0 : -1;
+	} else if (!rc) {
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.job_name = p.name;
+		ctx.namespace_ = p.namespace_;
+		rc = p.backend->build(&p.spec, &ctx, &doc, &err);
+		if (!rc) {
+			doc = single_document(doc, &err);
+			rc = doc ? 0 : -1;
+		}
+	}
+	if (!rc)
+		rc = aj_cli_print_doc(doc, o->amlt ? AJ_FORMAT_YAML : o->format, &err);
+	cJSON_Delete(doc);
+	return finish(rc, &err, &p, canonical);
+}
+
+#define SHAPE_HELP \
+	"  -t, --template NAME   the template (<home>/template/NAME.yaml)\n" \
+	"  -n, --nodes N         node count (else jobs[0].instance_count)\n" \
+	"  -p, --processes P     SKU processes per node (else target.gpus_per_node)\n" \
+	"      --ppn K           launcher processes per node (else\n" \
+	"                        jobs[0].process_count_per_node, then 1)\n" \
+	"      --namespace NS    Kubernetes namespace of the AjJob (else\n" \
+	"                        target.namespace, then default)\n" \
+	"      --name NAME       object name (else the first job's name plus a\n" \
+	"                        random suffix)\n" \
+	"  -o, --output FORMAT   yaml (default) or json\n"
+
+const struct aj_cli_command aj_cli_run = {
+	"run",
+	"validate a job and print its AjJob resource",
+	"usage: aj run -t NAME [OPTIONS] --dry-run [--] COMMAND [ARGS...]\n"
+	"\n"
+	"Resolve the template, build and validate the job exactly as it would\n"
+	"be submitted, and print the AjJob resource for the controller: the leaf\n"
+	"template and every file it inherits from, the command (one item per\n"
+	"argument, never joined) and the resolved node and process counts.\n"
+	"Options come before COMMAND; everything from COMMAND on is the job's.\n"
+	"\n"
+	SHAPE_HELP
+	"  -d, --dry-run         print the AjJob instead of submitting it\n"
+	"      --amlt            hand the resolved config (without _extra) to\n"
+	"                        `amlt run`; with --dry-run print it instead\n"
+	"\n"
+	"Submitting to a cluster directly is not available in this build: use\n"
+	"--dry-run and apply the output with kubectl.\n",
+	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN |
+	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_DRY_RUN | AJ_OPT_OUTPUT | AJ_OPT_AMLT,
+	AJ_ARGS_COMMAND,
+	run
+};
+
+const struct aj_cli_command aj_cli_render = {
+	"render",
+	"print what the backend would create for a job",
+	"usage: aj render -t NAME [OPTIONS] [--] [COMMAND [ARGS...]]\n"
+	"\n"
+	"Run the same pipeline as `aj run` and print the backend's output: the\n"
+	"Volcano Job (a List when there are several objects) or the Azure ML\n"
+	"request body for aml and sing.\n"
+	"\n"
+	SHAPE_HELP
+	"      --jobspec         print the typed job spec instead\n"
+	"      --amlt            print the amlt config (resolved, without _extra)\n",
+	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN |
+	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_OUTPUT | AJ_OPT_AMLT | AJ_OPT_JOBSPEC,
+	AJ_ARGS_COMMAND,
+	render
+};

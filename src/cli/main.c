@@ -1,0 +1,132 @@
+/*
+ * main.c - `aj`: find the command, parse its options, run it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/alloc.h"
+
+#ifndef AJ_VERSION
+#define AJ_VERSION "0.0.0"
+#endif
+
+static const struct aj_cli_command *const top_commands[] = {
+	&aj_cli_run,
+	&aj_cli_render,
+	NULL
+};
+
+static const struct aj_cli_command *const template_commands[] = {
+	&aj_cli_template_list,
+	&aj_cli_template_show,
+	&aj_cli_template_validate,
+	NULL
+};
+
+static void print_commands(FILE *f, const struct aj_cli_command *const *cmds)
+{
+	size_t i;
+
+	for (i = 0; cmds[i]; i++)
+		fprintf(f, "  aj %-18s %s\n", cmds[i]->name, cmds[i]->summary);
+}
+
+static void print_usage(FILE *f)
+{
+	fputs("usage: aj [--version] [--help] COMMAND [OPTIONS] [ARGS]\n"
+	      "\n"
+	      "Describe ML training jobs once as YAML templates and run them on\n"
+	      "Kubernetes with Volcano, Azure ML or Singularity.\n"
+	      "\n"
+	      "Commands:\n", f);
+	print_commands(f, top_commands);
+	print_commands(f, template_commands);
+	fputs("\n"
+	      "Templates are read from $AJ_HOME, or .azure_jobs in the current\n"
+	      "directory. Run `aj COMMAND --help` for a command's options.\n"
+	      "Exit status: 0 success, 1 failure, 2 usage error.\n", f);
+}
+
+static void print_template_usage(FILE *f)
+{
+	fputs("usage: aj template SUBCOMMAND [OPTIONS] [NAME]\n"
+	      "\n"
+	      "Inspect and check the templates under <home>/template/.\n"
+	      "\n", f);
+	print_commands(f, template_commands);
+}
+
+/* The command whose name, after `prefix`, is `word`. */
+static const struct aj_cli_command *find_command(const struct aj_cli_command *const *cmds,
+						 const char *prefix, const char *word)
+{
+	size_t i, plen = strlen(prefix);
+
+	for (i = 0; cmds[i]; i++)
+		if (!strncmp(cmds[i]->name, prefix, plen) &&
+		    !strcmp(cmds[i]->name + plen, word))
+			return cmds[i];
+	return NULL;
+}
+
+static int is_help(const char *a)
+{
+	return !strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help");
+}
+
+static int run_command(const struct aj_cli_command *cmd, int argc, char **argv)
+{
+	struct aj_cli_opts o;
+	int rc = aj_cli_parse(cmd, argc, argv, &o);
+
+	if (rc < 0)
+		return AJ_EXIT_OK;
+	if (rc)
+		return rc;
+	return cmd->run(&o);
+}
+
+int main(int argc, char **argv)
+{
+	const struct aj_cli_command *cmd;
+
+	aj_alloc_hook_cjson();
+	if (argc < 2) {
+		print_usage(stderr);
+		return AJ_EXIT_USAGE;
+	}
+	if (is_help(argv[1])) {
+		print_usage(stdout);
+		return AJ_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("aj %s\n", AJ_VERSION);
+		return AJ_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "template")) {
+		if (argc < 3) {
+			print_template_usage(stderr);
+			return AJ_EXIT_USAGE;
+		}
+		if (is_help(argv[2])) {
+			print_template_usage(stdout);
+			return AJ_EXIT_OK;
+		}
+		cmd = find_command(template_commands, "template ", argv[2]);
+		if (!cmd)
+			return aj_cli_usage_error("template",
+						  "unknown subcommand '%s' (list, show, validate)",
+						  argv[2]);
+		return run_command(cmd, argc - 3, argv + 3);
+	}
+	cmd = find_command(top_commands, "", argv[1]);
+	if (!cmd) {
+		if (argv[1][0] == '-')
+			return aj_cli_usage_error(NULL, "unknown option '%s' (try aj --help)",
+						  argv[1]);
+		return aj_cli_usage_error(NULL, "unknown command '%s' (try aj --help)",
+					  argv[1]);
+	}
+	return run_command(cmd, argc - 2, argv + 2);
+}

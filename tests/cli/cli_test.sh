@@ -1,0 +1,653 @@
+#!/usr/bin/env bash
+# Runs the built `aj` binary and checks exit codes, stdout and stderr.
+#
+#   cli_test.sh AJ_BINARY SOURCE_DIR GROUP
+#
+# GROUP is one of: usage, template, errors, run, render. JSON output is parsed
+# back with python3 (standard library only) and checked field by field; every
+# expected value below is derived by hand from the fixture or example files.
+set -uo pipefail
+
+AJ=$1
+SRC=$2
+GROUP=$3
+EXAMPLES=$SRC/examples/.azure_jobs
+DATA=$SRC/tests/data/cli
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+checks=0
+name=""
+
+case_() { name=$1; }
+
+fail() {
+	failures=$((failures + 1))
+	echo "FAIL [$name]: $*"
+	echo "  command: ${last_cmd[*]}"
+	echo "  exit: $rc"
+	sed 's/^/  stdout| /' "$tmp/out" | head -40
+	sed 's/^/  stderr| /' "$tmp/err" | head -40
+}
+
+# aj ARGS...: run the binary, keeping exit status, stdout and stderr.
+aj() {
+	last_cmd=("$AJ" "$@")
+	"$AJ" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+expect_rc() {
+	checks=$((checks + 1))
+	[ "$rc" -eq "$1" ] || fail "expected exit status $1, got $rc"
+}
+
+expect_out() {
+	checks=$((checks + 1))
+	grep -qF -- "$1" "$tmp/out" || fail "stdout lacks: $1"
+}
+
+expect_err() {
+	checks=$((checks + 1))
+	grep -qF -- "$1" "$tmp/err" || fail "stderr lacks: $1"
+}
+
+expect_out_lacks() {
+	checks=$((checks + 1))
+	! grep -qF -- "$1" "$tmp/out" || fail "stdout should not contain: $1"
+}
+
+expect_err_empty() {
+	checks=$((checks + 1))
+	[ ! -s "$tmp/err" ] || fail "stderr should be empty"
+}
+
+expect_out_empty() {
+	checks=$((checks + 1))
+	[ ! -s "$tmp/out" ] || fail "stdout should be empty"
+}
+
+# Every stderr line must name a file (FILE:LINE...) or start with "aj".
+expect_err_lines_located() {
+	checks=$((checks + 1))
+	if grep -vE '^(aj[ :]|[^ :]+\.yaml(:[0-9]+(:[0-9]+)?)?: )' "$tmp/err" | grep -q .; then
+		fail "stderr has a line that names no file"
+	fi
+}
+
+# json EXPR...: parse stdout as JSON into d and check each Python expression.
+json() {
+	checks=$((checks + 1))
+	if ! python3 - "$tmp/out" "$@" >"$tmp/py" 2>&1 <<'EOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    d = json.load(f)
+bad = [e for e in sys.argv[2:] if not eval(e, {"d": d})]
+for e in bad:
+    print("  false: " + e)
+sys.exit(1 if bad else 0)
+EOF
+	then
+		fail "JSON check failed"
+		cat "$tmp/py"
+	fi
+}
+
+group_usage() {
+	case_ "no arguments is a usage error"
+	aj
+	expect_rc 2
+	expect_err "usage: aj"
+
+	case_ "--version"
+	aj --version
+	expect_rc 0
+	expect_out "aj 0.1.0"
+
+	case_ "--help lists every command"
+	aj --help
+	expect_rc 0
+	for c in "run" "render" "template list" "template show" "template validate"; do
+		expect_out "aj $c "
+	done
+
+	for c in "run" "render" "template list" "template show" "template validate"; do
+		case_ "aj $c --help"
+		# shellcheck disable=SC2086
+		aj $c --help
+		expect_rc 0
+		expect_out "usage: aj $c"
+		expect_err_empty
+	done
+
+	case_ "template without subcommand"
+	aj template
+	expect_rc 2
+
+	case_ "unknown command"
+	aj frobnicate
+	expect_rc 2
+	expect_err "unknown command 'frobnicate'"
+
+	case_ "unknown template subcommand"
+	aj template frob
+	expect_rc 2
+	expect_err "unknown subcommand 'frob'"
+
+	case_ "unknown option"
+	aj run --bogus -t volcano --dry-run echo
+	expect_rc 2
+	expect_err "unknown option '--bogus'"
+
+	case_ "option of another command"
+	aj template list --jobspec
+	expect_rc 2
+	expect_err "unknown option '--jobspec'"
+
+	case_ "-n needs a number"
+	aj run -t volcano -n two --dry-run echo
+	expect_rc 2
+	expect_err "-n: expected a positive integer, got 'two'"
+
+	case_ "-n 0 is refused"
+	aj render -t volcano -n 0
+	expect_rc 2
+	expect_err "-n: expected a positive integer, got '0'"
+
+	case_ "--nodes=VALUE form is checked too"
+	aj render -t volcano --nodes=1x
+	expect_rc 2
+	expect_err "--nodes: expected a positive integer, got '1x'"
+
+	case_ "-p without a value"
+	aj render -t volcano -p
+	expect_rc 2
+	expect_err "-p needs a value"
+
+	case_ "flag given a value"
+	aj run --dry-run=yes -t volcano echo
+	expect_rc 2
+	expect_err "--dry-run takes no value"
+
+	case_ "bad output format"
+	aj template show -o xml volcano
+	expect_rc 2
+	expect_err "-o: expected yaml or json, got 'xml'"
+
+	case_ "run without -t"
+	aj run --dry-run echo hi
+	expect_rc 2
+	expect_err "no template"
+
+	case_ "run without a command"
+	AJ_HOME=$EXAMPLES aj run -t volcano --dry-run
+	expect_rc 2
+	expect_err "missing COMMAND"
+
+	case_ "run without --dry-run cannot submit in this build"
+	AJ_HOME=$EXAMPLES aj run -t volcano python train.py
+	expect_rc 2
+	expect_err "kubeconfig"
+	expect_out_empty
+
+	case_ "invalid --name"
+	AJ_HOME=$EXAMPLES aj run -t volcano --name Bad_Name --dry-run echo
+	expect_rc 2
+	expect_err "--name: 'Bad_Name' is not a valid name"
+
+	case_ "--name longer than 63"
+	AJ_HOME=$EXAMPLES aj run -t volcano --name "$(printf 'a%.0s' $(seq 64))" --dry-run echo
+	expect_rc 2
+
+	case_ "template show needs a name"
+	aj template show
+	expect_rc 2
+	expect_err "missing template NAME"
+
+	case_ "template show takes one name"
+	AJ_HOME=$EXAMPLES aj template show volcano aml
+	expect_rc 2
+	expect_err "unexpected argument 'aml'"
+
+	case_ "template name may not climb out of template/"
+	AJ_HOME=$EXAMPLES aj template show ../account/default
+	expect_rc 2
+	expect_err "invalid template name"
+
+	case_ "--jobspec and --amlt together"
+	AJ_HOME=$EXAMPLES aj render -t volcano --jobspec --amlt
+	expect_rc 2
+}
+
+group_template() {
+	export AJ_HOME=$EXAMPLES
+
+	case_ "list: one row per file, bases as written, range SKU compact"
+	aj template list
+	expect_rc 0
+	expect_err_empty
+	python3 - "$tmp/out" >"$tmp/py" 2>&1 <<'EOF' || fail "template list rows"
+import sys
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()]
+assert rows[0] == ["NAME", "BASES", "SERVICE", "SKU"], rows[0]
+got = {r[0]: r[1:] for r in rows[1:]}
+want = {
+    "aml": ["base,account.default,storage.default,environment.aml", "aml", "G1"],
+    "base": ["-", "-", "-"],
+    "heterogeneous": ["base,environment.volcano", "volcano", "heterogeneous"],
+    "multinode": ["volcano", "volcano", "range{1,2-4,8+}"],
+    "nested": ["volcano", "volcano", "{nodes}xG{processes}"],
+    "pretrain": ["multinode", "volcano", "range{1,2-4,8+}"],
+    "sing": ["base,account.default,storage.default,environment.sing", "sing",
+             "{nodes}x40G{processes}-A100-NvLink"],
+    "volcano": ["base,environment.volcano", "volcano", "{nodes}xG{processes}"],
+    "volcano-cpu": ["volcano", "volcano", "{nodes}xC{processes}"],
+}
+assert list(got) == sorted(want), list(got)
+for k, v in want.items():
+    assert got[k] == v, (k, got[k], v)
+EOF
+	[ -s "$tmp/py" ] && cat "$tmp/py"
+
+	case_ "show (V15 analogue): chain comment, inherited and own values"
+	AJ_HOME=$DATA/show aj template show child
+	expect_rc 0
+	expect_out "# inheritance: base -> child"
+	expect_out "service: aml"
+	expect_out "name: myCluster"
+
+	case_ "show -o json is the config only, keys in first-seen order"
+	AJ_HOME=$DATA/show aj template show -o json child
+	expect_rc 0
+	json "list(d) == ['target', 'jobs']" \
+	     "d['target'] == {'service': 'aml', 'name': 'myCluster'}" \
+	     "d['jobs'] == [{'sku': 'G1'}]"
+
+	case_ "show the four-level chain merged"
+	aj template show -o json pretrain
+	expect_rc 0
+	json "d['target']['service'] == 'volcano'" \
+	     "d['target']['labels'] == {'team': 'research', 'project': 'llm-pretrain'}" \
+	     "d['target']['priority_class'] == 'high-priority'" \
+	     "d['environment']['image'] == 'nvcr.io/nvidia/pytorch:24.05-py3'" \
+	     "d['environment']['setup'] == ['python -m pip install -e .']" \
+	     "d['code']['ignore'] == ['data/', 'outputs/', 'checkpoints/', '*.ckpt', 'wandb/']" \
+	     "len(d['jobs']) == 1" \
+	     "d['jobs'][0]['name'] == 'pretrain'" \
+	     "d['jobs'][0]['instance_count'] == 4" \
+	     "d['jobs'][0]['process_count_per_node'] == 8" \
+	     "d['jobs'][0]['sku'] == {'1': '1xG{processes}', '2-4': '{nodes}xG{processes}', '8+': '{nodes}xG{processes}-NvLink'}" \
+	     "d['jobs'][0]['command'] == ['nvidia-smi']" \
+	     "d['jobs'][0]['submit_args']['env'] == {'PYTHONUNBUFFERED': '1', 'NCCL_DEBUG': 'WARN', 'AMLT_PERSISTENT_VOLUME_NAME': 'training-shared', 'AMLT_PERSISTENT_VOLUME_MOUNT_DIR': '/mnt/shared', 'WANDB_PROJECT': 'llm-pretrain', 'TOKENIZERS_PARALLELISM': 'false'}" \
+	     "d['jobs'][0]['submit_args']['container_args'] == {'shm_size': '256Gi'}" \
+	     "d['_extra'] == {'notes': 'pretraining runs, one per data mix'}"
+
+	case_ "show accepts NAME.yaml and template/NAME"
+	aj template show -o json template/volcano.yaml
+	expect_rc 0
+	json "d['target']['queue'] == 'default'"
+
+	case_ "show a missing template"
+	aj template show nosuch
+	expect_rc 1
+	expect_err "nosuch"
+	expect_out_empty
+
+	case_ "validate every example"
+	aj template validate
+	expect_rc 0
+	expect_out "9 template(s) valid"
+	expect_out_lacks "invalid"
+	expect_err_empty
+
+	case_ "validate one"
+	aj template validate heterogeneous
+	expect_rc 0
+	expect_out "1 template(s) valid"
+
+	export AJ_HOME=$DATA/validate
+	case_ "validate (V14 analogues): leaf checks, components accepted"
+	aj template validate
+	expect_rc 1
+	expect_out "3 template(s) valid"
+	expect_out "3 template(s) invalid: nojobs, nosku, notarget"
+	expect_err "template/nojobs.yaml"
+	expect_err "jobs"
+	expect_err "template/notarget.yaml"
+	expect_err "target"
+	expect_err "template/nosku.yaml:7:7: config.jobs[0]"
+	expect_err "sku"
+	expect_err_lines_located
+
+	case_ "validate a component alone"
+	aj template validate component
+	expect_rc 0
+	expect_out "1 template(s) valid"
+
+	case_ "validate does not need -n or -p"
+	aj template validate noshape
+	expect_rc 0
+	expect_out "1 template(s) valid"
+	expect_err_empty
+
+	case_ "validate one invalid"
+	aj template validate nosku
+	expect_rc 1
+	expect_out "0 template(s) valid"
+	expect_out "1 template(s) invalid: nosku"
+
+	case_ "missing template home"
+	AJ_HOME=$tmp/nowhere aj template list
+	expect_rc 1
+	expect_err "$tmp/nowhere"
+	expect_err "template home not found"
+
+	case_ "default home is .azure_jobs in the current directory"
+	(cd "$SRC/examples" && unset AJ_HOME && "$AJ" template validate volcano) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	expect_rc 0
+	expect_out "1 template(s) valid"
+}
+
+group_errors() {
+	export AJ_HOME=$DATA/errors
+
+	case_ "missing base file"
+	aj template show missing
+	expect_rc 1
+	expect_err "template/missing.yaml"
+	expect_err "storage/nothere"
+	expect_err_lines_located
+
+	case_ "inheritance cycle shows the chain"
+	aj template show cycle-a
+	expect_rc 1
+	expect_err "template/cycle-a -> template/cycle-b -> template/cycle-a"
+
+	case_ "malformed YAML names file, line and column"
+	aj render -t malformed
+	expect_rc 1
+	expect_err "template/malformed.yaml:6:"
+	expect_err_lines_located
+
+	case_ "bad base type"
+	aj template show badbase
+	expect_rc 1
+	expect_err "template/badbase.yaml:1:7"
+	expect_err "base"
+
+	case_ "bad type names the key path and the value"
+	aj render -t badtype -n 1
+	expect_rc 1
+	expect_err "template/badtype.yaml:4:20: config.target.gpus_per_node"
+	expect_err "eight"
+	expect_err_lines_located
+
+	case_ "validate reports every invalid template and exits 1"
+	aj template validate
+	expect_rc 1
+	expect_out "1 template(s) valid"
+	expect_out "6 template(s) invalid: badbase, badtype, cycle-a, cycle-b, malformed, missing"
+
+	case_ "missing -n with no instance_count fails before anything is printed"
+	aj render -t ok
+	expect_rc 1
+	expect_err "-n"
+	expect_out_empty
+
+	case_ "-n given: the same template renders"
+	aj render -t ok -n 2 --name ok -o json
+	expect_rc 0
+	json "d['kind'] == 'Job'"
+
+	case_ "run --dry-run refuses an invalid job too"
+	aj run -t ok --dry-run echo
+	expect_rc 1
+	expect_out_empty
+}
+
+# Arguments a shell would mangle; they must reach spec.command unchanged.
+hostile=("python" "train.py" "a b" "\$(touch /tmp/aj-pwned)" "'" "\"" "" $'line1\nline2'
+	 "--lr=3e-4" "-n" "5" "*" "\\" "é")
+
+group_run() {
+	export AJ_HOME=$EXAMPLES
+
+	case_ "dry-run AjJob, field by field"
+	aj run -t volcano --name train-1 --dry-run -o json -- "${hostile[@]}"
+	expect_rc 0
+	expect_err_empty
+	json "d['apiVersion'] == 'aj.dev/v1alpha1'" \
+	     "d['kind'] == 'AjJob'" \
+	     "d['metadata'] == {'name': 'train-1', 'namespace': 'training'}" \
+	     "d['spec']['name'] == 'template/volcano'" \
+	     "d['spec']['template']['base'] == ['base', 'environment.volcano']" \
+	     "d['spec']['template']['config']['target']['gpus_per_node'] == 8" \
+	     "d['spec']['template']['config']['jobs'][0]['instance_count'] == 2" \
+	     "'base' not in d['spec']['template']['config']" \
+	     "sorted(d['spec']['components']) == ['environment/base', 'environment/volcano', 'template/base']" \
+	     "d['spec']['components']['environment/volcano']['base'] == ['base']" \
+	     "d['spec']['components']['environment/volcano']['config']['environment']['image'] == 'nvcr.io/nvidia/pytorch:24.05-py3'" \
+	     "d['spec']['components']['template/base'] == {'base': [], 'config': {'code': {'ignore': ['data/', 'outputs/', 'checkpoints/', '*.ckpt', 'wandb/']}}}" \
+	     "d['spec']['components']['environment/base']['base'] == []" \
+	     "d['spec']['command'] == ['python', 'train.py', 'a b', '\$(touch /tmp/aj-pwned)', \"'\", '\"', '', 'line1\\nline2', '--lr=3e-4', '-n', '5', '*', '\\\\', '\\u00e9']" \
+	     "d['spec']['nodes'] == 2" \
+	     "d['spec']['processes'] == 8" \
+	     "d['spec']['processesPerNode'] == 1"
+	checks=$((checks + 1))
+	[ ! -e /tmp/aj-pwned ] || fail "a command argument was run by a shell"
+
+	case_ "command line shape wins; --namespace"
+	aj run -t volcano -n 3 -p 4 --ppn 2 --namespace research --name j --dry-run -o json python train.py
+	expect_rc 0
+	json "d['metadata']['namespace'] == 'research'" \
+	     "d['spec']['nodes'] == 3" "d['spec']['processes'] == 4" \
+	     "d['spec']['processesPerNode'] == 2" \
+	     "d['spec']['command'] == ['python', 'train.py']"
+
+	case_ "options end at the first non-option: the rest is the user's"
+	aj run -t volcano --name j --dry-run -o json python train.py -n 7 --name x
+	expect_rc 0
+	json "d['spec']['nodes'] == 2" "d['metadata']['name'] == 'j'" \
+	     "d['spec']['command'] == ['python', 'train.py', '-n', '7', '--name', 'x']"
+
+	case_ "derived name: first job's name plus a random suffix"
+	aj run -t volcano --dry-run -o json echo hi
+	expect_rc 0
+	json "__import__('re').fullmatch('train-[a-z0-9]{5}', d['metadata']['name']) is not None"
+
+	case_ "derived name of a four-level chain; component keys"
+	aj run -t pretrain --dry-run -o json nvidia-smi
+	expect_rc 0
+	json "__import__('re').fullmatch('pretrain-[a-z0-9]{5}', d['metadata']['name']) is not None" \
+	     "d['spec']['template']['base'] == ['multinode']" \
+	     "sorted(d['spec']['components']) == ['environment/base', 'environment/volcano', 'template/base', 'template/multinode', 'template/volcano']" \
+	     "d['spec']['components']['template/multinode']['base'] == ['volcano']" \
+	     "d['spec']['nodes'] == 4" "d['spec']['processes'] == 8" "d['spec']['processesPerNode'] == 8"
+
+	case_ "YAML output by default"
+	aj run -t volcano --name j --dry-run python train.py
+	expect_rc 0
+	expect_out "apiVersion: aj.dev/v1alpha1"
+	expect_out "kind: AjJob"
+
+	case_ "AML AjJob carries the account and storage components"
+	aj run -t aml --name a --dry-run -o json python train.py
+	expect_rc 0
+	json "d['metadata']['namespace'] == 'default'" \
+	     "d['spec']['template']['base'] == ['base', 'account.default', 'storage.default', 'environment.aml']" \
+	     "sorted(d['spec']['components']) == ['account/default', 'environment/aml', 'environment/base', 'storage/default', 'template/base']" \
+	     "d['spec']['nodes'] == 1" "d['spec']['processes'] == 1"
+
+	case_ "heterogeneous: no global shape in the AjJob"
+	aj run -t heterogeneous --name h --dry-run -o json python train.py
+	expect_rc 0
+	json "'nodes' not in d['spec']" "'processes' not in d['spec']" \
+	     "d['spec']['command'] == ['python', 'train.py']"
+
+	case_ "heterogeneous rejects -n"
+	aj run -t heterogeneous -n 2 --dry-run python train.py
+	expect_rc 1
+	expect_err "-n"
+	expect_out_empty
+
+	case_ "heterogeneous rejects --amlt"
+	aj run -t heterogeneous --amlt --dry-run python train.py
+	expect_rc 1
+	expect_err "--amlt"
+
+	case_ "--amlt --dry-run: resolved config without _extra, SKU resolved, command quoted"
+	aj run -t pretrain -n 2 --amlt --dry-run python train.py "a b" "it's"
+	expect_rc 0
+	expect_out_lacks "_extra"
+	expect_out_lacks "notes"
+	expect_out "sku: 2xG8"
+	expect_out "- nvidia-smi"
+	expect_out "'python' 'train.py' 'a b' 'it'\\''s'"
+
+	case_ "--amlt without amlt on PATH"
+	mkdir -p "$tmp/emptybin"
+	PATH=$tmp/emptybin aj run -t volcano --amlt python train.py
+	expect_rc 1
+	expect_err "amlt is not on PATH"
+
+	case_ "--amlt hands a temporary file to amlt run, then removes it"
+	mkdir -p "$tmp/bin"
+	cat >"$tmp/bin/amlt" <<EOF
+#!/bin/sh
+printf '%s\n' "\$@" > "$tmp/amlt-args"
+cp "\$2" "$tmp/amlt-config"
+EOF
+	chmod +x "$tmp/bin/amlt"
+	PATH=$tmp/bin:$PATH TMPDIR=$tmp aj run -t volcano --name am --amlt python train.py
+	expect_rc 0
+	checks=$((checks + 1))
+	if [ "$(sed -n 1p "$tmp/amlt-args")" != run ] ||
+	   [ "$(sed -n 3p "$tmp/amlt-args")" != am ]; then
+		fail "amlt got: $(tr '\n' ' ' <"$tmp/amlt-args")"
+	fi
+	checks=$((checks + 1))
+	grep -qF "'python' 'train.py'" "$tmp/amlt-config" || fail "amlt config lacks the command"
+	checks=$((checks + 1))
+	[ ! -e "$(sed -n 2p "$tmp/amlt-args")" ] || fail "temporary file left behind"
+
+	case_ "a failing amlt is a failure"
+	printf '#!/bin/sh\nexit 3\n' >"$tmp/bin/amlt"
+	PATH=$tmp/bin:$PATH TMPDIR=$tmp aj run -t volcano --amlt python train.py
+	expect_rc 1
+	expect_err "amlt run failed (exit status 3)"
+	checks=$((checks + 1))
+	! ls "$tmp"/aj-amlt-* >/dev/null 2>&1 || fail "temporary file left behind"
+}
+
+group_render() {
+	export AJ_HOME=$EXAMPLES
+
+	case_ "volcano: one Job, shape from the template"
+	aj render -t volcano --name demo -o json -- "${hostile[@]}"
+	expect_rc 0
+	expect_err_empty
+	json "d['apiVersion'] == 'batch.volcano.sh/v1alpha1'" \
+	     "d['kind'] == 'Job'" \
+	     "d['metadata']['name'] == 'demo'" \
+	     "d['metadata']['namespace'] == 'training'" \
+	     "d['spec']['queue'] == 'default'" \
+	     "d['spec']['minAvailable'] == 2" \
+	     "sum(t['replicas'] for t in d['spec']['tasks']) == 2" \
+	     "all(t['template']['spec']['containers'][0]['image'] == 'nvcr.io/nvidia/pytorch:24.05-py3' for t in d['spec']['tasks'])" \
+	     "all(t['template']['spec']['containers'][0]['resources']['limits']['nvidia.com/gpu'] == '8' for t in d['spec']['tasks'])"
+	checks=$((checks + 1))
+	grep -qF "'\$(touch /tmp/aj-pwned)'" "$tmp/out" || fail "user command is not quoted in the pod script"
+
+	case_ "volcano -n 4: four replicas"
+	aj render -t volcano -n 4 --name demo -o json python train.py
+	expect_rc 0
+	json "d['spec']['minAvailable'] == 4" \
+	     "sum(t['replicas'] for t in d['spec']['tasks']) == 4"
+
+	case_ "volcano YAML by default"
+	aj render -t volcano --name demo python train.py
+	expect_rc 0
+	expect_out "apiVersion: batch.volcano.sh/v1alpha1"
+	expect_out "kind: Job"
+
+	case_ "volcano CPU: no GPU request"
+	aj render -t volcano-cpu -p 1 --name cpu -o json python prep.py
+	expect_rc 0
+	json "all('nvidia.com/gpu' not in t['template']['spec']['containers'][0]['resources'].get('limits', {}) for t in d['spec']['tasks'])"
+
+	case_ "heterogeneous: one task per role"
+	aj render -t heterogeneous --name h -o json python train.py
+	expect_rc 0
+	json "sorted(t['name'] for t in d['spec']['tasks']) == ['a100-worker', 'h100-worker', 'master']" \
+	     "sum(t['replicas'] for t in d['spec']['tasks']) == 7"
+
+	case_ "nested: scratch emptyDir and SYS_ADMIN"
+	aj render -t nested --name n -o json python build.py
+	expect_rc 0
+	json "any(v.get('emptyDir', {}).get('sizeLimit') == '200Gi' for t in d['spec']['tasks'] for v in t['template']['spec'].get('volumes', []))" \
+	     "all('SYS_ADMIN' in t['template']['spec']['containers'][0]['securityContext']['capabilities']['add'] for t in d['spec']['tasks'])"
+
+	case_ "aml: the REST body"
+	aj render -t aml --name a -o json python train.py
+	expect_rc 0
+	json "d['properties']['jobType'] == 'Command'" \
+	     "d['properties']['computeId'].endswith('gpu-a100-cluster')" \
+	     "d['properties']['resources']['instanceCount'] == 1"
+
+	case_ "sing: the REST body with AISuperComputer"
+	aj render -t sing -n 2 --name s -o json python train.py
+	expect_rc 0
+	json "d['properties']['jobType'] == 'Command'" \
+	     "d['properties']['resources']['instanceCount'] == 2" \
+	     "'AISuperComputer' in d['properties']['resources']['properties']"
+
+	case_ "--jobspec: the typed spec"
+	aj render -t volcano -n 3 -p 4 --ppn 2 --jobspec -o json python train.py
+	expect_rc 0
+	json "d['service'] == 'volcano'" \
+	     "d['nodes'] == 3" "d['processes'] == 4" "d['processes_per_node'] == 2" \
+	     "d['sku'] == '3xG4'" \
+	     "len(d['tasks']) == 1" \
+	     "d['tasks'][0]['name'] == 'train'" "d['tasks'][0]['replicas'] == 3" \
+	     "d['tasks'][0]['processes_per_node'] == 2" \
+	     "d['tasks'][0]['command'] == ['python', 'train.py']" \
+	     "d['command'] == ['python', 'train.py']" \
+	     "d['extra'] is None"
+
+	case_ "--jobspec: SKU range mapping and extra"
+	aj render -t pretrain -n 8 --jobspec -o json
+	expect_rc 0
+	json "d['sku'] == '8xG8-NvLink'" "d['extra'] == {'notes': 'pretraining runs, one per data mix'}"
+
+	case_ "--jobspec: SKU mapping with no matching range"
+	aj render -t pretrain -n 6 --jobspec
+	expect_rc 1
+	expect_err "config.jobs[0].sku"
+
+	case_ "--jobspec: heterogeneous tasks, command inherited or replaced"
+	aj render -t heterogeneous --jobspec -o json python train.py
+	expect_rc 0
+	json "d['heterogeneous'] is True" \
+	     "[t['name'] for t in d['tasks']] == ['master', 'a100-worker', 'h100-worker']" \
+	     "d['tasks'][1]['command'] == ['python', 'train.py']" \
+	     "d['tasks'][2]['command'] == ['python h100_train.py']"
+
+	case_ "--amlt prints the amlt config"
+	aj render -t aml --amlt python train.py
+	expect_rc 0
+	expect_out "sku: G1"
+	expect_out_lacks "_extra"
+}
+
+case "$GROUP" in
+usage | template | errors | run | render) "group_$GROUP" ;;
+*)
+	echo "unknown group $GROUP" >&2
+	exit 2
+	;;
+esac
+
+echo "$GROUP: $checks checks, $failures failed"
+[ "$failures" -eq 0 ]
