@@ -106,6 +106,12 @@ int aj_cli_open_home(struct aj_source *src, struct aj_errors *err);
  */
 char *aj_cli_template_canonical(const char *cmd, const char *name);
 
+/*
+ * Entries from index `from` on that name no file get `file`: a problem with
+ * the merged config that no single value caused (a missing key) is the leaf
+ * template's.
+ */
+void aj_cli_errors_locate(struct aj_errors *err, size_t from, const char *file);
 /* Print every entry of err to stderr, one line each. */
 void aj_cli_print_errors(const struct aj_errors *err);
 /* Print a usage problem as "aj CMD: message" to stderr; returns AJ_EXIT_USAGE. */

@@ -134,12 +134,17 @@ static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 {
 	const struct aj_node *service;
 	struct aj_where w;
+	size_t before;
 
 	if (aj_cli_open_home(&p->src, err) ||
-	    aj_template_resolve(&p->src, canonical, &p->tpl, err) ||
-	    aj_jobspec_from_config(p->tpl.config, p->tpl.name, &o->shape, o->argv,
-				   o->argc, &p->spec, err))
+	    aj_template_resolve(&p->src, canonical, &p->tpl, err))
 		return -1;
+	before = err->nr;
+	if (aj_jobspec_from_config(p->tpl.config, p->tpl.name, &o->shape, o->argv,
+				   o->argc, &p->spec, err)) {
+		aj_cli_errors_locate(err, before, p->tpl.display);
+		return -1;
+	}
 	p->backend = aj_backend_find(p->spec.target.service);
 	if (!p->backend) {
 		service = aj_node_at(p->tpl.config, "target.service");
@@ -147,8 +152,10 @@ static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 		return aj_errors_add(err, &w, "unknown service \"%s\" (aml, sing or volcano)",
 				     p->spec.target.service);
 	}
-	if (p->backend->validate(&p->spec, err))
+	if (p->backend->validate(&p->spec, err)) {
+		aj_cli_errors_locate(err, before, p->tpl.display);
 		return -1;
+	}
 	if (o->amlt && p->spec.heterogeneous) {
 		aj_node_where(aj_node_get(p->tpl.config, "jobs"), "config.jobs[0].sku", &w);
 		return aj_errors_add(err, &w,

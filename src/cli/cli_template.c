@@ -251,6 +251,7 @@ static int check_leaf(const struct aj_template *t, struct aj_errors *err)
 		if (backend)
 			rc = backend->validate(&spec, err);
 	}
+	aj_cli_errors_locate(err, 0, t->display);
 	aj_jobspec_release(&spec);
 	return rc;
 }
