@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `aj render` of the bundled four-level template chain, against the floor of
-# starting a trivial program linked to the same shared libraries. Both are
+# starting a trivial program linked to the same shared libraries as aj. Both are
 # started RUNS times (default 200) with posix_spawn from a small C harness;
 # the p50 and p90 wall times and the ratio of the p50s are printed.
 #
@@ -19,23 +19,12 @@ aj="$build/src/aj"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The floor: main() touches each library aj links, so none is dropped at
-# link time and the dynamic loader does the same work as for aj.
-cat >"$tmp/floor.c" <<'EOF'
-#include <archive.h>
-#include <cjson/cJSON.h>
-#include <curl/curl.h>
-#include <libwebsockets.h>
-#include <openssl/crypto.h>
-#include <yaml.h>
-
-int main(void)
-{
-	return !cJSON_Version() || !yaml_get_version_string() ||
-	       !curl_version() || !archive_version_string() ||
-	       !OpenSSL_version(OPENSSL_VERSION) || !lws_get_library_version();
-}
-EOF
+# The floor: an empty main() linked to exactly the shared libraries aj
+# needs (its DT_NEEDED entries), so the loader does the same work for both.
+printf 'int main(void) { return 0; }\n' >"$tmp/floor.c"
+needed=$(readelf -d "$aj" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^libc\.so')
+libs=()
+for lib in $needed; do libs+=("-l:$lib"); done
 
 # The harness: spawn argv RUNS times with stdout on /dev/null, print
 # "p50_us p90_us" of the wall times.
@@ -83,8 +72,7 @@ int main(int argc, char **argv)
 }
 EOF
 
-pcs="yaml-0.1 libcjson libcurl openssl libarchive libwebsockets"
-cc -O2 -o "$tmp/floor" "$tmp/floor.c" $(pkg-config --cflags $pcs) $(pkg-config --libs $pcs)
+cc -O2 -o "$tmp/floor" "$tmp/floor.c" -Wl,--no-as-needed "${libs[@]}"
 cc -O2 -o "$tmp/harness" "$tmp/harness.c"
 
 export AJ_HOME=examples/.azure_jobs
@@ -97,7 +85,7 @@ cmd=("$aj" render -t pretrain --name bench python train.py --config configs/pret
 read -r aj_p50 aj_p90 < <("$tmp/harness" "$runs" "${cmd[@]}")
 read -r fl_p50 fl_p90 < <("$tmp/harness" "$runs" "$tmp/floor")
 
-echo "runs: $runs"
+echo "runs: $runs; libraries: $(echo $needed)"
 echo "aj render -t pretrain  p50 ${aj_p50} us  p90 ${aj_p90} us"
 echo "floor (same libraries) p50 ${fl_p50} us  p90 ${fl_p90} us"
 awk -v a="$aj_p50" -v f="$fl_p50" 'BEGIN { printf "ratio (p50): %.2fx\n", a / f }'
