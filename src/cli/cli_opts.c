@@ -248,7 +248,7 @@ int aj_cli_open_home(struct aj_source *src, struct aj_errors *err)
 	if (stat(home, &st) || !S_ISDIR(st.st_mode))
 		return aj_errors_add(err, &w,
 				     "template home not found (set AJ_HOME, or run aj where .azure_jobs/ is)");
-	return aj_source_dir_init(src, home, err);
+	return aj_source_dir_init(src, home, home, err);
 }
 
 char *aj_cli_template_canonical(const char *cmd, const char *name)
