@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,21 +25,15 @@ char *aj_test_mkdtemp(void)
 	return path;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP) {
-		chmod(path, 0700);
-		return rmdir(path);
-	}
-	return unlink(path);
-}
-
 int aj_test_rm_rf(const char *path)
 {
-	return nftw(path, rm_one, 64, FTW_DEPTH | FTW_PHYS);
+	/* rm copes with trees deeper than PATH_MAX; nftw does not. */
+	char *copy = strdup(path);
+	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)"--", copy, NULL };
+	int rc = aj_test_run(argv, NULL, NULL, NULL, NULL);
+
+	free(copy);
+	return rc == 0 ? 0 : -1;
 }
 
 char *aj_test_join(const char *dir, const char *rel)
@@ -91,6 +84,31 @@ void aj_test_write(const char *dir, const char *rel, const void *data,
 	fchmod(fd, mode);
 	close(fd);
 	free(path);
+}
+
+char *aj_test_read(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st))
+		fail_msg("open %s: %s", path, strerror(errno));
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		fail_msg("out of memory");
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n <= 0)
+			fail_msg("read %s: %s", path, strerror(errno));
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*len = got;
+	return buf;
 }
 
 int aj_test_run(char *const argv[], const char *in_path,

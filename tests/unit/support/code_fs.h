@@ -21,6 +21,8 @@ char *aj_test_join(const char *dir, const char *rel);
 void aj_test_write(const char *dir, const char *rel, const void *data,
 		   size_t len, mode_t mode);
 void aj_test_mkdir(const char *dir, const char *rel);
+/* The whole file (NUL-terminated; *len without the NUL); fails the test on error. */
+char *aj_test_read(const char *path, size_t *len);
 
 /*
  * Run argv[0] (searched in PATH) with stdin from in_path (NULL: /dev/null),
