@@ -534,7 +534,7 @@ static void run_oracle_case(char *root, char *const env[], unsigned seed)
 	fwrite(in.buf, 1, in.len, f);
 	fclose(f);
 	/* 0: something ignored, 1: nothing ignored, else a failure. */
-	rc = aj_test_run(argv, in_path, env, &out, &out_len);
+	rc = aj_test_spawn(argv, in_path, env, &out, &out_len);
 	if (rc != 0 && rc != 1)
 		fail_msg("seed %u: git check-ignore failed", seed);
 
@@ -584,7 +584,7 @@ static void git_agrees_on_random_trees(void **state)
 		 getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	/* HOME inside .git: no user config or global excludes leak in. */
 	snprintf(home_env, sizeof(home_env), "HOME=%s", home);
-	if (aj_test_run(init, NULL, env, NULL, NULL) != 0)
+	if (aj_test_spawn(init, NULL, env, NULL, NULL) != 0)
 		fail_msg("git init failed: git is the oracle for these rules");
 	for (seed = 1; seed <= 600; seed++) {
 		rng_state = 0x9e3779b97f4a7c15ull ^ ((unsigned long long)seed * 0x100000001b3ull);

@@ -30,7 +30,7 @@ int aj_test_rm_rf(const char *path)
 	/* rm copes with trees deeper than PATH_MAX; nftw does not. */
 	char *copy = strdup(path);
 	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)"--", copy, NULL };
-	int rc = aj_test_run(argv, NULL, NULL, NULL, NULL);
+	int rc = aj_test_spawn(argv, NULL, NULL, NULL, NULL);
 
 	free(copy);
 	return rc == 0 ? 0 : -1;
@@ -111,7 +111,7 @@ char *aj_test_read(const char *path, size_t *len)
 	return buf;
 }
 
-int aj_test_run(char *const argv[], const char *in_path,
+int aj_test_spawn(char *const argv[], const char *in_path,
 		char *const envp[], char **out, size_t *out_len)
 {
 	posix_spawn_file_actions_t fa;

@@ -30,7 +30,7 @@ char *aj_test_read(const char *path, size_t *len);
  * caller frees; out may be NULL to discard) and stderr passed through.
  * Returns the exit status, or -1 if it could not run.
  */
-int aj_test_run(char *const argv[], const char *in_path,
+int aj_test_spawn(char *const argv[], const char *in_path,
 		char *const envp[], char **out, size_t *out_len);
 
 #endif
