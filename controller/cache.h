@@ -1,0 +1,88 @@
+/*
+ * cache.h - what the controller remembers of the cluster, fed by the watches
+ * and read by the workers.
+ *
+ * Only what reconciling needs is kept, so memory stays small with many
+ * AjJobs: for each AjJob its identity, generation, phase and backend object
+ * name; its full object only until it has been submitted (the spec is
+ * immutable, and after submission only status mirroring is left). Volcano
+ * Jobs are kept as their owner and phase; AjTemplates as their base and
+ * config, since they are read on every resolution.
+ *
+ * Keys are "namespace/name". Thread-safe (one lock; every call is short).
+ *
+ * Ownership: upserts take ownership of the object passed (it is freed or
+ * kept); lookups fill caller-owned views whose strings and object copies the
+ * caller releases with the matching *_release().
+ */
+#ifndef AJ_CACHE_H
+#define AJ_CACHE_H
+
+#include <pthread.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/strmap.h"
+#include "status.h"
+
+struct aj_source;
+struct aj_errors;
+
+struct aj_ajjob_view {
+	char *ns;
+	char *name;
+	char *uid;
+	char *resource_version;
+	long long generation;
+	long long observed_generation;   /* -1 when no status yet */
+	int has_phase;
+	enum aj_phase phase;
+	int deleting;                    /* metadata.deletionTimestamp set */
+	int cancel;                      /* annotation aj.dev/cancel: "true" */
+	char *volcano_job;               /* status.volcano.jobName, or NULL */
+	cJSON *object;                   /* full object while not submitted, else NULL */
+	cJSON *status;                   /* status as last seen, or NULL */
+};
+
+struct aj_volcano_view {
+	char *owner_uid;
+	char *owner_name;                /* the controlling AjJob, or NULL */
+	char *phase;                     /* status.state.phase, or NULL */
+};
+
+struct aj_cache {
+	pthread_mutex_t lock;
+	struct aj_strmap ajjobs;         /* key -> struct ajjob_entry * */
+	struct aj_strmap volcano;        /* key -> struct volcano_entry * */
+	struct aj_strmap templates;      /* key -> cJSON spec */
+};
+
+int aj_cache_init(struct aj_cache *c);
+void aj_cache_release(struct aj_cache *c);
+
+/* "ns/name" of an object into out; -1 if it has no name or it does not fit. */
+int aj_cache_key(const cJSON *obj, char *out, size_t size);
+
+/* Watch feed: take obj (freed or kept). 0 / -1 (OOM: the entry is dropped). */
+int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj);
+void aj_cache_ajjob_delete(struct aj_cache *c, const char *key);
+/* 1 with *v filled, 0 when absent, -1 on OOM. */
+int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view *v);
+void aj_ajjob_view_release(struct aj_ajjob_view *v);
+size_t aj_cache_ajjob_count(struct aj_cache *c);
+
+int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj);
+void aj_cache_volcano_delete(struct aj_cache *c, const char *key);
+int aj_cache_volcano_get(struct aj_cache *c, const char *key, struct aj_volcano_view *v);
+void aj_volcano_view_release(struct aj_volcano_view *v);
+
+int aj_cache_template_put(struct aj_cache *c, cJSON *obj);
+void aj_cache_template_delete(struct aj_cache *c, const char *key);
+/*
+ * A template source over the AjTemplates of namespace ns: canonical name
+ * "storage/default" is AjTemplate "storage.default". 0 / -1.
+ */
+int aj_cache_template_source(struct aj_cache *c, const char *ns,
+			     struct aj_source *out, struct aj_errors *err);
+
+#endif
