@@ -1,0 +1,132 @@
+/*
+ * watch.h - Kubernetes watches: the event stream decoder and a loop that
+ * keeps several list-then-watch streams alive on one curl multi handle.
+ *
+ * Decoder: a watch response is newline-delimited JSON, one
+ * {"type": ..., "object": ...} per line, cut into chunks at arbitrary
+ * places by TLS and HTTP. The decoder keeps only the unfinished line and
+ * parses each complete line once.
+ *
+ * Loop: each watch lists first (all pages) and hands the list to its
+ * callback, then watches from the list's resourceVersion with bookmarks on
+ * and a timeoutSeconds drawn from [min_timeout, max_timeout) (5-10 minutes
+ * by default, as client-go). The resourceVersion follows every event and
+ * bookmark, so a stream that ends is resumed where it stopped. "Too old"
+ * (HTTP 410, or an ERROR event with code 410 / reason Expired) relists.
+ * Failures wait a jittered exponential backoff (ratelimit.h). A stream that
+ * stays silent past its timeout plus 30 s is treated as dead. All streams
+ * share one curl multi handle, so one thread drives every watch; callbacks
+ * run outside libcurl, so they may use the REST client freely.
+ *
+ * Ownership: callbacks get events whose object they may keep by setting
+ * ev->object to NULL (it is then theirs to cJSON_Delete). The loop copies
+ * every string of the refs and options given to aj_watch_add().
+ */
+#ifndef AJ_KUBE_WATCH_H
+#define AJ_KUBE_WATCH_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/buf.h"
+#include "kube/client.h"
+#include "kube/ratelimit.h"
+
+struct aj_errors;
+
+enum aj_watch_type {
+	AJ_WATCH_ADDED,
+	AJ_WATCH_MODIFIED,
+	AJ_WATCH_DELETED,
+	AJ_WATCH_BOOKMARK,
+	AJ_WATCH_ERROR,     /* object is a Status */
+	AJ_WATCH_LIST       /* loop only: a fresh full list (object = the List) */
+};
+
+struct aj_watch_event {
+	enum aj_watch_type type;
+	cJSON *object;
+};
+
+const char *aj_watch_type_name(enum aj_watch_type t);
+
+/* 0 to go on; -1 to stop (the decoder fails, the loop relists). */
+typedef int (*aj_watch_fn)(void *ctx, struct aj_watch_event *ev);
+
+/* --- decoder --- */
+
+#define AJ_WATCH_MAX_LINE AJ_BUF_LARGE
+
+struct aj_watch_decoder {
+	struct aj_buf line;      /* the unfinished line */
+	unsigned long events;    /* events decoded so far */
+};
+
+void aj_watch_decoder_init(struct aj_watch_decoder *d);
+void aj_watch_decoder_release(struct aj_watch_decoder *d);
+/* Forget a partial line (the stream restarted). */
+void aj_watch_decoder_reset(struct aj_watch_decoder *d);
+
+/*
+ * Feed bytes; calls fn for each complete event. -1 on a malformed line, an
+ * unknown type, a line over AJ_WATCH_MAX_LINE, OOM, or when fn returns -1
+ * (err says which; origin names the stream in messages).
+ */
+int aj_watch_decoder_feed(struct aj_watch_decoder *d, const char *data,
+			  size_t len, const char *origin, aj_watch_fn fn,
+			  void *ctx, struct aj_errors *err);
+
+/* --- loop --- */
+
+#define AJ_WATCH_MIN_TIMEOUT 300
+#define AJ_WATCH_MAX_TIMEOUT 600
+
+struct aj_watch;
+
+struct aj_watch_loop {
+	struct aj_kube *k;          /* config, token, REST client for lists */
+	void *multi;                /* CURLM * */
+	struct aj_watch **watches;
+	size_t nr, alloc;
+	long min_timeout, max_timeout;  /* seconds; tests shorten them */
+	volatile sig_atomic_t stop;
+	unsigned long long seed;        /* random source for timeouts */
+	/* Failures the loop retries by itself are reported here (NULL: not). */
+	void (*log)(void *log_ctx, const char *message);
+	void *log_ctx;
+};
+
+/* k must outlive the loop. 0 / -1. */
+int aj_watch_loop_init(struct aj_watch_loop *l, struct aj_kube *k,
+		       struct aj_errors *err);
+void aj_watch_loop_release(struct aj_watch_loop *l);
+
+/*
+ * Add a watch on ref's collection (ref->name must be NULL), filtered by
+ * o's selectors (other fields of o are ignored). It starts on the next
+ * aj_watch_loop_run(). 0 / -1.
+ */
+int aj_watch_add(struct aj_watch_loop *l, const struct aj_kube_ref *ref,
+		 const struct aj_kube_list_opts *o, aj_watch_fn fn, void *ctx,
+		 struct aj_errors *err);
+
+/*
+ * Run until aj_watch_loop_stop() or until max_ms milliseconds have passed
+ * (max_ms < 0: no limit). Returns 0 when stopped or out of time, -1 on an
+ * error the loop cannot retry (OOM, curl multi failure).
+ */
+int aj_watch_loop_run(struct aj_watch_loop *l, long max_ms,
+		      struct aj_errors *err);
+
+/* Ask a running loop to return; safe from a signal handler or thread. */
+void aj_watch_loop_stop(struct aj_watch_loop *l);
+
+/* The resourceVersion watch i resumes from ("" before its first list). */
+const char *aj_watch_resource_version(const struct aj_watch_loop *l, size_t i);
+/* How many times watch i listed and (re)started its stream. */
+unsigned long aj_watch_lists(const struct aj_watch_loop *l, size_t i);
+unsigned long aj_watch_streams(const struct aj_watch_loop *l, size_t i);
+
+#endif
