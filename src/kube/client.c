@@ -118,12 +118,15 @@ int aj_kube_redact_header(struct aj_buf *out, const char *line, size_t len)
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		len--;
 	if (len >= n && !strncasecmp(line, auth, n)) {
-		/* Keep the scheme ("Bearer"), drop the credential. */
+		/* Keep a scheme word ("Bearer"), drop the credential. */
+		size_t w;
+
 		i = n;
 		while (i < len && line[i] == ' ')
 			i++;
-		while (i < len && line[i] != ' ')
-			i++;
+		for (w = i; w < len && ((line[w] | 0x20) >= 'a' && (line[w] | 0x20) <= 'z'); w++)
+			;
+		i = w < len && line[w] == ' ' && w > i ? w : n;
 		aj_buf_add(out, line, i);
 		aj_buf_addstr(out, " <redacted>");
 	} else {

@@ -214,8 +214,22 @@ int aj_kube_status_decode(struct aj_kube_status *st, long code,
 	long header = parse_retry_after(retry_after);
 	int ret;
 
-	if (body && len)
+	if (body && len) {
 		obj = cJSON_ParseWithLength(body, len);
+		/*
+		 * cJSON does not say why it failed. If memory is out, the
+		 * reason (AlreadyExists vs Conflict) must not be guessed.
+		 */
+		if (!obj) {
+			void *probe = aj_malloc(256);
+
+			if (!probe) {
+				aj_kube_status_release(st);
+				return -1;
+			}
+			aj_free(probe);
+		}
+	}
 	ret = aj_kube_status_from_json(st, code, obj);
 	cJSON_Delete(obj);
 	if (!ret && header >= 0)
