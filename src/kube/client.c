@@ -543,9 +543,15 @@ static int check_ref(const struct aj_kube_ref *ref, int need_name,
 	return 0;
 }
 
+/* How a request addresses its object. */
+enum target {
+	TARGET_OBJECT,       /* .../NAME[/SUB]; the name is required */
+	TARGET_COLLECTION,   /* .../PLURAL (list, and create: named in messages) */
+};
+
 /* Run method on ref with an optional JSON body and extra query. */
 static int call(struct aj_kube *k, const char *verb, const char *method,
-		const struct aj_kube_ref *ref, int need_name,
+		const struct aj_kube_ref *ref, enum target target,
 		const struct aj_kube_list_opts *lo, const char *content_type,
 		const cJSON *body, cJSON **out, struct aj_kube_status *st,
 		struct aj_errors *err)
@@ -553,6 +559,7 @@ static int call(struct aj_kube *k, const char *verb, const char *method,
 	struct aj_buf what = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct request rq = { method, NULL, NULL, content_type, NULL };
+	struct aj_kube_ref at = *ref;
 	char *text = NULL;
 	int ret = -1;
 
@@ -561,13 +568,17 @@ static int call(struct aj_kube *k, const char *verb, const char *method,
 	if (st)
 		aj_kube_status_release(st);
 	describe(&what, verb, ref);
-	if (what.failed || aj_kube_path(&path, ref) || aj_kube_list_query(&path, lo)) {
+	if (target == TARGET_COLLECTION) {
+		at.name = NULL;
+		at.subresource = NULL;
+	}
+	if (what.failed || aj_kube_path(&path, &at) || aj_kube_list_query(&path, lo)) {
 		aj_errors_oom(err);
 		goto out;
 	}
 	rq.what = aj_buf_cstr(&what);
 	rq.path = aj_buf_cstr(&path);
-	if (check_ref(ref, need_name, rq.what, err))
+	if (check_ref(&at, target == TARGET_OBJECT, rq.what, err))
 		goto out;
 	if (body) {
 		text = cJSON_PrintUnformatted(body);
@@ -588,7 +599,8 @@ out:
 int aj_kube_get(struct aj_kube *k, const struct aj_kube_ref *ref, cJSON **out,
 		struct aj_kube_status *st, struct aj_errors *err)
 {
-	return call(k, "get", "GET", ref, 1, NULL, NULL, NULL, out, st, err);
+	return call(k, "get", "GET", ref, TARGET_OBJECT, NULL, NULL, NULL, out,
+		    st, err);
 }
 
 int aj_kube_list(struct aj_kube *k, const struct aj_kube_ref *ref,
@@ -599,7 +611,8 @@ int aj_kube_list(struct aj_kube *k, const struct aj_kube_ref *ref,
 
 	coll.name = NULL;
 	coll.subresource = NULL;
-	return call(k, "list", "GET", &coll, 0, o, NULL, NULL, out, st, err);
+	return call(k, "list", "GET", &coll, TARGET_COLLECTION, o, NULL, NULL,
+		    out, st, err);
 }
 
 static const char *list_continue(const cJSON *list)
@@ -677,31 +690,23 @@ int aj_kube_create(struct aj_kube *k, const struct aj_kube_ref *ref,
 		   const cJSON *obj, cJSON **out, struct aj_kube_status *st,
 		   struct aj_errors *err)
 {
-	struct aj_kube_ref coll = *ref;
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(meta, "name");
-	struct aj_buf verb = AJ_BUF_INIT(AJ_BUF_SMALL);
-	int ret;
+	struct aj_kube_ref named = *ref;
 
-	/* POST goes to the collection; name the object in messages. */
-	coll.name = NULL;
-	coll.subresource = NULL;
-	if (cJSON_IsString(name))
-		aj_buf_addf(&verb, "create %s", name->valuestring);
-	else
-		aj_buf_addstr(&verb, "create");
-	ret = call(k, aj_buf_cstr(&verb), "POST", &coll, 0, NULL,
-		   "application/json", obj, out, st, err);
-	aj_buf_release(&verb);
-	return ret;
+	/* POST goes to the collection; messages name the object. */
+	named.name = cJSON_IsString(name) ? name->valuestring : NULL;
+	named.subresource = NULL;
+	return call(k, "create", "POST", &named, TARGET_COLLECTION, NULL,
+		    "application/json", obj, out, st, err);
 }
 
 int aj_kube_update(struct aj_kube *k, const struct aj_kube_ref *ref,
 		   const cJSON *obj, cJSON **out, struct aj_kube_status *st,
 		   struct aj_errors *err)
 {
-	return call(k, "update", "PUT", ref, 1, NULL, "application/json", obj,
-		    out, st, err);
+	return call(k, "update", "PUT", ref, TARGET_OBJECT, NULL,
+		    "application/json", obj, out, st, err);
 }
 
 int aj_kube_patch(struct aj_kube *k, const struct aj_kube_ref *ref,
@@ -711,7 +716,8 @@ int aj_kube_patch(struct aj_kube *k, const struct aj_kube_ref *ref,
 	const char *ct = type == AJ_KUBE_JSON_PATCH ? "application/json-patch+json"
 						    : "application/merge-patch+json";
 
-	return call(k, "patch", "PATCH", ref, 1, NULL, ct, patch, out, st, err);
+	return call(k, "patch", "PATCH", ref, TARGET_OBJECT, NULL, ct, patch,
+		    out, st, err);
 }
 
 int aj_kube_delete(struct aj_kube *k, const struct aj_kube_ref *ref,
@@ -747,8 +753,8 @@ int aj_kube_delete(struct aj_kube *k, const struct aj_kube_ref *ref,
 			*out = NULL;
 		return aj_errors_oom(err);
 	}
-	ret = call(k, "delete", "DELETE", ref, 1, NULL, "application/json", body,
-		   out, st, err);
+	ret = call(k, "delete", "DELETE", ref, TARGET_OBJECT, NULL,
+		   "application/json", body, out, st, err);
 	cJSON_Delete(body);
 	return ret;
 }

@@ -17,7 +17,8 @@
  * by a token bucket (ratelimit.h). Debug output never shows the token.
  *
  * Every request fails with -1 and one entry in err naming the operation;
- * when st is not NULL it receives the decoded Status (status.h), so callers
+ * when st is not NULL (it must have been initialised with
+ * aj_kube_status_init) it receives the decoded Status (status.h), so callers
  * branch on st->reason (AlreadyExists vs Conflict, NotFound, Expired...).
  * On success st->code holds the HTTP code and st->reason is AJ_KUBE_OK.
  *

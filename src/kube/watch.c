@@ -433,6 +433,9 @@ static void stream_done(struct aj_watch *w, CURLcode result)
 		return;
 	}
 	aj_kube_status_init(&st);
+	/* A stream that ended before any byte of body has no code yet. */
+	if (!w->http_code)
+		curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &w->http_code);
 	if (result != CURLE_OK) {
 		wlog(w, "stream failed: %s",
 		     w->errbuf[0] ? w->errbuf : curl_easy_strerror(result));
@@ -444,7 +447,7 @@ static void stream_done(struct aj_watch *w, CURLcode result)
 	} else {
 		aj_kube_status_decode(&st, w->http_code, w->errbody.buf,
 				      w->errbody.len, NULL);
-		aj_kube_status_to_errors(&st, w->origin, &e);
+		aj_kube_status_to_errors(&st, "the stream", &e);
 		wlog_errors(w, &e);
 		retry_after = st.retry_after;
 		if (aj_kube_status_expired(&st)) {
