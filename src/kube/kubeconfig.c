@@ -110,7 +110,7 @@ static int b64_value(unsigned char c)
 	return -1;
 }
 
-int aj_base64_decode(const char *in, size_t len, struct aj_kube_blob *out,
+int aj_kube_base64_decode(const char *in, size_t len, struct aj_kube_blob *out,
 		     int *oom)
 {
 	unsigned char *data = aj_malloc(len / 4 * 3 + 3);
@@ -394,7 +394,7 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 	if (data) {
 		n = aj_node_get(e->body, datakey);
 		snprintf(path, sizeof(path), "%s.%s", e->path, datakey);
-		if (aj_base64_decode(data, strlen(data), blob, &oom))
+		if (aj_kube_base64_decode(data, strlen(data), blob, &oom))
 			return oom ? aj_errors_oom(kc->err)
 				   : fail_at(kc->err, n, path, "not valid base64");
 		if (!blob->len)

@@ -557,13 +557,13 @@ static void base64_vectors(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
-		assert_int_equal(aj_base64_decode(vec[i][0], strlen(vec[i][0]), &b, &oom), 0);
+		assert_int_equal(aj_kube_base64_decode(vec[i][0], strlen(vec[i][0]), &b, &oom), 0);
 		assert_int_equal(b.len, strlen(vec[i][1]));
 		assert_memory_equal(b.data, vec[i][1], b.len);
 		aj_free(b.data);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(aj_base64_decode(bad[i], strlen(bad[i]), &b, &oom), -1);
+		assert_int_equal(aj_kube_base64_decode(bad[i], strlen(bad[i]), &b, &oom), -1);
 		assert_int_equal(oom, 0);
 	}
 }
