@@ -227,6 +227,7 @@ group_template() {
 	aj template list
 	expect_rc 0
 	expect_err_empty
+	checks=$((checks + 1))
 	python3 - "$tmp/out" >"$tmp/py" 2>&1 <<'EOF' || fail "template list rows"
 import sys
 rows = [l.split() for l in open(sys.argv[1]).read().splitlines()]
@@ -389,6 +390,24 @@ group_errors() {
 	expect_rc 1
 	expect_out "1 template(s) valid"
 	expect_out "6 template(s) invalid: badbase, badtype, cycle-a, cycle-b, malformed, missing"
+
+	case_ "list shows every template, marks the broken ones and fails"
+	aj template list
+	expect_rc 1
+	expect_err "circular template inheritance"
+	expect_err "template/badbase.yaml:1:7"
+	checks=$((checks + 1))
+	python3 - "$tmp/out" >"$tmp/py" 2>&1 <<'EOF' || fail "template list rows"
+import sys
+rows = {r.split()[0]: r.split()[1:] for r in open(sys.argv[1]).read().splitlines()[1:]}
+assert sorted(rows) == ["badbase", "badtype", "cycle-a", "cycle-b", "malformed", "missing", "ok"], rows
+for broken in ["badbase", "cycle-a", "cycle-b", "malformed", "missing"]:
+    assert rows[broken][1] == "(invalid)", (broken, rows[broken])
+# badtype resolves; its bad value is only a problem for the JobSpec
+assert rows["badtype"] == ["ok", "volcano", "{nodes}xG{processes}"], rows["badtype"]
+assert rows["ok"] == ["storage.default", "volcano", "{nodes}xG{processes}"], rows["ok"]
+EOF
+	[ -s "$tmp/py" ] && cat "$tmp/py"
 
 	case_ "missing -n with no instance_count fails before anything is printed"
 	aj render -t ok
