@@ -8,7 +8,7 @@
 # expected value below is derived by hand from the fixture or example files.
 set -uo pipefail
 
-AJ=$1
+AJ=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$2
 GROUP=$3
 EXAMPLES=$SRC/examples/.azure_jobs
