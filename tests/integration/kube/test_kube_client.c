@@ -434,7 +434,9 @@ struct recorder {
 	char log[64][48];   /* "ADDED w1", ... (bookmarks not logged) */
 	int nr;
 	int lists;
+	int list_items;     /* items in the latest list */
 	int bookmarks;
+	int refuse;         /* refuse this many events (forces a relist) */
 };
 
 static int record(void *ctx, struct aj_watch_event *ev)
@@ -443,11 +445,16 @@ static int record(void *ctx, struct aj_watch_event *ev)
 
 	if (ev->type == AJ_WATCH_LIST) {
 		r->lists++;
+		r->list_items = cJSON_GetArraySize(cJSON_GetObjectItem(ev->object, "items"));
 		return 0;
 	}
 	if (ev->type == AJ_WATCH_BOOKMARK) {
 		r->bookmarks++;
 		return 0;
+	}
+	if (r->refuse > 0) {
+		r->refuse--;
+		return -1;
 	}
 	if (r->nr < 64)
 		snprintf(r->log[r->nr++], sizeof(r->log[0]), "%s %s",
@@ -561,6 +568,40 @@ static void watch_resumes_after_the_stream_ends(void **state)
 	/* Resumed from the resourceVersion: never listed again. */
 	assert_int_equal(a.lists, 1);
 	assert_int_equal(aj_watch_lists(&loop, 0), 1);
+	aj_watch_loop_release(&loop);
+}
+
+static void watch_relists_when_an_event_is_refused(void **state)
+{
+	struct aj_kube_ref ref = { &aj_kube_configmaps, ns, "relist", NULL };
+	struct aj_kube_list_opts sel = { 0 };
+	struct aj_watch_loop loop;
+	struct recorder r;
+	cJSON *obj;
+	int i;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.refuse = 1;
+	sel.label_selector = "set=relist";
+	OK(aj_watch_loop_init(&loop, &kube, oe), "loop init");
+	loop.log = log_message;
+	OK(aj_watch_add(&loop, &ref, &sel, record, &r, oe), "watch add");
+	for (i = 0; i < 50 && !r.lists; i++)
+		OK(aj_watch_loop_run(&loop, 100, oe), "watch loop");
+	assert_int_equal(r.list_items, 0);
+	obj = configmap("relist", "relist", "1");
+	OK(aj_kube_create(&kube, &ref, obj, NULL, NULL, oe), "create");
+	cJSON_Delete(obj);
+	/* The ADDED event is refused: after a backoff the watch lists again,
+	 * and the new list holds the object. */
+	for (i = 0; i < 100 && r.lists < 2; i++)
+		OK(aj_watch_loop_run(&loop, 100, oe), "watch loop");
+	assert_int_equal(r.lists, 2);
+	assert_int_equal(r.list_items, 1);
+	assert_int_equal(r.nr, 0);
+	assert_int_equal(aj_watch_lists(&loop, 0), 2);
+	assert_int_equal(aj_watch_streams(&loop, 0), 2);
 	aj_watch_loop_release(&loop);
 }
 
@@ -688,6 +729,7 @@ int main(void)
 		cmocka_unit_test(ajjob_status_subresource),
 		cmocka_unit_test(watch_sees_changes_in_order),
 		cmocka_unit_test(watch_resumes_after_the_stream_ends),
+		cmocka_unit_test(watch_relists_when_an_event_is_refused),
 		cmocka_unit_test(token_rotation_after_401),
 		cmocka_unit_test(transport_and_tls_errors),
 	};
