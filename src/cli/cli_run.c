@@ -33,6 +33,8 @@ extern char **environ;
 #define AJJOB_API_VERSION "aj.dev/v1alpha1"
 #define NAME_MAX_LEN 63           /* an RFC 1123 label */
 #define NAME_SUFFIX_LEN 5
+/* Derived names stay short: backends build pod and service names from them. */
+#define NAME_PREFIX_MAX 40
 
 struct pipeline {
 	struct aj_source src;
@@ -73,8 +75,8 @@ static int valid_label(const char *s)
 }
 
 /*
- * The first job's name made into a label, plus "-" and a random suffix so
- * that repeated runs of one template do not collide.
+ * The first job's name made into a label that starts with a letter, plus "-"
+ * and a random suffix so that repeated runs of one template do not collide.
  */
 static char *derive_name(const char *job, struct aj_errors *err)
 {
@@ -84,7 +86,7 @@ static char *derive_name(const char *job, struct aj_errors *err)
 	size_t i;
 	char *out;
 
-	for (; job && *job && b.len < NAME_MAX_LEN - NAME_SUFFIX_LEN - 1; job++) {
+	for (; job && *job && b.len < NAME_PREFIX_MAX; job++) {
 		char c = *job;
 
 		if (c >= 'A' && c <= 'Z')
@@ -93,6 +95,8 @@ static char *derive_name(const char *job, struct aj_errors *err)
 			c = '-';
 		if (c == '-' && (!b.len || b.buf[b.len - 1] == '-'))
 			continue;
+		if (!b.len && c >= '0' && c <= '9')
+			aj_buf_addstr(&b, "aj-");
 		aj_buf_addch(&b, c);
 	}
 	while (b.len && b.buf[b.len - 1] == '-')
@@ -418,6 +422,30 @@ out:
 	return rc;
 }
 
+/* The backend's objects for the job; *out is the caller's. */
+static int pipeline_build(const struct pipeline *p, cJSON **out, struct aj_errors *err)
+{
+	struct aj_build_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.job_name = p->name;
+	ctx.namespace_ = p->namespace_;
+	return p->backend->build(&p->spec, &ctx, out, err);
+}
+
+/*
+ * Build the backend's objects and throw them away: what the controller will
+ * build from the AjJob must build here first (object name limits, for one).
+ */
+static int pipeline_check_build(const struct pipeline *p, struct aj_errors *err)
+{
+	cJSON *objects = NULL;
+	int rc = pipeline_build(p, &objects, err);
+
+	cJSON_Delete(objects);
+	return rc;
+}
+
 static int finish(int rc, struct aj_errors *err, struct pipeline *p, char *canonical)
 {
 	aj_cli_print_errors(err);
@@ -448,6 +476,8 @@ static int run(const struct aj_cli_opts *o)
 		return AJ_EXIT_USAGE;
 	pipeline_init(&p);
 	rc = pipeline_load(o, canonical, &p, &err);
+	if (!rc && !o->amlt)
+		rc = pipeline_check_build(&p, &err);
 	if (!rc) {
 		doc = o->amlt ? amlt_config(&p, o, &err) : ajjob_json(&p, o, &err);
 		if (!doc)
@@ -487,7 +517,6 @@ static int render(const struct aj_cli_opts *o)
 {
 	const struct aj_cli_command *cmd = &aj_cli_render;
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_build_ctx ctx;
 	struct pipeline p;
 	char *canonical;
 	cJSON *doc = NULL;
@@ -509,10 +538,7 @@ static int render(const struct aj_cli_opts *o)
 		doc = amlt_config(&p, o, &err);
 		rc = doc ? 0 : -1;
 	} else if (!rc) {
-		memset(&ctx, 0, sizeof(ctx));
-		ctx.job_name = p.name;
-		ctx.namespace_ = p.namespace_;
-		rc = p.backend->build(&p.spec, &ctx, &doc, &err);
+		rc = pipeline_build(&p, &doc, &err);
 		if (!rc) {
 			doc = single_document(doc, &err);
 			rc = doc ? 0 : -1;

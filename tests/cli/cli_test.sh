@@ -476,6 +476,28 @@ group_run() {
 	expect_rc 0
 	json "__import__('re').fullmatch('train-[a-z0-9]{5}', d['metadata']['name']) is not None"
 
+	case_ "derived name: lowercased, other characters to '-', a letter first"
+	AJ_HOME=$DATA/run aj run -t digits --dry-run -o json echo
+	expect_rc 0
+	json "__import__('re').fullmatch('aj-2024-sweep-a-[a-z0-9]{5}', d['metadata']['name']) is not None"
+
+	case_ "derived name: the job name part is cut at 40 characters"
+	AJ_HOME=$DATA/run aj run -t long --dry-run -o json echo
+	expect_rc 0
+	json "__import__('re').fullmatch('pretrain-the-very-large-language-model-o-[a-z0-9]{5}', d['metadata']['name']) is not None"
+
+	case_ "a --name the backend cannot use is refused before printing"
+	aj run -t volcano --name 1abc --dry-run echo
+	expect_rc 1
+	expect_err "metadata.name"
+	expect_out_empty
+
+	case_ "a --name too long for the pods it would make"
+	aj run -t heterogeneous --name "$(printf 'a%.0s' $(seq 50))" --dry-run echo
+	expect_rc 1
+	expect_err "a100-worker-1 is 64 characters"
+	expect_out_empty
+
 	case_ "derived name of a four-level chain; component keys"
 	aj run -t pretrain --dry-run -o json nvidia-smi
 	expect_rc 0
