@@ -161,13 +161,20 @@ static int node_from(struct from_cjson *c, const cJSON *v, int depth,
 			aj_node_free(n);
 			return from_fail(c, "object member without a name");
 		}
-		if (aj_node_get(n, child->string)) {
-			aj_node_free(item);
-			aj_node_free(n);
-			return from_fail(c, "duplicate key \"%.80s\"", child->string);
-		}
-		if (aj_node_set(n, child->string, strlen(child->string), item, &pos))
+		if (aj_node_add(n, child->string, strlen(child->string), item, &pos))
 			goto oom;
+	}
+	if (n->type == AJ_NODE_MAP) {
+		size_t first, again;
+		int dup = aj_node_find_duplicate(n, &first, &again);
+
+		if (dup < 0)
+			goto oom;
+		if (dup) {
+			from_fail(c, "duplicate key \"%.80s\"", n->pairs[again].key);
+			aj_node_free(n);
+			return -1;
+		}
 	}
 	*out = n;
 	return 0;

@@ -1,7 +1,5 @@
 #include "merge.h"
 
-#include <string.h>
-
 #include "alloc.h"
 #include "node.h"
 
@@ -22,18 +20,6 @@ static int all_of(const struct aj_node *const *v, size_t n, enum aj_node_type ty
 
 static struct aj_node *merge_values(const struct aj_node *const *v, size_t n);
 
-static const struct aj_pair *find_pair(const struct aj_node *map,
-				       const struct aj_pair *like)
-{
-	size_t i;
-
-	for (i = 0; i < map->nr; i++)
-		if (map->pairs[i].keylen == like->keylen &&
-		    !memcmp(map->pairs[i].key, like->key, like->keylen))
-			return &map->pairs[i];
-	return NULL;
-}
-
 /*
  * The merged value of one key. `found` holds that key's pairs from every
  * input that has it, in input order. Nulls are dropped; when nothing else is
@@ -53,29 +39,39 @@ static int merge_key(struct aj_node *out, const struct aj_pair *const *found,
 		last = found[i];
 	}
 	value = live ? merge_values(scratch, live) : aj_node_copy(last->value);
-	return aj_node_set(out, last->key, last->keylen, value, &last->keypos);
+	return aj_node_add(out, last->key, last->keylen, value, &last->keypos);
 }
 
-/* Dictionaries: the union of the keys in first-seen order, merged per key. */
+/*
+ * Dictionaries: the union of the keys in first-seen order, merged per key.
+ * Lookups go through an index per input so large mappings stay fast.
+ */
 static struct aj_node *merge_maps(const struct aj_node *const *v, size_t n)
 {
 	struct aj_node *out = aj_node_new(AJ_NODE_MAP, &v[n - 1]->pos);
 	const struct aj_pair **found = aj_malloc(n * sizeof(*found));
 	const struct aj_node **scratch = aj_malloc(n * sizeof(*scratch));
-	size_t i, j, k;
+	struct aj_keyindex *ix = aj_calloc(n, sizeof(*ix));
+	size_t i, j, k, built = 0;
 
-	if (!out || !found || !scratch)
+	if (!out || !found || !scratch || !ix)
 		goto fail;
+	for (built = 0; built < n; built++)
+		if (aj_keyindex_init(&ix[built], v[built]))
+			goto fail;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < v[i]->nr; k++) {
 			const struct aj_pair *p = &v[i]->pairs[k];
 			size_t nr = 0;
 
-			if (find_pair(out, p))
+			/* Merged already, when an earlier input has the key. */
+			for (j = 0; j < i && !aj_keyindex_find(&ix[j], p->key, p->keylen); j++)
+				;
+			if (j < i)
 				continue;
 			found[nr++] = p;
 			for (j = i + 1; j < n; j++) {
-				const struct aj_pair *q = find_pair(v[j], p);
+				const struct aj_pair *q = aj_keyindex_find(&ix[j], p->key, p->keylen);
 
 				if (q)
 					found[nr++] = q;
@@ -84,14 +80,17 @@ static struct aj_node *merge_maps(const struct aj_node *const *v, size_t n)
 				goto fail;
 		}
 	}
+	goto done;
+fail:
+	aj_node_free(out);
+	out = NULL;
+done:
+	for (i = 0; ix && i < built; i++)
+		aj_keyindex_release(&ix[i]);
+	aj_free(ix);
 	aj_free(found);
 	aj_free(scratch);
 	return out;
-fail:
-	aj_free(found);
-	aj_free(scratch);
-	aj_node_free(out);
-	return NULL;
 }
 
 static int has_mapping_item(const struct aj_node *const *v, size_t n)

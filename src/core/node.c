@@ -1,6 +1,7 @@
 #include "node.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +235,6 @@ int aj_node_set(struct aj_node *map, const char *key, size_t keylen,
 		struct aj_node *value, const struct aj_pos *keypos)
 {
 	struct aj_pair *p;
-	char *k;
 
 	if (!value)
 		return -1;
@@ -243,17 +243,28 @@ int aj_node_set(struct aj_node *map, const char *key, size_t keylen,
 		return -1;
 	}
 	p = pair_find(map, key, keylen);
-	if (p) {
-		aj_node_free(p->value);
-		p->value = value;
-		if (keypos) {
-			aj_srcfile_unref(p->keypos.file);
-			pos_set(&p->keypos, keypos);
-		}
-		return 0;
+	if (!p)
+		return aj_node_add(map, key, keylen, value, keypos);
+	aj_node_free(p->value);
+	p->value = value;
+	if (keypos) {
+		aj_srcfile_unref(p->keypos.file);
+		pos_set(&p->keypos, keypos);
 	}
+	return 0;
+}
+
+int aj_node_add(struct aj_node *map, const char *key, size_t keylen,
+		struct aj_node *value, const struct aj_pos *keypos)
+{
+	struct aj_pair *p;
+	char *k;
+
+	if (!value)
+		return -1;
 	k = aj_strndup(key, keylen);
-	if (!k || AJ_GROW(map->pairs, map->nr + 1, map->alloc)) {
+	if (map->type != AJ_NODE_MAP || !k ||
+	    AJ_GROW(map->pairs, map->nr + 1, map->alloc)) {
 		aj_free(k);
 		aj_node_free(value);
 		return -1;
@@ -379,4 +390,117 @@ void aj_node_where(const struct aj_node *n, const char *path, struct aj_where *w
 	w->line = n ? n->pos.line : 0;
 	w->column = n ? n->pos.column : 0;
 	w->path = path;
+}
+
+/* ---- key index ----------------------------------------------------------- */
+
+/* Below this many keys a scan is as fast as hashing. */
+#define KEYINDEX_MIN 16
+
+static size_t key_hash(const char *key, size_t len)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)key[i];
+		h *= 1099511628211ULL;
+	}
+	return (size_t)h;
+}
+
+static int same_key(const struct aj_pair *p, const char *key, size_t keylen)
+{
+	return p->keylen == keylen && !memcmp(p->key, key, keylen);
+}
+
+/*
+ * Hash every key of map into ix (open addressing; a slot holds index + 1).
+ * Stops at the first key seen before: returns 1 with *first and *again set.
+ */
+static int keyindex_fill(struct aj_keyindex *ix, const struct aj_node *map,
+			 size_t *first, size_t *again)
+{
+	size_t size = 16, i;
+
+	while (size < 2 * map->nr) {
+		if (size > SIZE_MAX / 4)
+			return -1;
+		size *= 2;
+	}
+	ix->slots = aj_calloc(size, sizeof(*ix->slots));
+	if (!ix->slots)
+		return -1;
+	ix->mask = size - 1;
+	for (i = 0; i < map->nr; i++) {
+		const struct aj_pair *p = &map->pairs[i];
+		size_t h = key_hash(p->key, p->keylen) & ix->mask;
+
+		while (ix->slots[h] && !same_key(&map->pairs[ix->slots[h] - 1], p->key, p->keylen))
+			h = (h + 1) & ix->mask;
+		if (ix->slots[h]) {
+			*first = ix->slots[h] - 1;
+			*again = i;
+			return 1;
+		}
+		ix->slots[h] = i + 1;
+	}
+	return 0;
+}
+
+int aj_keyindex_init(struct aj_keyindex *ix, const struct aj_node *map)
+{
+	size_t first, again;
+
+	ix->map = map;
+	ix->slots = NULL;
+	ix->mask = 0;
+	if (map->type != AJ_NODE_MAP || map->nr < KEYINDEX_MIN)
+		return 0;
+	/* A duplicate cannot be in a tree built through this API; keep the first. */
+	if (keyindex_fill(ix, map, &first, &again) < 0) {
+		aj_keyindex_release(ix);
+		return -1;
+	}
+	return 0;
+}
+
+const struct aj_pair *aj_keyindex_find(const struct aj_keyindex *ix,
+				       const char *key, size_t keylen)
+{
+	size_t h;
+
+	if (!ix->slots)
+		return pair_find(ix->map, key, keylen);
+	for (h = key_hash(key, keylen) & ix->mask; ix->slots[h]; h = (h + 1) & ix->mask)
+		if (same_key(&ix->map->pairs[ix->slots[h] - 1], key, keylen))
+			return &ix->map->pairs[ix->slots[h] - 1];
+	return NULL;
+}
+
+void aj_keyindex_release(struct aj_keyindex *ix)
+{
+	aj_free(ix->slots);
+	ix->slots = NULL;
+}
+
+int aj_node_find_duplicate(const struct aj_node *map, size_t *first, size_t *again)
+{
+	struct aj_keyindex ix = { map, NULL, 0 };
+	size_t i, j;
+	int r;
+
+	if (map->nr < KEYINDEX_MIN) {
+		for (j = 1; j < map->nr; j++)
+			for (i = 0; i < j; i++)
+				if (same_key(&map->pairs[i], map->pairs[j].key, map->pairs[j].keylen)) {
+					*first = i;
+					*again = j;
+					return 1;
+				}
+		return 0;
+	}
+	r = keyindex_fill(&ix, map, first, again);
+	aj_keyindex_release(&ix);
+	return r;
 }

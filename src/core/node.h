@@ -97,10 +97,40 @@ int aj_node_append(struct aj_node *seq, struct aj_node *item);
 int aj_node_set(struct aj_node *map, const char *key, size_t keylen,
 		struct aj_node *value, const struct aj_pos *keypos);
 
-/* Mapping lookup; NULL when absent or when n is not a mapping. */
+/*
+ * Mappings: append a key the caller knows is absent (no lookup, so building
+ * a large mapping stays linear). Takes ownership of value. 0 / -1.
+ */
+int aj_node_add(struct aj_node *map, const char *key, size_t keylen,
+		struct aj_node *value, const struct aj_pos *keypos);
+
+/*
+ * The earliest repeated key of a mapping built with aj_node_add(): returns 1
+ * with the indexes of its first and second occurrence, 0 when every key is
+ * unique, -1 on out of memory.
+ */
+int aj_node_find_duplicate(const struct aj_node *map, size_t *first, size_t *again);
+
+/* Mapping lookup (a linear scan); NULL when absent or when n is not a mapping. */
 struct aj_node *aj_node_get(const struct aj_node *map, const char *key);
 /* Remove key from a mapping (freeing its value); 1 if removed, 0 if absent. */
 int aj_node_remove(struct aj_node *map, const char *key);
+
+/*
+ * A read-only hash index over a mapping's keys, for callers that look up many
+ * keys in mappings that may be large (merge, conversions). Small mappings are
+ * scanned instead. Valid until the mapping changes. init: 0 / -1 (OOM).
+ */
+struct aj_keyindex {
+	const struct aj_node *map;
+	size_t *slots;
+	size_t mask;
+};
+
+int aj_keyindex_init(struct aj_keyindex *ix, const struct aj_node *map);
+const struct aj_pair *aj_keyindex_find(const struct aj_keyindex *ix,
+				       const char *key, size_t keylen);
+void aj_keyindex_release(struct aj_keyindex *ix);
 
 /* Lookups following a dotted path of mapping keys ("target.name"). */
 struct aj_node *aj_node_at(const struct aj_node *root, const char *dotted);

@@ -514,70 +514,25 @@ static int on_start(struct loader *l, const yaml_event_t *ev, int is_map)
 	return 0;
 }
 
-struct keyref {
-	const struct aj_pair *pair;
-	size_t index;
-};
-
-static int keyref_cmp(const void *a, const void *b)
-{
-	const struct keyref *x = a, *y = b;
-	size_t n = x->pair->keylen < y->pair->keylen ? x->pair->keylen : y->pair->keylen;
-	int c = memcmp(x->pair->key, y->pair->key, n);
-
-	if (c)
-		return c;
-	if (x->pair->keylen != y->pair->keylen)
-		return x->pair->keylen < y->pair->keylen ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int same_key(const struct aj_pair *a, const struct aj_pair *b)
-{
-	return a->keylen == b->keylen && !memcmp(a->key, b->key, a->keylen);
-}
-
-/*
- * Sort the keys (ties by position) so each key's occurrences form a run, and
- * report the repeat that comes first in the document.
- */
+/* Report the repeat of a key that comes first in the document. */
 static int check_duplicates(struct loader *l, const struct aj_node *map)
 {
-	struct keyref *refs;
-	const struct keyref *first = NULL, *again = NULL;
-	yaml_mark_t m;
+	const struct aj_pair *first, *again;
 	size_t i, j;
+	yaml_mark_t m;
+	int r = aj_node_find_duplicate(map, &i, &j);
 
-	if (map->nr < 2)
-		return 0;
-	refs = aj_malloc(map->nr * sizeof(*refs));
-	if (!refs)
+	if (r < 0)
 		return aj_errors_oom(l->err);
-	for (i = 0; i < map->nr; i++) {
-		refs[i].pair = &map->pairs[i];
-		refs[i].index = i;
-	}
-	qsort(refs, map->nr, sizeof(*refs), keyref_cmp);
-	for (i = 0; i < map->nr; i = j) {
-		for (j = i + 1; j < map->nr && same_key(refs[i].pair, refs[j].pair); j++)
-			;
-		if (j - i > 1 && (!again || refs[i + 1].index < again->index)) {
-			first = &refs[i];
-			again = &refs[i + 1];
-		}
-	}
-	if (!again) {
-		aj_free(refs);
+	if (!r)
 		return 0;
-	}
+	first = &map->pairs[i];
+	again = &map->pairs[j];
 	m.index = 0;
-	m.line = (size_t)again->pair->keypos.line - 1;
-	m.column = (size_t)again->pair->keypos.column - 1;
-	fail_at(l, &m, "duplicate key \"%.*s\" (first defined at line %d, column %d)",
-		TEXT_MAX, again->pair->key, first->pair->keypos.line,
-		first->pair->keypos.column);
-	aj_free(refs);
-	return -1;
+	m.line = (size_t)again->keypos.line - 1;
+	m.column = (size_t)again->keypos.column - 1;
+	return fail_at(l, &m, "duplicate key \"%.*s\" (first defined at line %d, column %d)",
+		       TEXT_MAX, again->key, first->keypos.line, first->keypos.column);
 }
 
 static int on_end(struct loader *l, const yaml_event_t *ev)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "core/error.h"
 #include "core/merge.h"
 #include "core/node.h"
@@ -251,6 +252,51 @@ static void merge_survives_every_allocation_failure(void **state)
 	aj_node_free(want);
 }
 
+static void large_mappings_merge_by_key(void **state)
+{
+	struct aj_buf a = AJ_BUF_INIT(AJ_BUF_SMALL), b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_buf want = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int i;
+
+	(void)state;
+	/* a: k0..k39 = i; b: k59 down to k20 = 100 + i. */
+	for (i = 0; i < 40; i++)
+		aj_buf_addf(&a, "k%d: %d\n", i, i);
+	for (i = 59; i >= 20; i--)
+		aj_buf_addf(&b, "k%d: %d\n", i, 100 + i);
+	/* First-seen order: a's keys, then b's new keys in b's order. */
+	for (i = 0; i < 40; i++)
+		aj_buf_addf(&want, "k%d: %d\n", i, i < 20 ? i : 100 + i);
+	for (i = 59; i >= 40; i--)
+		aj_buf_addf(&want, "k%d: %d\n", i, 100 + i);
+	MERGE(aj_buf_cstr(&want), aj_buf_cstr(&a), aj_buf_cstr(&b));
+	/* The indexes fail cleanly too. */
+	{
+		struct aj_node *in[2] = { aj_test_yaml(aj_buf_cstr(&a)), aj_test_yaml(aj_buf_cstr(&b)) };
+		struct aj_node *w = aj_test_yaml(aj_buf_cstr(&want)), *got = NULL;
+		long n;
+
+		for (n = 0;; n++) {
+			int r;
+
+			aj_alloc_fail_after(n);
+			r = aj_merge((const struct aj_node *const *)in, 2, &got);
+			aj_alloc_fail_after(-1);
+			if (!r)
+				break;
+			assert_true(n < 100000);
+		}
+		assert_true(aj_node_equal(got, w));
+		aj_node_free(got);
+		aj_node_free(w);
+		aj_node_free(in[0]);
+		aj_node_free(in[1]);
+	}
+	aj_buf_release(&a);
+	aj_buf_release(&b);
+	aj_buf_release(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +311,7 @@ int main(void)
 		cmocka_unit_test(mixed_lists_use_index_merge),
 		cmocka_unit_test(mixed_kinds_last_wins),
 		cmocka_unit_test(key_order_is_first_seen),
+		cmocka_unit_test(large_mappings_merge_by_key),
 		cmocka_unit_test(positions_come_from_the_winning_file),
 		cmocka_unit_test(result_never_aliases_inputs),
 		cmocka_unit_test(merge_survives_every_allocation_failure),

@@ -1,6 +1,7 @@
 #include "support.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -197,6 +198,86 @@ static void copy_survives_every_allocation_failure(void **state)
 	aj_node_free(t);
 }
 
+static void add_appends_without_lookup(void **state)
+{
+	struct aj_node *m = aj_node_new(AJ_NODE_MAP, NULL);
+	size_t first = 99, again = 99;
+
+	(void)state;
+	assert_int_equal(aj_node_add(m, "a", 1, aj_node_new_int(1, NULL), NULL), 0);
+	assert_int_equal(aj_node_add(m, "b", 1, aj_node_new_int(2, NULL), NULL), 0);
+	assert_int_equal(aj_node_find_duplicate(m, &first, &again), 0);
+	assert_int_equal(aj_node_add(m, "a", 1, aj_node_new_int(3, NULL), NULL), 0);
+	assert_int_equal(m->nr, 3);
+	assert_int_equal(aj_node_find_duplicate(m, &first, &again), 1);
+	assert_int_equal(first, 0);
+	assert_int_equal(again, 2);
+	/* Not a mapping: the value is freed. */
+	assert_int_equal(aj_node_add(m->pairs[0].value, "x", 1, str_node("v"), NULL), -1);
+	aj_node_free(m);
+}
+
+static void duplicates_in_large_mappings(void **state)
+{
+	struct aj_node *m = aj_node_new(AJ_NODE_MAP, NULL);
+	size_t first = 0, again = 0;
+	char key[16];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		int len = snprintf(key, sizeof(key), "k%d", i);
+
+		assert_int_equal(aj_node_add(m, key, (size_t)len, aj_node_new_int(i, NULL), NULL), 0);
+	}
+	assert_int_equal(aj_node_find_duplicate(m, &first, &again), 0);
+	/* Two repeats: the one whose second occurrence comes first wins. */
+	assert_int_equal(aj_node_add(m, "k700", 4, aj_node_new_int(0, NULL), NULL), 0);
+	assert_int_equal(aj_node_add(m, "k3", 2, aj_node_new_int(0, NULL), NULL), 0);
+	assert_int_equal(aj_node_find_duplicate(m, &first, &again), 1);
+	assert_int_equal(first, 700);
+	assert_int_equal(again, 1000);
+	aj_alloc_fail_after(0);
+	assert_int_equal(aj_node_find_duplicate(m, &first, &again), -1);
+	aj_alloc_fail_after(-1);
+	aj_node_free(m);
+}
+
+static void key_index_finds_keys(void **state)
+{
+	struct aj_node *small = aj_test_yaml("{a: 1, b: 2}");
+	struct aj_node *big = aj_node_new(AJ_NODE_MAP, NULL);
+	struct aj_keyindex ix;
+	char key[16];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 500; i++) {
+		int len = snprintf(key, sizeof(key), "key%d", i);
+
+		assert_int_equal(aj_node_add(big, key, (size_t)len, aj_node_new_int(i, NULL), NULL), 0);
+	}
+	assert_int_equal(aj_keyindex_init(&ix, small), 0);
+	assert_int_equal(aj_keyindex_find(&ix, "b", 1)->value->v.integer, 2);
+	assert_null(aj_keyindex_find(&ix, "c", 1));
+	aj_keyindex_release(&ix);
+	assert_int_equal(aj_keyindex_init(&ix, big), 0);
+	assert_non_null(ix.slots);
+	for (i = 0; i < 500; i++) {
+		int len = snprintf(key, sizeof(key), "key%d", i);
+
+		assert_int_equal(aj_keyindex_find(&ix, key, (size_t)len)->value->v.integer, i);
+	}
+	assert_null(aj_keyindex_find(&ix, "key500", 6));
+	assert_null(aj_keyindex_find(&ix, "key1", 3));
+	aj_keyindex_release(&ix);
+	aj_alloc_fail_after(0);
+	assert_int_equal(aj_keyindex_init(&ix, big), -1);
+	aj_alloc_fail_after(-1);
+	aj_node_free(small);
+	aj_node_free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +290,9 @@ int main(void)
 		cmocka_unit_test(where_points_at_the_node),
 		cmocka_unit_test(containers_take_ownership_on_failure),
 		cmocka_unit_test(copy_survives_every_allocation_failure),
+		cmocka_unit_test(add_appends_without_lookup),
+		cmocka_unit_test(duplicates_in_large_mappings),
+		cmocka_unit_test(key_index_finds_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
