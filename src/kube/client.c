@@ -113,13 +113,13 @@ int aj_kube_list_query(struct aj_buf *out, const struct aj_kube_list_opts *o)
 int aj_kube_redact_header(struct aj_buf *out, const char *line, size_t len)
 {
 	static const char auth[] = "authorization:";
-	size_t n = sizeof(auth) - 1, i;
+	size_t n = sizeof(auth) - 1;
 
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		len--;
 	if (len >= n && !strncasecmp(line, auth, n)) {
 		/* Keep a scheme word ("Bearer"), drop the credential. */
-		size_t w;
+		size_t i, w;
 
 		i = n;
 		while (i < len && line[i] == ' ')
@@ -198,8 +198,7 @@ int aj_kube_token_refresh(struct aj_kube *k, int force, int *changed,
 	struct timespec old_mtime = k->token_mtime;
 	long long old_size = k->token_size;
 	double now = aj_monotonic_now(NULL);
-	struct aj_buf b;
-	size_t len;
+	struct aj_errors local = AJ_ERRORS_INIT;
 	char *tok;
 
 	*changed = 0;
@@ -213,23 +212,19 @@ int aj_kube_token_refresh(struct aj_kube *k, int force, int *changed,
 	    old_size == k->token_size)
 		return 0;
 	/* A failed re-read keeps the old token: the file may be mid-rotation. */
-	if (aj_kube_read_file(k->cfg.token_file, 64u * 1024u, &b, err))
-		return k->cfg.token ? 0 : -1;
-	len = b.len;
-	while (len && strchr("\r\n \t", b.buf[len - 1]))
-		len--;
-	if (!len || (k->cfg.token && strlen(k->cfg.token) == len &&
-		     !memcmp(k->cfg.token, b.buf, len))) {
-		if (b.buf)
-			explicit_bzero(b.buf, b.len);
-		aj_buf_release(&b);
+	if (aj_kube_read_token(k->cfg.token_file, &tok, &local)) {
+		if (k->cfg.token) {
+			aj_errors_release(&local);
+			return 0;
+		}
+		aj_errors_splice(err, &local);
+		return -1;
+	}
+	if (k->cfg.token && !strcmp(k->cfg.token, tok)) {
+		explicit_bzero(tok, strlen(tok));
+		aj_free(tok);
 		return 0;
 	}
-	tok = aj_strndup(b.buf, len);
-	explicit_bzero(b.buf, b.len);
-	aj_buf_release(&b);
-	if (!tok)
-		return aj_errors_oom(err);
 	if (k->cfg.token) {
 		explicit_bzero(k->cfg.token, strlen(k->cfg.token));
 		aj_free(k->cfg.token);
@@ -476,13 +471,13 @@ static int perform(struct aj_kube *k, const struct request *rq,
 static int request(struct aj_kube *k, const struct request *rq, cJSON **out,
 		   struct aj_kube_status *user_st, struct aj_errors *err)
 {
-	struct aj_kube_status local;
-	struct aj_kube_status *st = user_st ? user_st : &local;
+	struct aj_kube_status local, *st;
 	int changed = 0;
 
+	aj_kube_status_init(&local);
+	st = user_st ? user_st : &local;
 	if (out)
 		*out = NULL;
-	aj_kube_status_init(&local);
 	if (user_st)
 		aj_kube_status_release(user_st);
 	pace(k);
@@ -514,9 +509,8 @@ fail:
 	return -1;
 }
 
-/* "get configmaps/foo" for messages. */
-static void describe(struct aj_buf *b, const char *verb,
-		     const struct aj_kube_ref *ref)
+void aj_kube_describe(struct aj_buf *b, const char *verb,
+		      const struct aj_kube_ref *ref)
 {
 	aj_buf_addf(b, "%s %s", verb, ref->res->plural);
 	if (ref->res->group && *ref->res->group)
@@ -567,7 +561,7 @@ static int call(struct aj_kube *k, const char *verb, const char *method,
 		*out = NULL;
 	if (st)
 		aj_kube_status_release(st);
-	describe(&what, verb, ref);
+	aj_kube_describe(&what, verb, ref);
 	if (target == TARGET_COLLECTION) {
 		at.name = NULL;
 		at.subresource = NULL;

@@ -163,6 +163,10 @@ int aj_kube_list_query(struct aj_buf *out, const struct aj_kube_list_opts *o);
 /* Percent-encode everything but RFC 3986 unreserved characters. 0 / -1. */
 int aj_kube_escape(struct aj_buf *out, const char *s);
 
+/* "get configmaps/foo in namespace bar", for messages. */
+void aj_kube_describe(struct aj_buf *b, const char *verb,
+		      const struct aj_kube_ref *ref);
+
 /*
  * Write one header line for debug output to out, replacing the credential
  * of an Authorization header with "<redacted>". 0 / -1.

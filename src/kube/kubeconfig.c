@@ -379,7 +379,6 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 {
 	char datakey[64], path[160];
 	const char *fname, *data;
-	const struct aj_node *n;
 	int oom;
 
 	snprintf(datakey, sizeof(datakey), "%s-data", key);
@@ -392,7 +391,8 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 			       "set either %s or its -data form, not both", key);
 	}
 	if (data) {
-		n = aj_node_get(e->body, datakey);
+		const struct aj_node *n = aj_node_get(e->body, datakey);
+
 		snprintf(path, sizeof(path), "%s.%s", e->path, datakey);
 		if (aj_kube_base64_decode(data, strlen(data), blob, &oom))
 			return oom ? aj_errors_oom(kc->err)
@@ -448,8 +448,7 @@ static int kc_cluster(struct kc *kc, const struct kc_entry *e,
 			       &cfg->ca);
 }
 
-/* Read a token file: trimmed, non-empty. The result is the caller's. */
-static int read_token(const char *file, char **out, struct aj_errors *err)
+int aj_kube_read_token(const char *file, char **out, struct aj_errors *err)
 {
 	struct aj_buf b;
 	size_t len;
@@ -508,7 +507,7 @@ static int kc_user(struct kc *kc, const struct kc_entry *e,
 		cfg->token_file = kc_path(e, token_file);
 		if (!cfg->token_file)
 			return aj_errors_oom(kc->err);
-		return read_token(cfg->token_file, &cfg->token, kc->err);
+		return aj_kube_read_token(cfg->token_file, &cfg->token, kc->err);
 	}
 	if (token && *token) {
 		cfg->token = aj_strdup(token);
@@ -735,7 +734,7 @@ int aj_kube_config_in_cluster(struct aj_kube_config *cfg,
 			      strerror(errno));
 		goto fail;
 	}
-	if (read_token(cfg->token_file, &cfg->token, err))
+	if (aj_kube_read_token(cfg->token_file, &cfg->token, err))
 		goto fail;
 	aj_buf_addf(&b, "%s/namespace", dir);
 	if (b.failed)

@@ -92,6 +92,12 @@ int aj_kube_read_file(const char *path, size_t max, struct aj_buf *out,
 		      struct aj_errors *err);
 
 /*
+ * Read a bearer token file: trailing whitespace trimmed, must not be empty.
+ * *out is the caller's (wipe and aj_free it). 0 / -1.
+ */
+int aj_kube_read_token(const char *path, char **out, struct aj_errors *err);
+
+/*
  * Decode standard base64 (whitespace ignored, padding optional). The result
  * is the caller's (aj_free). 0, or -1 on bad input or OOM (*oom tells).
  */

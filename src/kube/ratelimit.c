@@ -41,22 +41,29 @@ double aj_ratelimit_reserve(struct aj_ratelimit *rl)
 	return rl->tokens >= 0 ? 0 : -rl->tokens / rl->qps;
 }
 
-/* splitmix64: small, well mixed, good enough for jitter. */
-static double internal_random(struct aj_backoff *b)
+unsigned long long aj_random_next(unsigned long long *state)
 {
-	unsigned long long z = (b->seed += 0x9E3779B97F4A7C15ull);
+	unsigned long long z = (*state += 0x9E3779B97F4A7C15ull);
 
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	z ^= z >> 31;
-	return (double)(z >> 11) / 9007199254740992.0;
+	return z ^ (z >> 31);
+}
+
+unsigned long long aj_random_seed(void)
+{
+	static unsigned long long calls;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_nsec ^
+	       ((unsigned long long)ts.tv_sec << 20) ^
+	       ((unsigned long long)getpid() << 40) ^ (++calls * 0x2545F4914F6CDD1Dull);
 }
 
 void aj_backoff_init(struct aj_backoff *b, aj_clock_fn now, void *clock_ctx,
 		     aj_random_fn random, void *random_ctx)
 {
-	struct timespec ts;
-
 	b->initial = AJ_BACKOFF_INITIAL;
 	b->max = AJ_BACKOFF_MAX;
 	b->reset_after = AJ_BACKOFF_RESET;
@@ -66,10 +73,7 @@ void aj_backoff_init(struct aj_backoff *b, aj_clock_fn now, void *clock_ctx,
 	b->clock_ctx = clock_ctx;
 	b->random = random;
 	b->random_ctx = random_ctx;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	b->seed = (unsigned long long)ts.tv_nsec ^
-		  ((unsigned long long)ts.tv_sec << 20) ^
-		  ((unsigned long long)getpid() << 40);
+	b->seed = aj_random_seed();
 }
 
 void aj_backoff_reset(struct aj_backoff *b)
@@ -91,6 +95,7 @@ double aj_backoff_next(struct aj_backoff *b)
 		base = b->max;
 	b->step = base * 2;
 	delay = base * (1 + (b->random ? b->random(b->random_ctx)
-				      : internal_random(b)));
+				      : (double)(aj_random_next(&b->seed) >> 11) /
+					9007199254740992.0));
 	return delay > b->max ? b->max : delay;
 }

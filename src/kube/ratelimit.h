@@ -48,6 +48,11 @@ double aj_ratelimit_reserve(struct aj_ratelimit *rl);
 
 typedef double (*aj_random_fn)(void *ctx); /* uniform in [0, 1) */
 
+/* splitmix64 step: small and well mixed; enough for jitter, not for keys. */
+unsigned long long aj_random_next(unsigned long long *state);
+/* A seed that differs between processes and calls. */
+unsigned long long aj_random_seed(void);
+
 struct aj_backoff {
 	double initial, max, reset_after;
 	double step;          /* base delay of the next failure; 0 = initial */

@@ -2,8 +2,6 @@
 
 #include <stdarg.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -81,27 +79,14 @@ static void wlog_errors(struct aj_watch *w, struct aj_errors *e)
 	aj_errors_release(e);
 }
 
-static unsigned long long splitmix(unsigned long long *s)
-{
-	unsigned long long z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 int aj_watch_loop_init(struct aj_watch_loop *l, struct aj_kube *k,
 		       struct aj_errors *err)
 {
-	struct timespec ts;
-
 	memset(l, 0, sizeof(*l));
 	l->k = k;
 	l->min_timeout = AJ_WATCH_MIN_TIMEOUT;
 	l->max_timeout = AJ_WATCH_MAX_TIMEOUT;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	l->seed = (unsigned long long)ts.tv_nsec ^
-		  ((unsigned long long)getpid() << 32);
+	l->seed = aj_random_seed();
 	l->multi = curl_multi_init();
 	if (!l->multi)
 		return aj_errors_add(err, NULL, "cannot create a libcurl multi handle");
@@ -182,12 +167,7 @@ int aj_watch_add(struct aj_watch_loop *l, const struct aj_kube_ref *ref,
 	aj_buf_init(&w->errbody, AJ_BUF_SMALL);
 	aj_watch_decoder_init(&w->dec);
 	aj_backoff_init(&w->backoff, NULL, NULL, NULL, NULL);
-	w->backoff.seed = splitmix(&l->seed);
-	aj_buf_addf(&origin, "watch %s", ref->res->plural);
-	if (ref->res->group && *ref->res->group)
-		aj_buf_addf(&origin, ".%s", ref->res->group);
-	if (ref->res->namespaced && ref->ns && *ref->ns)
-		aj_buf_addf(&origin, " in namespace %s", ref->ns);
+	aj_kube_describe(&origin, "watch", ref);
 	w->origin = aj_buf_detach(&origin, NULL);
 	if (!w->origin || dup_opt(&w->group, ref->res->group) ||
 	    dup_opt(&w->version, ref->res->version) ||
@@ -322,7 +302,7 @@ static int start_stream(struct aj_watch *w, struct aj_errors *err)
 	o.field_selector = w->field_selector;
 	o.resource_version = w->rv;
 	o.timeout_seconds = l->min_timeout +
-		(span > 0 ? (long)(splitmix(&l->seed) % (unsigned long long)span) : 0);
+		(span > 0 ? (long)(aj_random_next(&l->seed) % (unsigned long long)span) : 0);
 	if (aj_kube_token_refresh(l->k, 0, &changed, &tok))
 		wlog_errors(w, &tok);
 	aj_errors_release(&tok);
