@@ -234,6 +234,16 @@ static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 	return ret;
 }
 
+/* Drop tasks that failed validation, so a failed spec never looks validated. */
+static void clear_tasks(struct aj_jobspec *spec)
+{
+	size_t i;
+
+	for (i = 0; i < spec->tasks_nr; i++)
+		aj_task_release(&spec->tasks[i]);
+	spec->tasks_nr = 0;
+}
+
 /* Heterogeneous: read and check config._extra.volcano.tasks into spec->tasks. */
 static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 {
@@ -245,8 +255,10 @@ static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 	int ret;
 
 	ret = aj_jobspec_read_tasks(tasks, TASKS_PATH, spec, err);
-	if (ret)
+	if (ret) {
+		clear_tasks(spec);
 		return ret;
+	}
 	for (i = 0; i < spec->tasks_nr; i++) {
 		struct aj_task *t = &spec->tasks[i];
 		struct aj_where w = where_path(TASKS_PATH);
@@ -274,6 +286,8 @@ static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 
 		ret = aj_errors_add(err, &w, "exactly one task named master is required");
 	}
+	if (ret)
+		clear_tasks(spec);
 	return ret;
 }
 

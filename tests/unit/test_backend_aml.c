@@ -230,6 +230,29 @@ static void heterogeneous_refused(void **state)
 	aj_jobspec_release(&s);
 }
 
+static void build_needs_name_and_shape(void **state)
+{
+	struct aj_build_ctx noname = { NULL, NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+
+	(void)state;
+	aj_test_spec("config: {target: {name: c}, environment: {image: i}, jobs: [{sku: G1}]}",
+		     NULL, NULL, 0, &s);
+	assert_int_equal(backend()->validate(&s, &err), 0);
+	assert_int_equal(backend()->build(&s, &ctx, &arr, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "cannot build an Azure ML job: the job shape is not resolved"));
+	aj_jobspec_release(&s);
+	aj_test_spec(aml, &(struct aj_shape_args){ 0, 0, 0 }, NULL, 0, &s);
+	assert_int_equal(backend()->build(&s, &noname, &arr, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "cannot build an Azure ML job: no job name"));
+	assert_null(arr);
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
 static void survives_allocation_failures(void **state)
 {
 	struct aj_shape_args args = { 2, 0, 4 };
@@ -270,6 +293,7 @@ int main(void)
 		cmocka_unit_test(hostile_arguments_survive_bash),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(heterogeneous_refused),
+		cmocka_unit_test(build_needs_name_and_shape),
 		cmocka_unit_test(survives_allocation_failures),
 	};
 

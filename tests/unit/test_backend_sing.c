@@ -194,6 +194,25 @@ static void errors(void **state)
 	fails_with("config: {jobs: [{sku: G1}]}", 1, "config.environment.image: required for service sing");
 }
 
+/* Without a job shape (template checked alone) validate skips the SKU; build still needs it. */
+static void template_check_without_shape(void **state)
+{
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+
+	(void)state;
+	aj_test_spec("config: {environment: {image: i}, jobs: [{sku: \"{nodes}xG{processes}\"}]}",
+		     NULL, NULL, 0, &s);
+	assert_int_equal(backend()->validate(&s, &err), 0);
+	assert_int_equal(backend()->build(&s, &ctx, &arr, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "config.jobs[0].sku: \"\": no resolved SKU"));
+	assert_null(arr);
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
 static void survives_allocation_failures(void **state)
 {
 	struct aj_shape_args none = { 0, 0, 0 };
@@ -233,6 +252,7 @@ int main(void)
 		cmocka_unit_test(auto_selected_vc),
 		cmocka_unit_test(direct_instance_name),
 		cmocka_unit_test(errors),
+		cmocka_unit_test(template_check_without_shape),
 		cmocka_unit_test(survives_allocation_failures),
 	};
 

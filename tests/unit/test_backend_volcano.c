@@ -524,6 +524,44 @@ static void name_limits_edge_fits(void **state)
 	aj_jobspec_release(&s);
 }
 
+/* build() refuses a spec whose shape was never resolved, instead of guessing */
+static void build_needs_a_resolved_shape(void **state)
+{
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+
+	(void)state;
+	aj_test_spec(hetero, &no_args, NULL, 0, &s);
+	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "cannot build a Volcano job: the job shape is not resolved"));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+
+	aj_test_spec("config: {jobs: [{sku: G1, instance_count: 1}], target: {gpus_per_node: 1}}",
+		     &no_args, NULL, 0, &s);
+	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "cannot build a Volcano job: config.environment.image is not set"));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
+/* A failed task validation leaves no tasks behind, so a second validate fails too. */
+static void failed_tasks_are_dropped(void **state)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+
+	(void)state;
+	aj_test_spec(HETERO(TASK("worker", "")), &no_args, NULL, 0, &s);
+	assert_int_equal(volcano()->validate(&s, &err), -1);
+	assert_int_equal(s.tasks_nr, 0);
+	assert_int_equal(volcano()->validate(&s, &err), -1);
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
 static void owner_needs_api_version(void **state)
 {
 	struct aj_build_ctx ctx = { "j", NULL, "uid", "j", NULL };
@@ -656,6 +694,8 @@ int main(void)
 		cmocka_unit_test(homogeneous_errors),
 		cmocka_unit_test(name_limits),
 		cmocka_unit_test(name_limits_edge_fits),
+		cmocka_unit_test(build_needs_a_resolved_shape),
+		cmocka_unit_test(failed_tasks_are_dropped),
 		cmocka_unit_test(owner_needs_api_version),
 		cmocka_unit_test(hostile_arguments_survive_bash),
 		cmocka_unit_test(quote_function),

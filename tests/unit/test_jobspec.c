@@ -376,6 +376,34 @@ static void strict_types(void **state)
 		&no_args, "got string \"0123456789012345678901234567890123456789...\"");
 }
 
+static void nul_rejected(const char *section, const char *key, const char *fragment)
+{
+	struct aj_node *doc = aj_test_yaml("config: {target: {gpus_per_node: 1}, environment: {}, "
+					   "jobs: [{sku: G1, instance_count: 1}]}");
+	struct aj_node *map = aj_node_at(doc, "config");
+	struct conv c;
+
+	map = aj_node_get(map, section);
+	assert_int_equal(aj_node_set(map, key, strlen(key), aj_node_new_string("a\0b", 3, NULL), NULL), 0);
+	convert_doc(&c, doc, &no_args, NULL, 0);
+	expect_error(&c, fragment);
+	done(&c);
+}
+
+static void nul_bytes_and_bad_arguments(void **state)
+{
+	struct aj_shape_args negative = { -1, 0, 0 };
+
+	(void)state;
+	/* YAML refuses NUL; trees from JSON objects may carry one */
+	nul_rejected("target", "name", "config.target.name: string contains a NUL byte");
+	nul_rejected("environment", "image", "config.environment.image: string contains a NUL byte");
+	rejects("config: {jobs: [{sku: G1, submit_args: {env: {\"\": x}}}]}", &no_args,
+		"config.jobs[0].submit_args.env.: invalid name");
+	rejects("config: {jobs: [{sku: G1, instance_count: 1}], target: {gpus_per_node: 1}}", &negative,
+		"-n, -p and --ppn must be positive");
+}
+
 static void env_values(void **state)
 {
 	(void)state;
@@ -545,6 +573,7 @@ int main(void)
 		cmocka_unit_test(shape_has_no_fallback),
 		cmocka_unit_test(no_shape_without_args),
 		cmocka_unit_test(strict_types),
+		cmocka_unit_test(nul_bytes_and_bad_arguments),
 		cmocka_unit_test(env_values),
 		cmocka_unit_test(jobs_structure),
 		cmocka_unit_test(storage_entries),
