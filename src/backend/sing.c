@@ -80,11 +80,17 @@ static int sing_validate(struct aj_jobspec *spec, struct aj_errors *err)
 	return sing_check(spec, err);
 }
 
+static int vc_known(const struct aj_target *t)
+{
+	return t->name && *t->name && t->subscription_id && t->resource_group;
+}
+
+/* The VC's ARM id, or NULL when target does not name it fully (or on OOM). */
 static char *vc_arm_id(const struct aj_target *t)
 {
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
 
-	if (!t->name || !*t->name || !t->subscription_id || !t->resource_group)
+	if (!vc_known(t))
 		return NULL;
 	aj_buf_addf(&b, "/subscriptions/%s/resourceGroups/%s/providers/"
 		    "Microsoft.MachineLearningServices/virtualclusters/%s",
@@ -153,9 +159,8 @@ static int sing_build(const struct aj_jobspec *spec, const struct aj_build_ctx *
 	vc = vc_arm_id(&spec->target);
 	if (vc)
 		aj_body_add_string(b.properties, "computeId", vc, &b.oom);
-	else if (spec->target.name && *spec->target.name && spec->target.subscription_id &&
-		 spec->target.resource_group)
-		b.oom = 1;
+	else if (vc_known(&spec->target))
+		b.oom = 1;      /* the id could not be allocated */
 	aj_azureml_env_default(&b, "SUDO", "sudo");
 	aj_azureml_env_default(&b, "AZCOPY_AUTO_LOGIN_TYPE", "MSI");
 	aj_azureml_env_default(&b, "JOB_EXECUTION_MODE", "Basic");

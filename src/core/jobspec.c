@@ -338,6 +338,7 @@ static void read_quantity(struct conv *c, const struct aj_node *map, const char 
 static void read_enum(struct conv *c, const struct aj_node *map, const char *key,
 		      const char *const *words, char **out)
 {
+	struct aj_buf list = AJ_BUF_INIT(AJ_BUF_SMALL);
 	char *s = NULL;
 	size_t i, at;
 
@@ -351,17 +352,12 @@ static void read_enum(struct conv *c, const struct aj_node *map, const char *key
 			return;
 		}
 	}
+	for (i = 0; words[i]; i++)
+		aj_buf_addf(&list, "%s%s", i ? ", " : "", words[i]);
 	at = path_push(c, ".%s", key);
-	{
-		struct aj_buf list = AJ_BUF_INIT(AJ_BUF_SMALL);
-
-		for (i = 0; words[i]; i++)
-			aj_buf_addf(&list, "%s%s", i ? ", " : "", words[i]);
-		fail(c, get(map, key), "unknown value \"%s\" (expected one of: %s)", s,
-		     aj_buf_cstr(&list));
-		aj_buf_release(&list);
-	}
+	fail(c, get(map, key), "unknown value \"%s\" (expected one of: %s)", s, aj_buf_cstr(&list));
 	path_pop(c, at);
+	aj_buf_release(&list);
 	aj_free(s);
 }
 
