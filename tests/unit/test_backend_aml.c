@@ -4,6 +4,7 @@
  * derived by hand from the seed's AML example plus storage and tags.
  */
 #include "support.h"
+#include "code_fs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,7 @@ static void hostile_arguments_survive_bash(void **state)
 	};
 	static const char want[] = "[$(rm -rf /)][`x`][it's][a\nb][][\"q\"][$HOME]";
 	struct aj_shape_args args = { 1, 1, 0 };
-	const char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
+	char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
 	size_t len;
@@ -168,8 +169,9 @@ static void hostile_arguments_survive_bash(void **state)
 	(void)state;
 	aj_test_spec("config: {target: {name: c}, environment: {image: i}, jobs: [{sku: G1}]}",
 		     &args, argv, sizeof(argv) / sizeof(argv[0]), &s);
-	bash[2] = aj_test_json_str(build(&s, "h", &arr), "command");
-	out = aj_test_run(bash, &len);
+	bash[2] = strdup(aj_test_json_str(build(&s, "h", &arr), "command"));
+	assert_int_equal(aj_test_spawn(bash, NULL, NULL, &out, &len), 0);
+	free(bash[2]);
 	assert_int_equal(len, strlen(want));
 	assert_memory_equal(out, want, len);
 	free(out);

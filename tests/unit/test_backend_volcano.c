@@ -7,6 +7,7 @@
  * derived by hand from the inputs.
  */
 #include "support.h"
+#include "code_fs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -591,7 +592,7 @@ static void hostile_arguments_survive_bash(void **state)
 	struct aj_build_ctx ctx = { "q", NULL, NULL, NULL, NULL };
 	struct aj_shape_args args = { 1, 0, 0 };
 	size_t n = sizeof(hostile) / sizeof(hostile[0]), i, len, want_len = 0;
-	const char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
+	char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
 	char want[512], *out;
@@ -603,9 +604,10 @@ static void hostile_arguments_survive_bash(void **state)
 	}
 	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
 		     &args, hostile, n, &s);
-	bash[2] = aj_test_json_str(build(&s, &ctx, &arr),
-				   "spec.tasks[0].template.spec.containers[0].command[2]");
-	out = aj_test_run(bash, &len);
+	bash[2] = strdup(aj_test_json_str(build(&s, &ctx, &arr),
+					  "spec.tasks[0].template.spec.containers[0].command[2]"));
+	assert_int_equal(aj_test_spawn(bash, NULL, NULL, &out, &len), 0);
+	free(bash[2]);
 	assert_int_equal(len, want_len);
 	assert_memory_equal(out, want, len);
 	free(out);

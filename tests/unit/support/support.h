@@ -3,7 +3,9 @@
  *
  * aj_test_yaml() parses a YAML literal into a tree (failing the test on a
  * parse error); aj_test_errors_contain() checks that some formatted entry of
- * an error list contains a fragment. Trees returned are the caller's.
+ * an error list contains a fragment. aj_test_spec() turns a YAML literal
+ * into a JobSpec, and aj_test_json_*() read built objects by path. Trees and
+ * specs returned are the caller's.
  */
 #ifndef AJ_TEST_SUPPORT_H
 #define AJ_TEST_SUPPORT_H
@@ -41,11 +43,5 @@ const cJSON *aj_test_json_at(const cJSON *root, const char *path);
 const char *aj_test_json_str(const cJSON *root, const char *path);
 long aj_test_json_int(const cJSON *root, const char *path);
 int aj_test_json_size(const cJSON *root, const char *path);
-
-/*
- * Run argv[0] (an absolute path) with argv as its arguments, no shell; return
- * its standard output (malloc'd, *len bytes). Fails the test unless it exits 0.
- */
-char *aj_test_run(const char *const argv[], size_t *len);
 
 #endif
