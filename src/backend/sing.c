@@ -68,8 +68,7 @@ static int sing_check(const struct aj_jobspec *spec, struct aj_errors *err)
 	struct aj_strlist types = AJ_STRLIST_INIT;
 	int ret = aj_azureml_validate(spec, "sing", err);
 
-	/* no SKU without a job shape (a template checked on its own): build checks it */
-	if (!spec->heterogeneous && spec->sku && instance_types(spec, &types, err))
+	if (!spec->heterogeneous && instance_types(spec, &types, err))
 		ret = -1;
 	aj_strlist_release(&types);
 	return ret;

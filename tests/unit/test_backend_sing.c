@@ -207,7 +207,7 @@ static void template_check_without_shape(void **state)
 		     NULL, NULL, 0, &s);
 	assert_int_equal(backend()->validate(&s, &err), 0);
 	assert_int_equal(backend()->build(&s, &ctx, &arr, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "config.jobs[0].sku: \"\": no resolved SKU"));
+	assert_true(aj_test_errors_contain(&err, "cannot build an Azure ML job: the job shape is not resolved"));
 	assert_null(arr);
 	aj_errors_release(&err);
 	aj_jobspec_release(&s);
