@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Build (or reuse) kube-apiserver, kubectl and etcd for one pinned Kubernetes release.
+#
+# Usage: tests/controlplane/build.sh [vX.Y.Z]     (default: tests/controlplane/VERSION)
+# Output: $XDG_CACHE_HOME/aj/controlplane/<version>/bin/{kube-apiserver,kubectl,etcd}
+#         (override the root with AJ_CONTROLPLANE_CACHE). Prints the bin directory last.
+# Nothing is rebuilt when the binaries exist and were built from the committed go.mod/go.sum.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+ver=$(cp_version "${1:-}")
+retry="retry: tests/controlplane/build.sh $ver"
+fail() { echo "build.sh: $*; $retry" >&2; exit 1; }
+
+[[ $ver =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || fail "'$ver' is not a Kubernetes release tag like v1.37.2"
+minor=${BASH_REMATCH[1]}
+kmod=$cp_here/versions/$ver/kubernetes
+emod=$cp_here/versions/$ver/etcd
+[[ -f $kmod/go.mod && -f $kmod/go.sum && -f $emod/go.mod && -f $emod/go.sum ]] ||
+  fail "no wrapper modules for $ver under tests/controlplane/versions (generate them: tests/controlplane/gen-modules.sh $ver)"
+
+out=$(cp_cache_root)/$ver
+bin=$out/bin
+stamp_want=$(cat "$kmod/go.mod" "$kmod/go.sum" "$emod/go.mod" "$emod/go.sum" | sha256sum | cut -c1-16)
+
+up_to_date() {
+  [[ -x $bin/kube-apiserver && -x $bin/kubectl && -x $bin/etcd && -f $out/stamp ]] &&
+    [[ $(cat "$out/stamp") == "$stamp_want" ]]
+}
+
+if up_to_date; then
+  echo "build.sh: control plane $ver up to date in $bin"
+  echo "$bin"
+  exit 0
+fi
+
+command -v go >/dev/null || fail "go is not installed (need Go >= $(sed -n 's/^go //p' "$kmod/go.mod"))"
+mkdir -p "$out"
+# One build per version at a time; a second caller waits, then finds the result.
+exec 9>"$out/.lock"
+flock 9
+if up_to_date; then
+  echo "build.sh: control plane $ver up to date in $bin (built by a concurrent run)"
+  echo "$bin"
+  exit 0
+fi
+
+have=$(go env GOVERSION); have=${have#go}; have=${have%%[-+ ]*}
+for m in "$kmod" "$emod"; do
+  need=$(sed -n 's/^go //p' "$m/go.mod")
+  if [[ $(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1) != "$need" ]]; then
+    fail "$(basename "$m") for $ver needs Go >= $need but go is $have (install a newer Go)"
+  fi
+done
+
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false"
+stage=$(mktemp -d "$out/.stage.XXXXXX")
+log=$out/build.log
+: >"$log"
+trap 'rm -rf "$stage"' EXIT
+
+# Name the likely cause from a failed go command's output.
+cause() {
+  if grep -qE 'dial tcp|no such host|connection refused|i/o timeout|TLS handshake' "$log"; then
+    echo "module download failed ($(grep -m1 -oE '(dial tcp|no such host|connection refused|i/o timeout|TLS handshake)[^"]*' "$log" | head -c 160)); check GOPROXY=$(go env GOPROXY)"
+  elif grep -qE 'reading .*: 404|404 Not Found|410 Gone|unknown revision|invalid version' "$log"; then
+    echo "a module is not served by $(go env GOPROXY): $(grep -m1 -E '404|410|unknown revision|invalid version' "$log" | head -c 200)"
+  elif grep -qE 'requires go >= |go.mod requires go' "$log"; then
+    echo "Go too old: $(grep -m1 -E 'requires go' "$log" | head -c 200)"
+  else
+    echo "$1 failed: $(grep -m1 -E 'error|cannot|undefined|:[0-9]+:[0-9]+:' "$log" | head -c 200) (full log: $log)"
+  fi
+}
+
+start=$(date +%s)
+echo "build.sh: building control plane $ver into $bin (log: $log)" >&2
+
+vpkgs="k8s.io/component-base/version k8s.io/client-go/pkg/version"
+ld="-s -w"
+for p in $vpkgs; do
+  ld+=" -X $p.gitVersion=$ver -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  ld+=" -X $p.buildDate=1970-01-01T00:00:00Z"
+done
+
+( cd "$kmod" && go mod download ) >>"$log" 2>&1 || fail "$(cause 'module download (kubernetes)')"
+( cd "$emod" && go mod download ) >>"$log" 2>&1 || fail "$(cause 'module download (etcd)')"
+t_dl=$(date +%s)
+
+( cd "$emod" && go build -trimpath -ldflags "-s -w" -o "$stage/etcd" go.etcd.io/etcd/server/v3 ) >>"$log" 2>&1 ||
+  fail "$(cause 'go build etcd')"
+( cd "$kmod" && go build -trimpath -ldflags "$ld" -o "$stage/" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl ) >>"$log" 2>&1 ||
+  fail "$(cause 'go build kube-apiserver/kubectl')"
+
+got=$("$stage/kube-apiserver" --version 2>/dev/null | awk '{print $2}')
+[[ $got == "$ver" ]] || fail "built kube-apiserver reports '$got', expected $ver"
+
+rm -rf "$bin"
+mv "$stage" "$bin"
+echo "$stamp_want" >"$out/stamp"
+end=$(date +%s)
+echo "build.sh: built $ver in $((end - start)) s (downloads $((t_dl - start)) s, compile $((end - t_dl)) s): $("$bin/etcd" --version | head -1)" >&2
+echo "$bin"

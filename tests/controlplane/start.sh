@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Start etcd and kube-apiserver on 127.0.0.1 (free ports), with fresh certificates and a kubeconfig.
+#
+# Usage: tests/controlplane/start.sh [--version vX.Y.Z] [--dir DIR] [--build]
+#   --dir DIR   run directory (created; must not hold a running control plane). Default: a new temp dir.
+#   --build     build the binaries first if they are missing (otherwise a missing build is an error).
+# Environment: AJ_K8S_VERSION (default version), AJ_CP_READY_TIMEOUT (seconds, default 60).
+#
+# On success prints the env file path on the last line. The env file (DIR/env, shell syntax) sets
+# KUBECONFIG, AJ_KUBECTL, AJ_KUBE_SERVER, AJ_KUBE_CA, AJ_KUBE_TOKEN, ports and pids.
+# Stop with: tests/controlplane/stop.sh --dir DIR   (or: stop.sh DIR/env)
+# On any failure everything started so far is stopped and the directory removed.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+ver=
+dir=
+build=0
+while (($#)); do
+  case $1 in
+    --version) ver=$2; shift 2 ;;
+    --dir) dir=$2; shift 2 ;;
+    --build) build=1; shift ;;
+    *) echo "start.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+ver=$(cp_version "$ver")
+bin=$(cp_bin_dir "$ver")
+timeout_s=${AJ_CP_READY_TIMEOUT:-60}
+
+if [[ ! -x $bin/kube-apiserver || ! -x $bin/etcd || ! -x $bin/kubectl ]]; then
+  if ((build)); then
+    bin=$("$cp_here/build.sh" "$ver" | tail -1)
+  else
+    echo "start.sh: control plane $ver is not built; run: tests/controlplane/build.sh $ver" >&2
+    exit 1
+  fi
+fi
+
+t0=$(date +%s.%N)
+if [[ -z $dir ]]; then
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/aj-controlplane.XXXXXX")
+else
+  if [[ -f $dir/env ]] && "$cp_here/stop.sh" --check "$dir/env" 2>/dev/null; then
+    echo "start.sh: a control plane is already running in $dir (stop it: tests/controlplane/stop.sh --dir $dir)" >&2
+    exit 1
+  fi
+  rm -rf "$dir"
+  mkdir -p "$dir"
+fi
+dir=$(cd "$dir" && pwd)
+pki=$dir/pki
+mkdir -p "$pki"
+# etcd data in memory when possible: it is thrown away anyway.
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+  data=$(mktemp -d /dev/shm/aj-etcd.XXXXXX)
+else
+  data=$dir/etcd-data
+fi
+
+etcd_pid=
+api_pid=
+started=0
+cleanup() {
+  local rc=$?
+  if ((!started)); then
+    [[ -n $api_pid ]] && kill "$api_pid" 2>/dev/null || true
+    [[ -n $etcd_pid ]] && kill "$etcd_pid" 2>/dev/null || true
+    for p in $api_pid $etcd_pid; do
+      for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$p" 2>/dev/null || true
+    done
+    rm -rf "$data" "$dir"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- certificates: a CA, the serving cert, an admin client cert, a service-account key pair ---
+ossl() { openssl "$@" >>"$pki/openssl.log" 2>&1; }
+ec_key() { ossl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
+ec_key "$pki/ca.key"
+ossl req -x509 -new -key "$pki/ca.key" -subj "/CN=aj-test-ca" -days 30 -out "$pki/ca.crt" \
+  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
+issue() { # name subject extensions...
+  local name=$1 subj=$2; shift 2
+  ec_key "$pki/$name.key"
+  ossl req -new -key "$pki/$name.key" -subj "$subj" -out "$pki/$name.csr"
+  printf '%s\n' "$@" >"$pki/$name.ext"
+  ossl x509 -req -in "$pki/$name.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 30 -extfile "$pki/$name.ext" -out "$pki/$name.crt"
+}
+issue apiserver "/CN=kube-apiserver" "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+  "extendedKeyUsage=serverAuth" "keyUsage=critical,digitalSignature,keyEncipherment"
+issue admin "/O=system:masters/CN=aj-admin" "extendedKeyUsage=clientAuth" \
+  "keyUsage=critical,digitalSignature,keyEncipherment"
+ec_key "$pki/sa.key"
+ossl pkey -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
+token=$(openssl rand -hex 24)
+printf '%s,aj-admin-token,aj-admin-token,"system:masters"\n' "$token" >"$pki/tokens.csv"
+chmod 600 "$pki"/*.key "$pki/tokens.csv"
+
+# --- ports ---
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pick_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 40000))
+    port_free "$p" && [[ " ${picked:-} " != *" $p "* ]] && { picked+=" $p"; echo "$p"; return; }
+  done
+}
+log_tail() {
+  echo "--- last lines of $dir/etcd.log ---" >&2
+  tail -n "${1:-20}" "$dir/etcd.log" >&2 2>/dev/null || true
+  echo "--- last lines of $dir/kube-apiserver.log ---" >&2
+  tail -n "${1:-20}" "$dir/kube-apiserver.log" >&2 2>/dev/null || true
+}
+in_use() { grep -qiE 'address already in use|bind: address' "$1" 2>/dev/null; }
+deadline=$(($(date +%s) + timeout_s))
+
+# Start a daemon detached from our stdio (so callers such as ctest do not wait on it).
+spawn() { # log cmd...
+  local log=$1; shift
+  setsid "$@" </dev/null >"$log" 2>&1 &
+  echo $!
+}
+
+# --- etcd (retried on other ports if a port was taken in between) ---
+for attempt in 1 2 3 4 5; do
+  picked=
+  etcd_port=$(pick_port); peer_port=$(pick_port)
+  rm -rf "${data:?}"/*
+  etcd_pid=$(spawn "$dir/etcd.log" "$bin/etcd" --name aj --data-dir "$data" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+    --initial-cluster "aj=http://127.0.0.1:$peer_port" --initial-cluster-state new \
+    --unsafe-no-fsync --log-level warn)
+  ok=0
+  while (($(date +%s) < deadline)); do
+    if curl -fsS --max-time 2 "http://127.0.0.1:$etcd_port/health" 2>/dev/null | grep -q '"health":"true"'; then ok=1; break; fi
+    kill -0 "$etcd_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  ((ok)) && break
+  kill "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true
+  if in_use "$dir/etcd.log" && (($(date +%s) < deadline)); then
+    echo "start.sh: etcd port taken, retrying on other ports" >&2
+    etcd_pid=; continue
+  fi
+  echo "start.sh: etcd did not become healthy within ${timeout_s}s" >&2
+  log_tail; exit 1
+done
+((ok)) || { echo "start.sh: etcd could not find free ports" >&2; log_tail; exit 1; }
+t_etcd=$(date +%s.%N)
+
+# --- kube-apiserver ---
+for attempt in 1 2 3 4 5; do
+  api_port=$(pick_port)
+  api_pid=$(spawn "$dir/kube-apiserver.log" "$bin/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+    --cert-dir "$pki" --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+    --client-ca-file "$pki/ca.crt" --token-auth-file "$pki/tokens.csv" \
+    --authorization-mode RBAC --service-cluster-ip-range 10.0.0.0/24 \
+    --service-account-issuer "https://127.0.0.1:$api_port" \
+    --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+    --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
+  ok=0
+  while (($(date +%s) < deadline)); do
+    if [[ $(curl -sS --max-time 2 --cacert "$pki/ca.crt" -H "Authorization: Bearer $token" \
+        "https://127.0.0.1:$api_port/readyz" 2>/dev/null) == ok ]]; then ok=1; break; fi
+    kill -0 "$api_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  ((ok)) && break
+  kill "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true
+  if in_use "$dir/kube-apiserver.log" && (($(date +%s) < deadline)); then
+    echo "start.sh: kube-apiserver port taken, retrying on another" >&2
+    api_pid=; continue
+  fi
+  echo "start.sh: kube-apiserver did not become ready within ${timeout_s}s" >&2
+  log_tail; exit 1
+done
+((ok)) || { echo "start.sh: kube-apiserver could not find a free port" >&2; log_tail; exit 1; }
+
+# --- kubeconfig and env file ---
+b64() { base64 -w0 <"$1"; }
+server=https://127.0.0.1:$api_port
+cat >"$dir/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: aj-test
+  cluster:
+    server: $server
+    certificate-authority-data: $(b64 "$pki/ca.crt")
+users:
+- name: aj-admin
+  user:
+    client-certificate-data: $(b64 "$pki/admin.crt")
+    client-key-data: $(b64 "$pki/admin.key")
+contexts:
+- name: aj-test
+  context: {cluster: aj-test, user: aj-admin, namespace: default}
+current-context: aj-test
+KC
+chmod 600 "$dir/kubeconfig"
+cat >"$dir/env" <<ENV
+# Control plane $ver started by tests/controlplane/start.sh; stop with tests/controlplane/stop.sh --dir $dir
+export AJ_CP_DIR='$dir'
+export AJ_K8S_VERSION='$ver'
+export KUBECONFIG='$dir/kubeconfig'
+export AJ_KUBECTL='$bin/kubectl'
+export AJ_KUBE_SERVER='$server'
+export AJ_KUBE_CA='$pki/ca.crt'
+export AJ_KUBE_CLIENT_CERT='$pki/admin.crt'
+export AJ_KUBE_CLIENT_KEY='$pki/admin.key'
+export AJ_KUBE_TOKEN='$token'
+export AJ_CP_APISERVER_PORT=$api_port
+export AJ_CP_APISERVER_PID=$api_pid
+export AJ_CP_ETCD_PORT=$etcd_port
+export AJ_CP_ETCD_PID=$etcd_pid
+export AJ_CP_ETCD_DATA='$data'
+ENV
+started=1
+t1=$(date +%s.%N)
+awk -v v="$ver" -v s="$server" -v a="$t0" -v e="$t_etcd" -v b="$t1" -v k="$dir/kubeconfig" 'BEGIN {
+  printf "start.sh: control plane %s ready at %s in %.1f s (etcd healthy after %.1f s); kubeconfig %s\n", v, s, b - a, e - a, k }' >&2
+echo "$dir/env"
