@@ -1,0 +1,97 @@
+# Helpers for integration test scripts (sourced). Each script runs against the control plane whose
+# env file is named by $AJ_CP_ENV (set by tests/integration/CMakeLists.txt, written by
+# tests/controlplane/start.sh). Every case prints "ok" or "FAIL" with its name; the script exits
+# non-zero if any case failed.
+
+set -uo pipefail
+it_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd "$it_dir/../.." && pwd)
+
+: "${AJ_CP_ENV:?AJ_CP_ENV must name the env file written by tests/controlplane/start.sh}"
+[[ -f $AJ_CP_ENV ]] || { echo "FAIL - control plane env file $AJ_CP_ENV missing (did the controlplane fixture start?)"; exit 1; }
+# shellcheck disable=SC1090
+source "$AJ_CP_ENV"
+
+it_pass=0
+it_fail=0
+it_out=$(mktemp "${TMPDIR:-/tmp}/aj-it.XXXXXX")
+trap 'rm -f "$it_out"' EXIT
+
+k() { "$AJ_KUBECTL" --request-timeout=30s "$@"; }
+
+ok() { it_pass=$((it_pass + 1)); echo "ok   - $1"; }
+fail() {
+  it_fail=$((it_fail + 1)); echo "FAIL - $1"
+  [[ -s $it_out ]] && sed 's/^/       | /' "$it_out" | head -n 30
+  return 0
+}
+
+# expect_ok NAME cmd...             the command succeeds
+expect_ok() {
+  local name=$1; shift
+  if "$@" >"$it_out" 2>&1; then ok "$name"; else fail "$name"; fi
+}
+
+# expect_fail NAME MESSAGE cmd...   the command fails and its output contains MESSAGE (fixed string)
+expect_fail() {
+  local name=$1 msg=$2; shift 2
+  if "$@" >"$it_out" 2>&1; then
+    echo "(command succeeded, expected failure with: $msg)" >>"$it_out"; fail "$name"
+  elif grep -qF -- "$msg" "$it_out"; then ok "$name"
+  else echo "(expected message: $msg)" >>"$it_out"; fail "$name"
+  fi
+}
+
+# expect_eq NAME WANT cmd...        the command succeeds and prints exactly WANT
+expect_eq() {
+  local name=$1 want=$2 got; shift 2
+  if got=$("$@" 2>"$it_out") && [[ $got == "$want" ]]; then ok "$name"
+  else echo "(got '$got', want '$want')" >>"$it_out"; fail "$name"
+  fi
+}
+
+# A fresh namespace per script: namespaces never finish deleting on a control plane without controllers.
+new_namespace() {
+  local ns
+  ns="$1-$(date +%s)-$RANDOM"
+  k create namespace "$ns" >/dev/null || { echo "FAIL - create namespace $ns"; exit 1; }
+  echo "$ns"
+}
+
+# Install CRD files (idempotent) and wait until they are established.
+install_crds() {
+  k apply --server-side --force-conflicts -f "$@" >/dev/null || return 1
+  local names
+  names=$(k get -f "$@" -o name) || return 1
+  # shellcheck disable=SC2086
+  k wait --for condition=Established --timeout=60s $names >/dev/null
+}
+
+finish() {
+  echo "# $(basename "$0"): $it_pass passed, $it_fail failed"
+  ((it_fail == 0))
+}
+
+# The "# expect: MESSAGE" header line of a negative-case data file.
+expected_message() { sed -n '1s/^# expect: //p' "$1"; }
+
+# Server-side dry run of one file in namespace $1, rejecting unknown fields.
+dry_apply() { k apply -n "$1" --dry-run=server --validate=strict -f "$2"; }
+
+# Every file in DIR is accepted by a server-side dry run in namespace NS.
+check_valid_dir() { # ns dir label
+  local f
+  for f in "$2"/*.yaml; do
+    expect_ok "$3 accepted: $(basename "$f")" dry_apply "$1" "$f"
+  done
+}
+
+# Every file in DIR is rejected, and the server's message contains the file's "# expect:" line.
+check_invalid_dir() { # ns dir label
+  local f msg
+  for f in "$2"/*.yaml; do
+    msg=$(expected_message "$f")
+    if [[ -z $msg ]]; then echo "(no '# expect:' line in $f)" >"$it_out"; fail "$3 rejected: $(basename "$f")"; continue; fi
+    expect_fail "$3 rejected: $(basename "$f") ($msg)" "$msg" dry_apply "$1" "$f"
+  done
+}
