@@ -96,6 +96,7 @@ got=$("$stage/kube-apiserver" --version 2>/dev/null | awk '{print $2}')
 [[ $got == "$ver" ]] || fail "built kube-apiserver reports '$got', expected $ver"
 
 rm -rf "$bin"
+chmod 755 "$stage"
 mv "$stage" "$bin"
 echo "$stamp_want" >"$out/stamp"
 end=$(date +%s)

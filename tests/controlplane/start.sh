@@ -126,7 +126,34 @@ spawn() { # log cmd...
   echo $!
 }
 
-# --- etcd (retried on other ports if a port was taken in between) ---
+# Wait until PROBE succeeds. Returns 0 when ready, 1 if the process exited, 2 on timeout.
+wait_ready() { # pid interval probe...
+  local pid=$1 interval=$2; shift 2
+  while (($(date +%s) < deadline)); do
+    "$@" && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep "$interval"
+  done
+  return 2
+}
+stop_pid() { kill "$1" 2>/dev/null || true; for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$1" 2>/dev/null || true; }
+# After a failed wait: retry (return 0) if the port was taken, else report and exit.
+retry_or_die() { # what rc log
+  if [[ $2 == 1 ]] && in_use "$3" && (($(date +%s) < deadline)); then
+    echo "start.sh: a port for $1 was taken, retrying on another" >&2
+    return 0
+  fi
+  if [[ $2 == 1 ]]; then echo "start.sh: $1 exited during start-up" >&2
+  else echo "start.sh: $1 did not become ready within ${timeout_s}s" >&2; fi
+  log_tail; exit 1
+}
+etcd_healthy() { curl -fsS --max-time 2 "http://127.0.0.1:$etcd_port/health" 2>/dev/null | grep -q '"health":"true"'; }
+api_ready() {
+  [[ $(curl -sS --max-time 2 --cacert "$pki/ca.crt" -H "Authorization: Bearer $token" \
+    "https://127.0.0.1:$api_port/readyz" 2>/dev/null) == ok ]]
+}
+
+# --- etcd (retried on other ports if one was taken in between) ---
 for attempt in 1 2 3 4 5; do
   picked=
   etcd_port=$(pick_port); peer_port=$(pick_port)
@@ -136,22 +163,12 @@ for attempt in 1 2 3 4 5; do
     --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
     --initial-cluster "aj=http://127.0.0.1:$peer_port" --initial-cluster-state new \
     --unsafe-no-fsync --log-level warn)
-  ok=0
-  while (($(date +%s) < deadline)); do
-    if curl -fsS --max-time 2 "http://127.0.0.1:$etcd_port/health" 2>/dev/null | grep -q '"health":"true"'; then ok=1; break; fi
-    kill -0 "$etcd_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  ((ok)) && break
-  kill "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true
-  if in_use "$dir/etcd.log" && (($(date +%s) < deadline)); then
-    echo "start.sh: etcd port taken, retrying on other ports" >&2
-    etcd_pid=; continue
-  fi
-  echo "start.sh: etcd did not become healthy within ${timeout_s}s" >&2
-  log_tail; exit 1
+  rc=0; wait_ready "$etcd_pid" 0.1 etcd_healthy || rc=$?
+  ((rc == 0)) && break
+  stop_pid "$etcd_pid"; etcd_pid=
+  retry_or_die etcd "$rc" "$dir/etcd.log"
 done
-((ok)) || { echo "start.sh: etcd could not find free ports" >&2; log_tail; exit 1; }
+[[ -n $etcd_pid ]] || { echo "start.sh: etcd found no free port in 5 attempts" >&2; log_tail; exit 1; }
 t_etcd=$(date +%s.%N)
 
 # --- kube-apiserver ---
@@ -160,29 +177,19 @@ for attempt in 1 2 3 4 5; do
   api_pid=$(spawn "$dir/kube-apiserver.log" "$bin/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+    --endpoint-reconciler-type none \
     --cert-dir "$pki" --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
     --client-ca-file "$pki/ca.crt" --token-auth-file "$pki/tokens.csv" \
     --authorization-mode RBAC --service-cluster-ip-range 10.0.0.0/24 \
     --service-account-issuer "https://127.0.0.1:$api_port" \
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
-  ok=0
-  while (($(date +%s) < deadline)); do
-    if [[ $(curl -sS --max-time 2 --cacert "$pki/ca.crt" -H "Authorization: Bearer $token" \
-        "https://127.0.0.1:$api_port/readyz" 2>/dev/null) == ok ]]; then ok=1; break; fi
-    kill -0 "$api_pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  ((ok)) && break
-  kill "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true
-  if in_use "$dir/kube-apiserver.log" && (($(date +%s) < deadline)); then
-    echo "start.sh: kube-apiserver port taken, retrying on another" >&2
-    api_pid=; continue
-  fi
-  echo "start.sh: kube-apiserver did not become ready within ${timeout_s}s" >&2
-  log_tail; exit 1
+  rc=0; wait_ready "$api_pid" 0.2 api_ready || rc=$?
+  ((rc == 0)) && break
+  stop_pid "$api_pid"; api_pid=
+  retry_or_die kube-apiserver "$rc" "$dir/kube-apiserver.log"
 done
-((ok)) || { echo "start.sh: kube-apiserver could not find a free port" >&2; log_tail; exit 1; }
+[[ -n $api_pid ]] || { echo "start.sh: kube-apiserver found no free port in 5 attempts" >&2; log_tail; exit 1; }
 
 # --- kubeconfig and env file ---
 b64() { base64 -w0 <"$1"; }

@@ -36,14 +36,19 @@ if ((check)); then
   exit
 fi
 
-# API server first, so it does not log etcd connection errors on the way down.
+# API server first, so it does not log etcd connection errors on the way down. Its graceful
+# shutdown can take half a minute after a busy test run; nothing is kept, so 5 s is enough.
+killed=0
 for pid in "${running[@]}"; do
   kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$pid" 2>/dev/null; then
-    echo "stop.sh: pid $pid did not exit after SIGTERM, killing" >&2
     kill -KILL "$pid" 2>/dev/null || true
+    killed=$((killed + 1))
   fi
+done
+for pid in "${running[@]}"; do
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 done
 [[ -n ${AJ_CP_ETCD_DATA:-} && -d $AJ_CP_ETCD_DATA ]] && rm -rf "$AJ_CP_ETCD_DATA"
 if [[ ${AJ_CP_KEEP_DIR:-0} == 1 ]]; then
@@ -51,4 +56,4 @@ if [[ ${AJ_CP_KEEP_DIR:-0} == 1 ]]; then
 else
   rm -rf "$AJ_CP_DIR"
 fi
-echo "stop.sh: stopped control plane in $AJ_CP_DIR (${#running[@]} processes)"
+echo "stop.sh: stopped control plane in $AJ_CP_DIR (${#running[@]} processes, $killed after a 5 s grace period)"

@@ -18,7 +18,7 @@ expect_eq "both kinds are in category aj" "aj aj" \
 expect_eq "AjJob has a status subresource" "{}" k get crd ajjobs.aj.dev -o 'jsonpath={.spec.versions[0].subresources.status}'
 expect_eq "AjJob printer columns" "Backend Phase Nodes Age Message" \
   k get crd ajjobs.aj.dev -o 'jsonpath={.spec.versions[0].additionalPrinterColumns[*].name}'
-expect_eq "Volcano Job CRD served (short name vcjob)" "jobs vcjob" \
+expect_eq "Volcano Job CRD served (short names vcjob, vj)" "jobs vcjob,vj" \
   bash -c "'$AJ_KUBECTL' api-resources --api-group=batch.volcano.sh --no-headers | awk '\$1==\"jobs\"{print \$1, \$2}'"
 expect_ok "kubectl get aj lists the category in a namespace" k get aj -n default
 finish

@@ -60,9 +60,10 @@ new_namespace() {
 
 # Install CRD files (idempotent) and wait until they are established.
 install_crds() {
-  k apply --server-side --force-conflicts -f "$@" >/dev/null || return 1
-  local names
-  names=$(k get -f "$@" -o name) || return 1
+  local f fs=() names
+  for f in "$@"; do fs+=(-f "$f"); done
+  k apply --server-side --force-conflicts "${fs[@]}" >/dev/null || return 1
+  names=$(k get "${fs[@]}" -o name) || return 1
   # shellcheck disable=SC2086
   k wait --for condition=Established --timeout=60s $names >/dev/null
 }

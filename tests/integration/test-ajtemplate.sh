@@ -13,8 +13,8 @@ expect_eq "base list kept in order" "account.default storage.default environment
 expect_eq "empty base list kept" "[]" k get ajt -n "$ns" template.empty-base -o 'jsonpath={.spec.base}'
 expect_eq "component without base has none" "" k get ajt -n "$ns" storage.default -o 'jsonpath={.spec.base}'
 expect_eq "config kept verbatim" "gpu-cluster" k get ajt -n "$ns" template.gpu -o 'jsonpath={.spec.config.target.name}'
-expect_fail "a '/' in the name is not a valid object name" "metadata.name" \
-  bash -c "sed 's/name: template.gpu/name: template\/gpu/' '$d/valid.yaml' | '$AJ_KUBECTL' apply -n '$ns' --dry-run=server -f -"
+expect_fail "a '/' in the name is not a valid object name" "metadata.name: Invalid value: \"template/gpu\"" \
+  bash -c "sed 's/name: template.gpu/name: template\/gpu/' '$d/valid.yaml' | '$AJ_KUBECTL' create -n '$ns' --dry-run=server -f -"
 for f in "$d"/invalid-*.yaml; do
   msg=$(expected_message "$f")
   expect_fail "AjTemplate rejected: $(basename "$f") ($msg)" "$msg" dry_apply "$ns" "$f"

@@ -9,8 +9,8 @@ check_valid_dir "$ns" "$d/valid" "Volcano"
 check_invalid_dir "$ns" "$d/invalid" "Volcano"
 
 expect_ok "heterogeneous Job created" k create -n "$ns" -f "$d/valid/heterogeneous.yaml"
-expect_eq "task names and replicas stored" "master:1 a100-worker:2 h100-worker:4" \
-  k get vcjob -n "$ns" train-hetero-r0 -o 'jsonpath={range .spec.tasks[*]}{.name}:{.replicas} {end}' 
+expect_eq "task names and replicas stored" "master a100-worker h100-worker / 1 2 4" \
+  k get vcjob -n "$ns" train-hetero-r0 -o 'jsonpath={.spec.tasks[*].name} / {.spec.tasks[*].replicas}'
 expect_eq "scratch emptyDir sizeLimit kept" "200Gi" \
   k get vcjob -n "$ns" train-hetero-r0 -o 'jsonpath={.spec.tasks[1].template.spec.volumes[?(@.name=="scratch")].emptyDir.sizeLimit}'
 expect_ok "status written as Volcano would" k patch vcjob -n "$ns" train-hetero-r0 --subresource=status --type merge \
