@@ -59,16 +59,18 @@ log=$out/build.log
 : >"$log"
 trap 'rm -rf "$stage"' EXIT
 
-# Name the likely cause from a failed go command's output.
+# Name the likely cause from a failed go command's output (one line).
 cause() {
-  if grep -qE 'dial tcp|no such host|connection refused|i/o timeout|TLS handshake' "$log"; then
-    echo "module download failed ($(grep -m1 -oE '(dial tcp|no such host|connection refused|i/o timeout|TLS handshake)[^"]*' "$log" | head -c 160)); check GOPROXY=$(go env GOPROXY)"
-  elif grep -qE 'reading .*: 404|404 Not Found|410 Gone|unknown revision|invalid version' "$log"; then
-    echo "a module is not served by $(go env GOPROXY): $(grep -m1 -E '404|410|unknown revision|invalid version' "$log" | head -c 200)"
-  elif grep -qE 'requires go >= |go.mod requires go' "$log"; then
-    echo "Go too old: $(grep -m1 -E 'requires go' "$log" | head -c 200)"
+  local line
+  if line=$(grep -m1 -E 'dial tcp|no such host|connection refused|i/o timeout|TLS handshake|lookup disabled by GOPROXY' "$log"); then
+    echo "module download failed (${line:0:200}); check network access to GOPROXY=$(go env GOPROXY)"
+  elif line=$(grep -m1 -E ': (403|404|410) |not found|unknown revision|invalid version' "$log"); then
+    echo "a module is not served by $(go env GOPROXY): ${line:0:200}"
+  elif line=$(grep -m1 -E 'requires go >= |go.mod requires go|toolchain' "$log"); then
+    echo "Go too old: ${line:0:200}"
   else
-    echo "$1 failed: $(grep -m1 -E 'error|cannot|undefined|:[0-9]+:[0-9]+:' "$log" | head -c 200) (full log: $log)"
+    line=$(grep -m1 -vE '^go: downloading' "$log")
+    echo "$1 failed: ${line:0:200} (full log: $log)"
   fi
 }
 

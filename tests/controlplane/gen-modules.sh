@@ -18,7 +18,8 @@ export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 retry="retry: tests/controlplane/gen-modules.sh $ver"
 
 info=$(go mod download -json "k8s.io/kubernetes@$ver" 2>&1) || {
-  echo "gen-modules: k8s.io/kubernetes@$ver is not served by the module proxy ($(echo "$info" | grep -m1 -i error || true)); $retry" >&2
+  why=$(sed -n 's/^[[:space:]]*"Error": "\(.*\)",\{0,1\}$/\1/p' <<<"$info" | sed 's/\\n.*//' | head -c 200)
+  echo "gen-modules: k8s.io/kubernetes@$ver is not served by the module proxy (${why:-$info}); $retry" >&2
   exit 1
 }
 upstream_mod=$(sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p' <<<"$info")

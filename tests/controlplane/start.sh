@@ -4,7 +4,8 @@
 # Usage: tests/controlplane/start.sh [--version vX.Y.Z] [--dir DIR] [--build]
 #   --dir DIR   run directory (created; must not hold a running control plane). Default: a new temp dir.
 #   --build     build the binaries first if they are missing (otherwise a missing build is an error).
-# Environment: AJ_K8S_VERSION (default version), AJ_CP_READY_TIMEOUT (seconds, default 60).
+# Environment: AJ_K8S_VERSION (default version), AJ_CP_READY_TIMEOUT (seconds, default 60),
+#   AJ_CP_PORTS="ETCD PEER APISERVER" ports to try first ("-": any; a taken one is replaced by a free one).
 #
 # On success prints the env file path on the last line. The env file (DIR/env, shell syntax) sets
 # KUBECONFIG, AJ_KUBECTL, AJ_KUBE_SERVER, AJ_KUBE_CA, AJ_KUBE_TOKEN, ports and pids.
@@ -103,12 +104,23 @@ chmod 600 "$pki"/*.key "$pki/tokens.csv"
 
 # --- ports ---
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# pick_port VAR: the next preferred port (used as is), else a random free one not picked before.
+preferred=(${AJ_CP_PORTS:-})
+picked=" "
 pick_port() {
   local p
-  while :; do
-    p=$((20000 + RANDOM % 40000))
-    port_free "$p" && [[ " ${picked:-} " != *" $p "* ]] && { picked+=" $p"; echo "$p"; return; }
-  done
+  p=-
+  if ((${#preferred[@]})); then
+    p=${preferred[0]}; preferred=("${preferred[@]:1}")
+  fi
+  if [[ $p == - ]]; then
+    while :; do
+      p=$((20000 + RANDOM % 40000))
+      [[ $picked != *" $p "* ]] && port_free "$p" && break
+    done
+  fi
+  picked+="$p "
+  printf -v "$1" '%s' "$p"
 }
 log_tail() {
   echo "--- last lines of $dir/etcd.log ---" >&2
@@ -155,8 +167,7 @@ api_ready() {
 
 # --- etcd (retried on other ports if one was taken in between) ---
 for attempt in 1 2 3 4 5; do
-  picked=
-  etcd_port=$(pick_port); peer_port=$(pick_port)
+  pick_port etcd_port; pick_port peer_port
   rm -rf "${data:?}"/*
   etcd_pid=$(spawn "$dir/etcd.log" "$bin/etcd" --name aj --data-dir "$data" \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
@@ -173,7 +184,7 @@ t_etcd=$(date +%s.%N)
 
 # --- kube-apiserver ---
 for attempt in 1 2 3 4 5; do
-  api_port=$(pick_port)
+  pick_port api_port
   api_pid=$(spawn "$dir/kube-apiserver.log" "$bin/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \

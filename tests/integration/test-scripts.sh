@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The control-plane scripts on bad input: taken ports, a start that is not ready in time, builds
+# that cannot work. Uses the fixture's API server port as a port known to be taken.
+source "$(dirname "$0")/lib.sh"
+cpd=$repo_root/tests/controlplane
+busy=$AJ_CP_APISERVER_PORT
+work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-scripts.XXXXXX")
+trap 'for d in "$work"/cp*; do [[ -d $d ]] && "$cpd/stop.sh" --dir "$d" >/dev/null 2>&1; done; rm -rf "$work" "$it_out"' EXIT
+
+# No process runs from DIR (it is on the daemons' command lines) and DIR is gone.
+gone() { ! pgrep -f -- "--cert-dir $1/pki" >/dev/null && [[ ! -e $1 ]]; }
+
+# Second control plane with its etcd client port taken: retried on other ports.
+expect_fail "start reports a taken etcd port and retries" "a port for etcd was taken, retrying" \
+  bash -c "AJ_CP_PORTS='$busy' '$cpd/start.sh' --dir '$work/cp1' 2>&1 && false"
+expect_ok "...and the second control plane is ready" "$cpd/stop.sh" --check "$work/cp1/env"
+expect_fail "a second start in the same directory is refused" "already running" "$cpd/start.sh" --dir "$work/cp1"
+expect_ok "stop" "$cpd/stop.sh" --dir "$work/cp1"
+expect_ok "stop leaves no process and no directory" gone "$work/cp1"
+expect_ok "stopping twice is harmless" "$cpd/stop.sh" --dir "$work/cp1"
+
+# API server port taken (etcd gets free ports).
+expect_fail "start reports a taken API server port and retries" "a port for kube-apiserver was taken, retrying" \
+  bash -c "AJ_CP_PORTS='- - $busy' '$cpd/start.sh' --dir '$work/cp2' 2>&1 && false"
+expect_ok "...and comes up on another port" bash -c "source '$work/cp2/env' && [[ \$AJ_CP_APISERVER_PORT != $busy ]]"
+"$cpd/stop.sh" --dir "$work/cp2" >/dev/null
+
+# Not ready in time: the logs of both daemons are printed, nothing is left behind.
+AJ_CP_READY_TIMEOUT=2 "$cpd/start.sh" --dir "$work/cp3" >"$work/timeout.out" 2>&1
+expect_eq "a start not ready in time fails" "1" echo "$?"
+expect_ok "...naming the timeout" grep -q "did not become ready within 2s" "$work/timeout.out"
+expect_ok "...with the last lines of the etcd log" grep -q -- "--- last lines of .*etcd.log" "$work/timeout.out"
+expect_ok "...and of the kube-apiserver log" grep -q -- "--- last lines of .*kube-apiserver.log" "$work/timeout.out"
+expect_ok "...leaving no process and no directory" gone "$work/cp3"
+
+# Builds that cannot work stop with one line naming the cause and the command to retry.
+expect_fail "unknown version" "retry: tests/controlplane/build.sh v1.99.0" "$cpd/build.sh" v1.99.0
+expect_fail "not a version" "is not a Kubernetes release tag" "$cpd/build.sh" latest
+mkdir -p "$work/fakego"
+printf '#!/bin/sh\n[ "$1 $2" = "env GOVERSION" ] && { echo go1.20.1; exit 0; }\nexit 1\n' >"$work/fakego/go"
+chmod +x "$work/fakego/go"
+expect_fail "Go too old" "needs Go >= " \
+  env PATH="$work/fakego:$PATH" AJ_CONTROLPLANE_CACHE="$work/cache" "$cpd/build.sh"
+expect_fail "module proxy unreachable" "retry: tests/controlplane/build.sh" \
+  env GOPROXY=off GOMODCACHE="$work/gomod" AJ_CONTROLPLANE_CACHE="$work/cache" "$cpd/build.sh"
+expect_eq "...in one line" "1" bash -c "GOPROXY=off GOMODCACHE='$work/gomod' AJ_CONTROLPLANE_CACHE='$work/cache' '$cpd/build.sh' 2>&1 | grep -v '^build.sh: building' | wc -l"
+expect_fail "gen-modules: release not served" "retry: tests/controlplane/gen-modules.sh v1.99.0" \
+  env GOPROXY=off GOMODCACHE="$work/gomod" "$cpd/gen-modules.sh" v1.99.0
+expect_ok "build with binaries present is a no-op" bash -c "'$cpd/build.sh' $AJ_K8S_VERSION 2>&1 | grep -q 'up to date'"
+finish
