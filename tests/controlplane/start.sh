@@ -102,6 +102,30 @@ token=$(openssl rand -hex 24)
 printf '%s,aj-admin-token,aj-admin-token,"system:masters"\n' "$token" >"$pki/tokens.csv"
 chmod 600 "$pki"/*.key "$pki/tokens.csv"
 
+# kubeconfig for the admin client certificate, pointing at PORT.
+write_kubeconfig() { # port
+  local server=https://127.0.0.1:$1
+  cat >"$dir/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: aj-test
+  cluster:
+    server: $server
+    certificate-authority-data: $(base64 -w0 <"$pki/ca.crt")
+users:
+- name: aj-admin
+  user:
+    client-certificate-data: $(base64 -w0 <"$pki/admin.crt")
+    client-key-data: $(base64 -w0 <"$pki/admin.key")
+contexts:
+- name: aj-test
+  context: {cluster: aj-test, user: aj-admin, namespace: default}
+current-context: aj-test
+KC
+  chmod 600 "$dir/kubeconfig"
+}
+
 # --- ports ---
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # pick_port VAR: the next preferred port (used as is), else a random free one not picked before.
@@ -159,10 +183,14 @@ retry_or_die() { # what rc log
   else echo "start.sh: $1 did not become ready within ${timeout_s}s" >&2; fi
   log_tail; exit 1
 }
-etcd_healthy() { curl -fsS --max-time 2 "http://127.0.0.1:$etcd_port/health" 2>/dev/null | grep -q '"health":"true"'; }
+# GET /health over plain HTTP with bash alone.
+etcd_healthy() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$etcd_port" &&
+    printf 'GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3 &&
+    timeout 2 cat <&3) 2>/dev/null | grep -q '"health":"true"'
+}
 api_ready() {
-  [[ $(curl -sS --max-time 2 --cacert "$pki/ca.crt" -H "Authorization: Bearer $token" \
-    "https://127.0.0.1:$api_port/readyz" 2>/dev/null) == ok ]]
+  [[ $("$bin/kubectl" --kubeconfig "$dir/kubeconfig" --request-timeout 2s get --raw /readyz 2>/dev/null) == ok ]]
 }
 
 # --- etcd (retried on other ports if one was taken in between) ---
@@ -185,6 +213,7 @@ t_etcd=$(date +%s.%N)
 # --- kube-apiserver ---
 for attempt in 1 2 3 4 5; do
   pick_port api_port
+  write_kubeconfig "$api_port"
   api_pid=$(spawn "$dir/kube-apiserver.log" "$bin/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
@@ -202,28 +231,8 @@ for attempt in 1 2 3 4 5; do
 done
 [[ -n $api_pid ]] || { echo "start.sh: kube-apiserver found no free port in 5 attempts" >&2; log_tail; exit 1; }
 
-# --- kubeconfig and env file ---
-b64() { base64 -w0 <"$1"; }
+# --- env file ---
 server=https://127.0.0.1:$api_port
-cat >"$dir/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: aj-test
-  cluster:
-    server: $server
-    certificate-authority-data: $(b64 "$pki/ca.crt")
-users:
-- name: aj-admin
-  user:
-    client-certificate-data: $(b64 "$pki/admin.crt")
-    client-key-data: $(b64 "$pki/admin.key")
-contexts:
-- name: aj-test
-  context: {cluster: aj-test, user: aj-admin, namespace: default}
-current-context: aj-test
-KC
-chmod 600 "$dir/kubeconfig"
 cat >"$dir/env" <<ENV
 # Control plane $ver started by tests/controlplane/start.sh; stop with tests/controlplane/stop.sh --dir $dir
 export AJ_CP_DIR='$dir'

@@ -68,6 +68,17 @@ install_crds() {
   k wait --for condition=Established --timeout=60s $names >/dev/null
 }
 
+# Pids of processes whose command line contains STRING (a fixed string), without procps.
+pids_matching() {
+  local f pid
+  for f in /proc/[0-9]*/cmdline; do
+    pid=${f#/proc/}; pid=${pid%/cmdline}
+    [[ $pid == "$$" || $pid == "$BASHPID" ]] && continue
+    tr '\0' ' ' <"$f" 2>/dev/null | grep -qF -- "$1" && echo "$pid"
+  done
+  return 0
+}
+
 finish() {
   echo "# $(basename "$0"): $it_pass passed, $it_fail failed"
   ((it_fail == 0))

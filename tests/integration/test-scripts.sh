@@ -8,7 +8,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-scripts.XXXXXX")
 trap 'for d in "$work"/cp*; do [[ -d $d ]] && "$cpd/stop.sh" --dir "$d" >/dev/null 2>&1; done; rm -rf "$work" "$it_out"' EXIT
 
 # No process runs from DIR (it is on the daemons' command lines) and DIR is gone.
-gone() { ! pgrep -f -- "--cert-dir $1/pki" >/dev/null && [[ ! -e $1 ]]; }
+gone() { [[ -z $(pids_matching "--cert-dir $1/pki") && ! -e $1 ]]; }
 
 # Second control plane with its etcd client port taken: retried on other ports.
 expect_fail "start reports a taken etcd port and retries" "a port for etcd was taken, retrying" \
