@@ -258,6 +258,8 @@ static int do_list(struct aj_watch *w)
 	aj_kube_status_release(&st);
 	if (set_rv(w, ev.object)) {
 		cJSON_Delete(ev.object);
+		wlog(w, "out of memory; listing again");
+		schedule(w, RESTART_RELIST_LATER, -1);
 		return -1;
 	}
 	ret = w->fn(w->ctx, &ev);
