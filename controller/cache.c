@@ -423,3 +423,28 @@ int aj_cache_template_source(struct aj_cache *c, const char *ns,
 		aj_source_release(out);
 	return r;
 }
+
+size_t aj_cache_sweep(struct aj_cache *c, enum aj_cache_kind kind,
+		      const struct aj_strmap *keep)
+{
+	static void (*const frees[])(void *) = { free_ajjob, free_volcano, free_json };
+	struct aj_strmap *m = kind == AJ_CACHE_AJJOBS ? &c->ajjobs
+			      : kind == AJ_CACHE_VOLCANO ? &c->volcano : &c->templates;
+	size_t pos = 0, gone = 0;
+	const char *key;
+	void *v;
+
+	pthread_mutex_lock(&c->lock);
+	while (aj_strmap_next(m, &pos, &key, &v)) {
+		int found;
+
+		aj_strmap_get(keep, key, &found);
+		if (found)
+			continue;
+		/* Removing the current key during iteration is allowed. */
+		frees[kind](aj_strmap_remove(m, key, NULL));
+		gone++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return gone;
+}

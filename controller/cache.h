@@ -85,4 +85,14 @@ void aj_cache_template_delete(struct aj_cache *c, const char *key);
 int aj_cache_template_source(struct aj_cache *c, const char *ns,
 			     struct aj_source *out, struct aj_errors *err);
 
+/* Which map a bulk operation is about. */
+enum aj_cache_kind { AJ_CACHE_AJJOBS, AJ_CACHE_VOLCANO, AJ_CACHE_TEMPLATES };
+
+/*
+ * After a full list: drop every entry of `kind` whose key is not in keep
+ * (objects deleted while no watch was running). Returns how many went.
+ */
+size_t aj_cache_sweep(struct aj_cache *c, enum aj_cache_kind kind,
+		      const struct aj_strmap *keep);
+
 #endif

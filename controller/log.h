@@ -19,9 +19,12 @@ void aj_log_set_level(enum aj_log_level level);
 /* Where lines go (stderr by default); for tests. */
 void aj_log_set_stream(FILE *f);
 
+/* Ends the key/value list of aj_log() (a typed null pointer, as varargs need). */
+#define AJ_LOG_END ((const char *)NULL)
+
 /*
- * Log msg with key/value string pairs, terminated by a NULL key:
- *   aj_log(AJ_LOG_INFO, "created volcano job", "ajjob", "ns/x", "job", name, NULL);
+ * Log msg with key/value string pairs, terminated by AJ_LOG_END:
+ *   aj_log(AJ_LOG_INFO, "created volcano job", "ajjob", "ns/x", "job", name, AJ_LOG_END);
  */
 void aj_log(enum aj_log_level level, const char *msg, ...);
 

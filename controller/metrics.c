@@ -144,7 +144,8 @@ static int update(struct aj_metrics *m, const char *name, const char *labels,
 
 	pthread_mutex_lock(&m->lock);
 	f = family_find(m, name);
-	if (f && f->type == want)
+	/* Counters may be set too: totals kept elsewhere are mirrored at scrape. */
+	if (f && (f->type == want || (set && f->type == AJ_METRIC_COUNTER)))
 		s = series_get(f, labels ? labels : "");
 	if (s) {
 		if (want == AJ_METRIC_HISTOGRAM) {

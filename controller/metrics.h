@@ -54,13 +54,18 @@ int aj_metrics_register(struct aj_metrics *m, const char *name,
 			const double *bounds, size_t nbounds);
 
 /*
- * Label set text from NULL-terminated name/value pairs, values escaped:
- * aj_metrics_labels(out, sizeof(out), "controller", "ajjob", NULL).
+ * Label set text from name/value pairs ended by a (const char *)NULL,
+ * values escaped: aj_metrics_labels(out, sizeof(out), "controller", "ajjob",
+ * (const char *)NULL).
  * Returns 0, or -1 if it did not fit.
  */
 int aj_metrics_labels(char *out, size_t size, ...);
 
-/* Updates; an unknown family or out of memory returns -1 and changes nothing. */
+/*
+ * Updates; an unknown family, a wrong type or out of memory returns -1 and
+ * changes nothing. set() works on gauges and on counters whose running total
+ * is kept elsewhere (mirrored when scraped).
+ */
 int aj_metrics_add(struct aj_metrics *m, const char *name, const char *labels, double v);
 int aj_metrics_set(struct aj_metrics *m, const char *name, const char *labels, double v);
 int aj_metrics_observe(struct aj_metrics *m, const char *name, const char *labels, double v);

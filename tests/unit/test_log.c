@@ -16,7 +16,7 @@ static cJSON *log_one(enum aj_log_level level, const char *msg, const char *k,
 
 	assert_non_null(f);
 	aj_log_set_stream(f);
-	aj_log(level, msg, k, v, NULL);
+	aj_log(level, msg, k, v, AJ_LOG_END);
 	aj_log_set_stream(NULL);
 	rewind(f);
 	*lines = 0;

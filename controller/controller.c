@@ -1,0 +1,516 @@
+#include "controller.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cache.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "health.h"
+#include "kube/client.h"
+#include "kube/kubeconfig.h"
+#include "kube/watch.h"
+#include "lease.h"
+#include "log.h"
+#include "metrics.h"
+#include "reconcile.h"
+#include "resources.h"
+#include "workqueue.h"
+
+#define AJ_WATCHES 3
+
+struct ctl;
+
+/* One watch's identity, for its callback and for readiness. */
+struct feed {
+	struct ctl *ctl;
+	enum aj_cache_kind kind;
+	const char *what;          /* "ajjobs.aj.dev" */
+	volatile int synced;
+};
+
+struct ctl {
+	const struct aj_controller_opts *o;
+	volatile sig_atomic_t *stop;
+	struct aj_cache cache;
+	struct aj_workqueue queue;
+	struct aj_metrics metrics;
+	struct aj_health_server health;
+	struct aj_reconciler rec;
+	struct feed feeds[AJ_WATCHES];
+	char identity[256];
+	volatile int leader;
+	volatile int lost;
+	pthread_mutex_t lock;      /* guards last_error */
+	char last_error[512];
+};
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void aj_controller_opts_defaults(struct aj_controller_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->workers = 2;
+	o->qps = 20;
+	o->burst = 40;
+	o->health_addr = "0.0.0.0";
+	o->health_port = 8081;
+	o->lease_name = "aj-controller";
+}
+
+static void set_last_error(struct ctl *c, const char *msg)
+{
+	pthread_mutex_lock(&c->lock);
+	snprintf(c->last_error, sizeof(c->last_error), "%s", msg);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void watch_log(void *ctx, const char *message)
+{
+	aj_log(AJ_LOG_WARN, "watch failed; retrying", "error", message, AJ_LOG_END);
+	set_last_error(ctx, message);
+}
+
+/* --- watches feed the cache and the queue --- */
+
+static void enqueue(struct ctl *c, const char *key)
+{
+	if (aj_workqueue_add(&c->queue, key))
+		aj_log(AJ_LOG_ERROR, "out of memory queueing", "ajjob", key, AJ_LOG_END);
+}
+
+/* The AjJob to look at when a Volcano Job changes. */
+static void enqueue_owner(struct ctl *c, const cJSON *obj)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata"), *ref;
+	const cJSON *ns = cJSON_GetObjectItemCaseSensitive(meta, "namespace");
+
+	cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(meta, "ownerReferences")) {
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ref, "kind");
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(ref, "name");
+		char key[320];
+
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) &&
+		    cJSON_IsString(kind) && !strcmp(kind->valuestring, "AjJob") &&
+		    cJSON_IsString(name) && cJSON_IsString(ns)) {
+			snprintf(key, sizeof(key), "%s/%s", ns->valuestring, name->valuestring);
+			enqueue(c, key);
+		}
+	}
+}
+
+/* Add or replace one object; takes it. */
+static void feed_put(struct feed *f, cJSON *obj)
+{
+	struct ctl *c = f->ctl;
+	char key[320];
+	int r = 0;
+
+	if (aj_cache_key(obj, key, sizeof(key))) {
+		cJSON_Delete(obj);
+		return;
+	}
+	if (f->kind == AJ_CACHE_VOLCANO)
+		enqueue_owner(c, obj);
+	switch (f->kind) {
+	case AJ_CACHE_AJJOBS:
+		r = aj_cache_ajjob_put(&c->cache, obj);
+		enqueue(c, key);
+		break;
+	case AJ_CACHE_VOLCANO:
+		r = aj_cache_volcano_put(&c->cache, obj);
+		break;
+	case AJ_CACHE_TEMPLATES:
+		r = aj_cache_template_put(&c->cache, obj);
+		break;
+	}
+	if (r)
+		aj_log(AJ_LOG_ERROR, "out of memory caching", "object", key, AJ_LOG_END);
+}
+
+static int on_event(void *ctx, struct aj_watch_event *ev)
+{
+	struct feed *f = ctx;
+	struct ctl *c = f->ctl;
+	char key[320];
+
+	switch (ev->type) {
+	case AJ_WATCH_LIST: {
+		struct aj_strmap keep = AJ_STRMAP_INIT;
+		cJSON *items = cJSON_GetObjectItemCaseSensitive(ev->object, "items"), *it;
+
+		/* Objects deleted while we were not watching leave the cache. */
+		cJSON_ArrayForEach(it, items)
+			if (!aj_cache_key(it, key, sizeof(key)) &&
+			    aj_strmap_put(&keep, key, NULL, NULL)) {
+				aj_strmap_release(&keep);
+				return -1;   /* out of memory: the loop relists */
+			}
+		aj_cache_sweep(&c->cache, f->kind, &keep);
+		aj_strmap_release(&keep);
+		while (items && items->child)
+			feed_put(f, cJSON_DetachItemViaPointer(items, items->child));
+		f->synced = 1;
+		return 0;
+	}
+	case AJ_WATCH_ADDED:
+	case AJ_WATCH_MODIFIED:
+		feed_put(f, ev->object);
+		ev->object = NULL;
+		return 0;
+	case AJ_WATCH_DELETED:
+		if (aj_cache_key(ev->object, key, sizeof(key)))
+			return 0;
+		if (f->kind == AJ_CACHE_AJJOBS)
+			aj_cache_ajjob_delete(&c->cache, key);
+		else if (f->kind == AJ_CACHE_VOLCANO) {
+			aj_cache_volcano_delete(&c->cache, key);
+			enqueue_owner(c, ev->object);
+		} else
+			aj_cache_template_delete(&c->cache, key);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* --- health --- */
+
+static int ready(void *ctx, struct aj_buf *why)
+{
+	struct ctl *c = ctx;
+	size_t i;
+
+	for (i = 0; i < AJ_WATCHES; i++)
+		if (!c->feeds[i].synced) {
+			pthread_mutex_lock(&c->lock);
+			aj_buf_addf(why, "%s not listed yet%s%s", c->feeds[i].what,
+				    c->last_error[0] ? ": " : "", c->last_error);
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+	return 1;
+}
+
+static int render_metrics(void *ctx, struct aj_buf *out)
+{
+	struct ctl *c = ctx;
+	const char *q = "name=\"ajjob\"";
+
+	aj_metrics_set(&c->metrics, "workqueue_depth", q, (double)aj_workqueue_len(&c->queue));
+	pthread_mutex_lock(&c->queue.lock);
+	aj_metrics_set(&c->metrics, "workqueue_adds_total", q, (double)c->queue.adds);
+	aj_metrics_set(&c->metrics, "workqueue_retries_total", q, (double)c->queue.retries);
+	pthread_mutex_unlock(&c->queue.lock);
+	aj_metrics_set(&c->metrics, "leader_election_master_status", "name=\"aj-controller\"",
+		       c->leader ? 1 : 0);
+	aj_metrics_set(&c->metrics, "aj_ajjobs_cached", "", (double)aj_cache_ajjob_count(&c->cache));
+	return aj_metrics_render(&c->metrics, out);
+}
+
+static int register_metrics(struct aj_metrics *m)
+{
+	static const double seconds[] = {
+		0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
+	};
+
+	/* controller-runtime's names, so its dashboards apply. */
+	return aj_metrics_register(m, "controller_runtime_reconcile_total", AJ_METRIC_COUNTER,
+				   "Total number of reconciliations per controller.", NULL, 0) ||
+	       aj_metrics_register(m, "controller_runtime_reconcile_errors_total", AJ_METRIC_COUNTER,
+				   "Total number of reconciliation errors per controller.", NULL, 0) ||
+	       aj_metrics_register(m, "controller_runtime_reconcile_time_seconds", AJ_METRIC_HISTOGRAM,
+				   "Length of time per reconciliation per controller.", seconds,
+				   sizeof(seconds) / sizeof(seconds[0])) ||
+	       aj_metrics_register(m, "workqueue_depth", AJ_METRIC_GAUGE,
+				   "Current depth of workqueue.", NULL, 0) ||
+	       aj_metrics_register(m, "workqueue_adds_total", AJ_METRIC_COUNTER,
+				   "Total number of adds handled by workqueue.", NULL, 0) ||
+	       aj_metrics_register(m, "workqueue_retries_total", AJ_METRIC_COUNTER,
+				   "Total number of retries handled by workqueue.", NULL, 0) ||
+	       aj_metrics_register(m, "leader_election_master_status", AJ_METRIC_GAUGE,
+				   "1 when this instance is the leader, else 0.", NULL, 0) ||
+	       aj_metrics_register(m, "aj_ajjobs_cached", AJ_METRIC_GAUGE,
+				   "AjJobs held in the controller's cache.", NULL, 0);
+}
+
+/* --- clients --- */
+
+static int client_new(const struct aj_controller_opts *o, struct aj_kube *k, double qps,
+		      int burst, struct aj_errors *err)
+{
+	struct aj_kube_config cfg;
+	struct aj_kube_config_opts co;
+
+	memset(&co, 0, sizeof(co));
+	aj_kube_config_opts_from_env(&co);
+	co.kubeconfig = o->kubeconfig;
+	co.context = o->context;
+	aj_kube_config_init(&cfg);
+	if (aj_kube_config_load(&cfg, &co, err)) {
+		aj_kube_config_release(&cfg);
+		return -1;
+	}
+	if (aj_kube_init(k, &cfg, err))
+		return -1;
+	aj_kube_set_rate(k, qps, burst);
+	return 0;
+}
+
+/* --- workers and lease --- */
+
+struct worker {
+	struct ctl *ctl;
+	struct aj_kube k;
+	pthread_t thread;
+	int started;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct ctl *c = w->ctl;
+	const char *labels_ok = "controller=\"ajjob\",result=\"success\"";
+	const char *labels_err = "controller=\"ajjob\",result=\"error\"";
+	char *key;
+
+	while (aj_workqueue_get(&c->queue, &key)) {
+		struct aj_errors err = AJ_ERRORS_INIT;
+		double t0 = now_s();
+		int r = aj_reconcile(&c->rec, &w->k, key, &err);
+
+		aj_metrics_observe(&c->metrics, "controller_runtime_reconcile_time_seconds",
+				   "controller=\"ajjob\"", now_s() - t0);
+		aj_metrics_add(&c->metrics, "controller_runtime_reconcile_total",
+			       r ? labels_err : labels_ok, 1);
+		if (r) {
+			struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+			aj_errors_format_all(&err, &msg);
+			aj_metrics_add(&c->metrics, "controller_runtime_reconcile_errors_total",
+				       "controller=\"ajjob\"", 1);
+			aj_log(AJ_LOG_WARN, "reconcile failed; will retry", "ajjob", key,
+			       "error", aj_buf_cstr(&msg), AJ_LOG_END);
+			aj_buf_release(&msg);
+			aj_workqueue_add_rate_limited(&c->queue, key);
+		} else {
+			aj_workqueue_forget(&c->queue, key);
+		}
+		aj_errors_release(&err);
+		aj_workqueue_done(&c->queue, key);
+	}
+	return NULL;
+}
+
+struct leader {
+	struct ctl *ctl;
+	struct aj_kube k;
+	struct aj_lease lease;
+	pthread_t thread;
+	int started;
+};
+
+static void *lead(void *arg)
+{
+	struct leader *l = arg;
+	struct ctl *c = l->ctl;
+
+	while (!*c->stop && !c->lost) {
+		struct aj_errors err = AJ_ERRORS_INIT;
+		int r = aj_lease_try(&l->lease, &err);
+
+		if (r < 0)
+			aj_log(AJ_LOG_WARN, "lease update failed", "error",
+			       err.nr ? err.items[0].message : "out of memory", AJ_LOG_END);
+		if (r == 1 && !c->leader)
+			aj_log(AJ_LOG_INFO, "became leader", "identity", c->identity, AJ_LOG_END);
+		if (aj_lease_lost(&l->lease) || (c->leader && r == 0)) {
+			aj_log(AJ_LOG_ERROR, "lost leadership; stopping", "identity", c->identity, AJ_LOG_END);
+			c->lost = 1;
+		}
+		c->leader = r == 1 || (r < 0 && c->leader && !c->lost);
+		aj_errors_release(&err);
+		sleep_s(l->lease.retry);
+	}
+	return NULL;
+}
+
+int aj_controller_run(const struct aj_controller_opts *o,
+		      volatile sig_atomic_t *stop, struct aj_errors *err)
+{
+	static const struct aj_kube_resource *const res[AJ_WATCHES] = {
+		&aj_res_ajjobs, &aj_res_volcano_jobs, &aj_res_ajtemplates
+	};
+	static const char *const what[AJ_WATCHES] = {
+		"ajjobs.aj.dev", "jobs.batch.volcano.sh", "ajtemplates.aj.dev"
+	};
+	static const enum aj_cache_kind kinds[AJ_WATCHES] = {
+		AJ_CACHE_AJJOBS, AJ_CACHE_VOLCANO, AJ_CACHE_TEMPLATES
+	};
+	struct ctl c;
+	struct aj_kube wk;
+	struct aj_watch_loop loop;
+	struct worker *workers = NULL;
+	struct leader ld;
+	struct aj_health_ops ops;
+	int i, ret = -1, have_wk = 0, have_loop = 0, have_health = 0;
+	double per_worker_qps;
+	char host[200] = "aj-controller";
+
+	memset(&c, 0, sizeof(c));
+	memset(&ld, 0, sizeof(ld));
+	c.o = o;
+	c.stop = stop;
+	if (pthread_mutex_init(&c.lock, NULL))
+		return aj_errors_add(err, NULL, "cannot create a mutex");
+	if (aj_cache_init(&c.cache) || aj_workqueue_init(&c.queue, NULL) ||
+	    aj_metrics_init(&c.metrics) || register_metrics(&c.metrics)) {
+		aj_errors_oom(err);
+		goto out_early;
+	}
+	gethostname(host, sizeof(host) - 1);
+	if (o->identity)
+		snprintf(c.identity, sizeof(c.identity), "%s", o->identity);
+	else
+		snprintf(c.identity, sizeof(c.identity), "%s_%ld", host, (long)getpid());
+	c.rec.cache = &c.cache;
+	c.rec.instance = c.identity;
+
+	if (client_new(o, &wk, 0, 0, err))
+		goto out;
+	have_wk = 1;
+	if (aj_watch_loop_init(&loop, &wk, err))
+		goto out;
+	have_loop = 1;
+	loop.log = watch_log;
+	loop.log_ctx = &c;
+	for (i = 0; i < AJ_WATCHES; i++) {
+		struct aj_kube_ref ref = { res[i], o->watch_namespace, NULL, NULL };
+
+		c.feeds[i].ctl = &c;
+		c.feeds[i].kind = kinds[i];
+		c.feeds[i].what = what[i];
+		if (ref.ns && !ref.ns[0])
+			ref.ns = NULL;
+		if (aj_watch_add(&loop, &ref, NULL, on_event, &c.feeds[i], err))
+			goto out;
+	}
+
+	ops.ready = ready;
+	ops.metrics = render_metrics;
+	ops.ctx = &c;
+	if (aj_health_start(&c.health, o->health_addr, o->health_port, &ops, err))
+		goto out;
+	have_health = 1;
+	if (o->port_file) {
+		FILE *f = fopen(o->port_file, "w");
+
+		if (f) {
+			fprintf(f, "%d\n", c.health.port);
+			fclose(f);
+		}
+	}
+
+	/* Leadership first: nothing is reconciled by a non-leader. */
+	if (o->leader_elect) {
+		ld.ctl = &c;
+		if (client_new(o, &ld.k, 0, 0, err) ||
+		    aj_lease_init(&ld.lease, &ld.k,
+				  o->lease_namespace ? o->lease_namespace : ld.k.cfg.namespace,
+				  o->lease_name, c.identity))
+			goto out;
+		ld.started = !pthread_create(&ld.thread, NULL, lead, &ld);
+		if (!ld.started) {
+			aj_errors_add(err, NULL, "cannot start the leader election thread");
+			goto out;
+		}
+	} else {
+		c.leader = 1;
+	}
+	aj_log(AJ_LOG_INFO, "aj-controller started", "identity", c.identity,
+	       "namespace", o->watch_namespace && o->watch_namespace[0] ? o->watch_namespace : "(all)",
+	       AJ_LOG_END);
+
+	workers = aj_calloc((size_t)o->workers, sizeof(*workers));
+	if (!workers) {
+		aj_errors_oom(err);
+		goto out;
+	}
+	per_worker_qps = o->qps / o->workers;
+	while (!*stop && !c.lost) {
+		if (c.leader && !workers[0].started) {
+			for (i = 0; i < o->workers; i++) {
+				workers[i].ctl = &c;
+				if (client_new(o, &workers[i].k, per_worker_qps,
+					       o->burst / o->workers > 0 ? o->burst / o->workers : 1, err))
+					goto out;
+				workers[i].started = !pthread_create(&workers[i].thread, NULL,
+								     work, &workers[i]);
+				if (!workers[i].started) {
+					aj_kube_release(&workers[i].k);
+					aj_errors_add(err, NULL, "cannot start worker threads");
+					goto out;
+				}
+			}
+		}
+		if (aj_watch_loop_run(&loop, 500, err))
+			goto out;
+	}
+	ret = c.lost ? aj_errors_add(err, NULL, "lost leadership") : 0;
+out:
+	/* Drain: workers finish the AjJob in hand, then see the shutdown. */
+	aj_workqueue_shutdown(&c.queue);
+	for (i = 0; workers && i < o->workers; i++)
+		if (workers[i].started) {
+			pthread_join(workers[i].thread, NULL);
+			aj_kube_release(&workers[i].k);
+		}
+	aj_free(workers);
+	if (ld.started) {
+		struct aj_errors gerr = AJ_ERRORS_INIT;
+
+		c.lost = 1;   /* stops the lease thread */
+		pthread_join(ld.thread, NULL);
+		if (aj_lease_give_up(&ld.lease, &gerr))
+			aj_log(AJ_LOG_WARN, "could not release the lease", AJ_LOG_END);
+		aj_errors_release(&gerr);
+	}
+	if (ld.lease.name) {
+		aj_lease_release(&ld.lease);
+		aj_kube_release(&ld.k);
+	}
+	if (have_health)
+		aj_health_stop(&c.health);
+	if (have_loop)
+		aj_watch_loop_release(&loop);
+	if (have_wk)
+		aj_kube_release(&wk);
+out_early:
+	aj_cache_release(&c.cache);
+	aj_workqueue_release(&c.queue);
+	aj_metrics_release(&c.metrics);
+	pthread_mutex_destroy(&c.lock);
+	aj_log(AJ_LOG_INFO, "aj-controller stopped", AJ_LOG_END);
+	return ret;
+}

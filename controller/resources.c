@@ -1,0 +1,7 @@
+#include "resources.h"
+
+const struct aj_kube_resource aj_res_ajjobs = { AJ_GROUP, AJ_VERSION, "ajjobs", 1 };
+const struct aj_kube_resource aj_res_ajtemplates = { AJ_GROUP, AJ_VERSION, "ajtemplates", 1 };
+const struct aj_kube_resource aj_res_volcano_jobs = { "batch.volcano.sh", "v1alpha1", "jobs", 1 };
+const struct aj_kube_resource aj_res_events = { "events.k8s.io", "v1", "events", 1 };
+const struct aj_kube_resource aj_res_leases = { "coordination.k8s.io", "v1", "leases", 1 };

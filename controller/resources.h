@@ -1,0 +1,21 @@
+/*
+ * resources.h - the Kubernetes resource types the controller reads and
+ * writes, in one place so RBAC (charts/) and code can be checked together.
+ */
+#ifndef AJ_RESOURCES_H
+#define AJ_RESOURCES_H
+
+#include "kube/client.h"
+
+#define AJ_GROUP "aj.dev"
+#define AJ_VERSION "v1alpha1"
+#define AJ_API_VERSION AJ_GROUP "/" AJ_VERSION
+#define AJ_CONTROLLER_NAME "aj.dev/aj-controller"
+
+extern const struct aj_kube_resource aj_res_ajjobs;
+extern const struct aj_kube_resource aj_res_ajtemplates;
+extern const struct aj_kube_resource aj_res_volcano_jobs;
+extern const struct aj_kube_resource aj_res_events;
+extern const struct aj_kube_resource aj_res_leases;
+
+#endif
