@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the built `aj` binary and checks exit codes, stdout and stderr.
 #
-#   cli_test.sh AJ_BINARY SOURCE_DIR GROUP
+#   cli_test.sh AJ_BINARY SOURCE_DIR GROUP [BUNDLE_CHECK_BINARY]
 #
-# GROUP is one of: usage, template, errors, run, render. JSON output is parsed
+# GROUP is one of: usage, template, errors, run, render, bundle. JSON output is parsed
 # back with python3 (standard library only) and checked field by field; every
 # expected value below is derived by hand from the fixture or example files.
 set -uo pipefail
@@ -11,6 +11,7 @@ set -uo pipefail
 AJ=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$2
 GROUP=$3
+BUNDLE_CHECK=${4:-}
 EXAMPLES=$SRC/examples/.azure_jobs
 DATA=$SRC/tests/data/cli
 
@@ -689,8 +690,42 @@ group_render() {
 	expect_out_lacks "_extra"
 }
 
+# The controller resolves the AjJob's bundle on its own; what it builds must
+# be what `aj render` printed for the same command line.
+group_bundle() {
+	local t want
+	export AJ_HOME=$EXAMPLES
+
+	while read -r t; do
+		# shellcheck disable=SC2086
+		set -- $t
+		case_ "bundle round trip: $*"
+		aj run --name same --dry-run -o json "$@" -- python train.py "a b" '$HOME'
+		expect_rc 0
+		cp "$tmp/out" "$tmp/ajjob.json"
+		aj render --name same -o json "$@" -- python train.py "a b" '$HOME'
+		expect_rc 0
+		want=$tmp/want.json
+		cp "$tmp/out" "$want"
+		last_cmd=("$BUNDLE_CHECK" "$tmp/ajjob.json")
+		"$BUNDLE_CHECK" "$tmp/ajjob.json" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		expect_rc 0
+		json "d == __import__('json').load(open('$want'))"
+	done <<'EOF'
+-t volcano
+-t volcano -n 3 -p 4 --ppn 2 --namespace research
+-t pretrain -n 8
+-t nested
+-t volcano-cpu -p 2
+-t heterogeneous
+-t aml -n 2
+-t sing -n 2
+EOF
+}
+
 case "$GROUP" in
-usage | template | errors | run | render) "group_$GROUP" ;;
+usage | template | errors | run | render | bundle) "group_$GROUP" ;;
 *)
 	echo "unknown group $GROUP" >&2
 	exit 2
