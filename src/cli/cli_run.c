@@ -176,6 +176,22 @@ static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 }
 
 /*
+ * One argument of the user command as amlt must see it: shell-quoted, and
+ * every '$' doubled because amlt expands $NAME in commands itself.
+ */
+static int amlt_word(struct aj_buf *line, const char *arg)
+{
+	struct aj_buf quoted = AJ_BUF_INIT(AJ_BUF_LARGE);
+	const char *c;
+	int rc = aj_shell_quote(&quoted, arg);
+
+	for (c = aj_buf_cstr(&quoted); !rc && *c; c++)
+		rc = *c == '$' ? aj_buf_addstr(line, "$$") : aj_buf_addch(line, *c);
+	aj_buf_release(&quoted);
+	return rc;
+}
+
+/*
  * The amlt config: the resolved config without _extra, the first job's SKU
  * resolved and the user command appended to its commands as one quoted line.
  */
@@ -205,11 +221,9 @@ static cJSON *amlt_config(const struct pipeline *p, const struct aj_cli_opts *o,
 				goto oom;
 			cmds = aj_node_get(job, "command");
 		}
-		for (i = 0; i < o->argc; i++) {
-			if (i)
-				aj_buf_addch(&line, ' ');
-			aj_shell_quote(&line, o->argv[i]);
-		}
+		for (i = 0; i < o->argc; i++)
+			if ((i && aj_buf_addch(&line, ' ')) || amlt_word(&line, o->argv[i]))
+				goto oom;
 		if (line.failed ||
 		    (o->argc && aj_node_append(cmds, aj_node_new_string(aj_buf_cstr(&line),
 									line.len, NULL))))

@@ -554,6 +554,14 @@ group_run() {
 EOF
 )"
 
+	case_ "--amlt: '\$' in the user command is doubled for amlt's own expansion"
+	aj run -t volcano --amlt --dry-run echo '$HOME' 'a$$b'
+	expect_rc 0
+	expect_out "$(cat <<'EOF'
+- '''echo'' ''$$HOME'' ''a$$$$b'''
+EOF
+)"
+
 	case_ "--amlt without amlt on PATH"
 	mkdir -p "$tmp/emptybin"
 	PATH=$tmp/emptybin aj run -t volcano --amlt python train.py
