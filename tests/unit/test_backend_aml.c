@@ -182,22 +182,8 @@ static void hostile_arguments_survive_bash(void **state)
 static void fails_with(const char *yaml, const char *fragment)
 {
 	struct aj_shape_args args = { 1, 1, 0 };
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
-	struct aj_errors err = AJ_ERRORS_INIT, err2 = AJ_ERRORS_INIT;
-	struct aj_jobspec s;
-	cJSON *arr = NULL;
 
-	aj_test_spec(yaml, &args, NULL, 0, &s);
-	assert_int_equal(backend()->validate(&s, &err), -1);
-	if (!aj_test_errors_contain(&err, fragment))
-		fail_msg("want \"%s\", got:\n%s", fragment, aj_test_errors_text(&err));
-	/* build checks the same things */
-	assert_int_equal(backend()->build(&s, &ctx, &arr, &err2), -1);
-	assert_null(arr);
-	assert_true(aj_test_errors_contain(&err2, fragment));
-	aj_errors_release(&err);
-	aj_errors_release(&err2);
-	aj_jobspec_release(&s);
+	aj_test_backend_rejects("aml", yaml, &args, fragment);
 }
 
 static void errors(void **state)
@@ -259,32 +245,9 @@ static void survives_allocation_failures(void **state)
 {
 	struct aj_shape_args args = { 2, 0, 4 };
 	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL };
-	long n;
 
 	(void)state;
-	for (n = 0;; n++) {
-		struct aj_errors err = AJ_ERRORS_INIT;
-		struct aj_jobspec s;
-		cJSON *arr = NULL;
-		int ret;
-
-		aj_test_spec(aml, &args, user_cmd, 2, &s);
-		aj_alloc_fail_after(n);
-		ret = backend()->validate(&s, &err);
-		if (!ret)
-			ret = backend()->build(&s, &ctx, &arr, &err);
-		aj_alloc_fail_after(-1);
-		if (ret) {
-			assert_null(arr);
-			assert_true(aj_test_errors_contain(&err, "out of memory"));
-		}
-		cJSON_Delete(arr);
-		aj_errors_release(&err);
-		aj_jobspec_release(&s);
-		if (!ret)
-			break;
-	}
-	assert_true(n > 50);
+	assert_true(aj_test_backend_oom("aml", aml, &args, user_cmd, 2, &ctx) > 50);
 }
 
 int main(void)

@@ -651,37 +651,10 @@ static void survives_allocation_failures(void **state)
 {
 	static const char *const argv[] = { "python", "train.py" };
 	struct aj_build_ctx ctx = { "train-abc", "ns", "uid", "train-abc", "aj.example.com/v1alpha1" };
-	const char *inputs[] = { homogeneous, hetero };
-	size_t k;
 
 	(void)state;
-	for (k = 0; k < 2; k++) {
-		long n;
-
-		for (n = 0;; n++) {
-			struct aj_errors err = AJ_ERRORS_INIT;
-			struct aj_jobspec s;
-			cJSON *arr = NULL;
-			int ret;
-
-			aj_test_spec(inputs[k], &no_args, argv, 2, &s);
-			aj_alloc_fail_after(n);
-			ret = volcano()->validate(&s, &err);
-			if (!ret)
-				ret = volcano()->build(&s, &ctx, &arr, &err);
-			aj_alloc_fail_after(-1);
-			if (ret) {
-				assert_null(arr);
-				assert_true(aj_test_errors_contain(&err, "out of memory"));
-			}
-			cJSON_Delete(arr);
-			aj_errors_release(&err);
-			aj_jobspec_release(&s);
-			if (!ret)
-				break;
-		}
-		assert_true(n > 100);
-	}
+	assert_true(aj_test_backend_oom("volcano", homogeneous, &no_args, argv, 2, &ctx) > 100);
+	assert_true(aj_test_backend_oom("volcano", hetero, &no_args, argv, 2, &ctx) > 100);
 }
 
 int main(void)

@@ -19,6 +19,7 @@
 
 #include <cjson/cJSON.h>
 
+struct aj_build_ctx;
 struct aj_errors;
 struct aj_jobspec;
 struct aj_node;
@@ -32,6 +33,18 @@ const char *aj_test_errors_text(const struct aj_errors *e);
 /* Convert the `config` of a YAML literal into s (initialised here); fails the test on error. */
 void aj_test_spec(const char *yaml, const struct aj_shape_args *args,
 		  const char *const *argv, size_t argc, struct aj_jobspec *s);
+
+/*
+ * Validate and build yaml with `service`, making allocation n fail for
+ * n = 0, 1, ... until it succeeds; every failure must be a clean "out of
+ * memory" with nothing built. Returns the number of allocations needed.
+ */
+long aj_test_backend_oom(const char *service, const char *yaml, const struct aj_shape_args *args,
+			 const char *const *argv, size_t argc, const struct aj_build_ctx *ctx);
+
+/* Both validate() and build() of `service` refuse yaml with a message holding fragment. */
+void aj_test_backend_rejects(const char *service, const char *yaml,
+			     const struct aj_shape_args *args, const char *fragment);
 
 /*
  * Built objects: the value at a path such as
