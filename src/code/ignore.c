@@ -61,6 +61,7 @@ static void rule_release(struct aj_ignore_rule *r)
 	aj_free(r->text);
 	aj_free(r->prefix);
 	aj_free(r->suffix);
+	aj_free(r->must);
 	aj_free(r->toks);
 	aj_free(r->classes);
 	memset(r, 0, sizeof(*r));
@@ -339,6 +340,43 @@ static int set_suffix(struct aj_ignore_rule *r)
 	return 0;
 }
 
+/*
+ * The longest run of literal tokens: a match consumes it as consecutive
+ * bytes, except the slash after a double star and slash, which may be
+ * skipped.
+ */
+static int set_must(struct aj_ignore_rule *r)
+{
+	size_t i, start = 0, len = 0, from = 0;
+
+	for (i = 0; i <= r->nr_toks; i++) {
+		int lit = i < r->nr_toks && r->toks[i].op == T_LIT &&
+			!(i > 0 && r->toks[i - 1].op == T_DSTAR_SKIP);
+
+		if (lit) {
+			if (!len || start + len != i)
+				start = i, len = 0;
+			len++;
+			if (len > r->must_len) {
+				from = start;
+				r->must_len = len;
+			}
+		} else {
+			len = 0;
+		}
+	}
+	if (r->must_len < 2) {
+		r->must_len = 0;
+		return 0;
+	}
+	r->must = aj_malloc(r->must_len);
+	if (!r->must)
+		return -1;
+	for (i = 0; i < r->must_len; i++)
+		r->must[i] = (char)r->toks[from + i].ch;
+	return 0;
+}
+
 /* Which last bytes of a path the rule can match (bits over 256 bytes). */
 static void last_bytes(const struct aj_ignore_rule *r, uint64_t *bits)
 {
@@ -504,7 +542,7 @@ static int add_pattern(struct aj_ignore *ig, const char *line, size_t len,
 		rule_release(&r);
 		return rule_error(e, source, lineno, in_list, c.error, line, len);
 	}
-	if (set_suffix(&r))
+	if (set_suffix(&r) || (!r.suffix && set_must(&r)))
 		goto oom;
 	ig->rules[ig->nr] = r;
 	if (prefilter_add(ig, ig->nr)) {
@@ -720,21 +758,30 @@ static int wild(const struct aj_ignore_rule *r, size_t ti,
 	return t == end ? WM_MATCH : WM_NOMATCH;
 }
 
-static int rule_matches(const struct aj_ignore_rule *r, const char *path,
-			size_t len)
+/* Whether s[0..n) contains m[0..mlen) (mlen >= 1); short texts, no setup. */
+static int contains(const unsigned char *s, size_t n, const char *m, size_t mlen)
 {
-	const unsigned char *name = (const unsigned char *)path;
-	const unsigned char *end = name + len;
-	size_t n;
+	const unsigned char *p = s, *last;
 
-	if (r->basename) {
-		const unsigned char *s = end;
-
-		while (s > name && s[-1] != '/')
-			s--;
-		name = s;
+	if (n < mlen)
+		return 0;
+	last = s + (n - mlen);
+	while (p <= last && (p = memchr(p, (unsigned char)m[0], (size_t)(last - p) + 1))) {
+		if (!memcmp(p + 1, m + 1, mlen - 1))
+			return 1;
+		p++;
 	}
-	n = (size_t)(end - name);
+	return 0;
+}
+
+/* path[0..len) with its last component starting at path + base. */
+static int rule_matches(const struct aj_ignore_rule *r, const char *path,
+			size_t len, size_t base)
+{
+	const unsigned char *name = (const unsigned char *)path + (r->basename ? base : 0);
+	const unsigned char *end = (const unsigned char *)path + len;
+	size_t n = (size_t)(end - name);
+
 	if (n < r->prefix_len || memcmp(name, r->prefix, r->prefix_len))
 		return 0;
 	name += r->prefix_len;
@@ -747,6 +794,8 @@ static int rule_matches(const struct aj_ignore_rule *r, const char *path,
 			return 0;
 		return !memchr(name, '/', n - r->suffix_len);
 	}
+	if (r->must_len && !contains(name, n, r->must, r->must_len))
+		return 0;
 	return wild(r, 0, name, end) == WM_MATCH;
 }
 
@@ -759,12 +808,14 @@ const struct aj_ignore_rule *aj_ignore_match(const struct aj_ignore *ig,
 					     const char *path, size_t len,
 					     int is_dir)
 {
-	size_t w;
+	size_t w, base = len;
 	unsigned char last;
 
 	if (!len || !ig->words)
 		return NULL;
 	last = (unsigned char)path[len - 1];
+	while (base > 0 && path[base - 1] != '/')
+		base--;
 	for (w = ig->words; w-- > 0;) {
 		uint64_t cand = ig->last_byte[w * 256 + last];
 
@@ -774,7 +825,7 @@ const struct aj_ignore_rule *aj_ignore_match(const struct aj_ignore *ig,
 			int b = highest_bit(cand);
 			const struct aj_ignore_rule *r = &ig->rules[w * 64 + (size_t)b];
 
-			if (rule_matches(r, path, len))
+			if (rule_matches(r, path, len, base))
 				return r;
 			cand &= ~((uint64_t)1 << b);
 		}

@@ -50,6 +50,8 @@ struct aj_ignore_rule {
 	size_t prefix_len;
 	char *suffix;        /* set when the rest is one `*` then literals */
 	size_t suffix_len;
+	char *must;          /* bytes any match contains (quick reject) */
+	size_t must_len;
 	struct aj_ignore_tok *toks;
 	size_t nr_toks;
 	uint64_t (*classes)[4];
