@@ -102,7 +102,7 @@ static void fill_random(char *buf, size_t len)
 static int gen(const char *dir, long files, long long bytes)
 {
 	long long base = bytes / files, left = bytes, delta = 0;
-	char *buf = malloc((size_t)base * 2 + 1);
+	char *buf = malloc((size_t)(base * 2 + bytes % files) + 1);
 	long i;
 
 	if (!buf)
