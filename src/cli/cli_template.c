@@ -81,46 +81,45 @@ static void join_bases(const struct aj_template *t, const char *sep,
 		aj_buf_addf(out, "%s%s", i ? sep : "", t->bases.items[i]);
 }
 
+/* Move the buffer's text into the next cell. 0, or -1 (recorded). */
+static int add_cell(struct aj_strlist *cells, struct aj_buf *b, struct aj_errors *err)
+{
+	return aj_strlist_add_owned(cells, aj_buf_detach(b, NULL)) ? aj_errors_oom(err) : 0;
+}
+
 /* The four cells of one `template list` row, appended to cells. */
 static int list_row(struct aj_source *src, const char *name,
 		    struct aj_strlist *cells, struct aj_errors *err)
 {
 	struct aj_template t;
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
-	const struct aj_node *service;
-	int rc;
+	const struct aj_node *service = NULL;
+	int invalid, rc;
 
 	aj_template_init(&t);
-	rc = aj_template_resolve(src, name, &t, err);
-	if (aj_strlist_add(cells, short_name(name))) {
-		rc = aj_errors_oom(err);
-		goto out;
-	}
+	invalid = aj_template_resolve(src, name, &t, err);
+	if (!invalid)
+		service = aj_node_at(t.config, "target.service");
+
+	aj_buf_addstr(&b, short_name(name));
+	rc = add_cell(cells, &b, err);
 	if (!t.bases.nr)
 		aj_buf_addstr(&b, "-");
 	join_bases(&t, ",", &b);
-	if (aj_strlist_add_owned(cells, aj_buf_detach(&b, NULL))) {
-		rc = aj_errors_oom(err);
-		goto out;
-	}
-	service = rc ? NULL : aj_node_at(t.config, "target.service");
-	if (rc)
+	rc |= add_cell(cells, &b, err);
+	if (invalid)
 		aj_buf_addstr(&b, "(invalid)");
 	else if (service && service->type == AJ_NODE_STRING)
 		aj_buf_addstr(&b, service->str);
 	else
 		aj_buf_addstr(&b, "-");
-	if (aj_strlist_add_owned(cells, aj_buf_detach(&b, NULL))) {
-		rc = aj_errors_oom(err);
-		goto out;
-	}
-	describe_sku(rc ? NULL : first_sku(t.config), &b);
-	if (aj_strlist_add_owned(cells, aj_buf_detach(&b, NULL)))
-		rc = aj_errors_oom(err);
-out:
+	rc |= add_cell(cells, &b, err);
+	describe_sku(invalid ? NULL : first_sku(t.config), &b);
+	rc |= add_cell(cells, &b, err);
+
 	aj_buf_release(&b);
 	aj_template_release(&t);
-	return rc;
+	return invalid || rc ? -1 : 0;
 }
 
 #define LIST_COLUMNS 4
@@ -272,6 +271,15 @@ static int validate_one(struct aj_source *src, const char *name,
 	return rc;
 }
 
+/* The templates to validate: `one` if given, else all of them. */
+static int validate_names(struct aj_source *src, const char *one,
+			  struct aj_strlist *names, struct aj_errors *err)
+{
+	if (!one)
+		return list_templates(src, names, err);
+	return aj_strlist_add(names, one) ? aj_errors_oom(err) : 0;
+}
+
 static int template_validate(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
@@ -287,9 +295,7 @@ static int template_validate(const struct aj_cli_opts *o)
 		if (!one)
 			return AJ_EXIT_USAGE;
 	}
-	if (aj_cli_open_home(&src, &err) ||
-	    (one ? aj_strlist_add(&names, one) && aj_errors_oom(&err)
-		 : list_templates(&src, &names, &err))) {
+	if (aj_cli_open_home(&src, &err) || validate_names(&src, one, &names, &err)) {
 		rc = AJ_EXIT_FAIL;
 		goto out;
 	}
