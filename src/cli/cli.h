@@ -87,6 +87,7 @@ extern const struct aj_cli_command aj_cli_template_show;
 extern const struct aj_cli_command aj_cli_template_validate;
 extern const struct aj_cli_command aj_cli_run;
 extern const struct aj_cli_command aj_cli_render;
+extern const struct aj_cli_command aj_cli_code_stats;
 
 /*
  * Parse argv[0..argc) (the words after the command name) for cmd into o.

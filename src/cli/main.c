@@ -24,6 +24,11 @@ static const struct aj_cli_command *const template_commands[] = {
 	NULL
 };
 
+static const struct aj_cli_command *const code_commands[] = {
+	&aj_cli_code_stats,
+	NULL
+};
+
 static void print_commands(FILE *f, const struct aj_cli_command *const *cmds)
 {
 	size_t i;
@@ -42,6 +47,7 @@ static void print_usage(FILE *f)
 	      "Commands:\n", f);
 	print_commands(f, top_commands);
 	print_commands(f, template_commands);
+	print_commands(f, code_commands);
 	fputs("\n"
 	      "Templates are read from $AJ_HOME, or .azure_jobs in the current\n"
 	      "directory. Run `aj COMMAND --help` for a command's options.\n"
@@ -118,6 +124,12 @@ int main(int argc, char **argv)
 			return aj_cli_usage_error("template",
 						  "unknown subcommand '%s' (list, show, validate)",
 						  argv[2]);
+		return run_command(cmd, argc - 3, argv + 3);
+	}
+	if (!strcmp(argv[1], "code")) {
+		cmd = argc < 3 ? NULL : find_command(code_commands, "code ", argv[2]);
+		if (!cmd)
+			return aj_cli_usage_error("code", "expected a subcommand: stats");
 		return run_command(cmd, argc - 3, argv + 3);
 	}
 	cmd = find_command(top_commands, "", argv[1]);

@@ -1,0 +1,97 @@
+/*
+ * cli_code.c - `aj code stats`: what a submission from here would ship.
+ *
+ * The template gives code.ignore; the rest (built-ins, .codeignore or
+ * .amltignore, the walk and the archive) is src/code/ on the current
+ * directory, exactly as a submission uses it.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "code/archive.h"
+#include "code/ignore.h"
+#include "code/stats.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/jobspec.h"
+#include "core/resolve.h"
+#include "core/source.h"
+
+/* How many of the largest files and directories are listed. */
+#define TOP 10
+
+static int stats_run(const struct aj_cli_opts *o, const char *canonical,
+		     struct aj_errors *err)
+{
+	struct aj_source src;
+	struct aj_template tpl;
+	struct aj_jobspec spec;
+	struct aj_ignore ig = AJ_IGNORE_INIT;
+	struct aj_code_stats st;
+	struct aj_buf out = AJ_BUF_INIT(AJ_BUF_LARGE);
+	size_t before;
+	int rc;
+
+	memset(&src, 0, sizeof(src));
+	memset(&st, 0, sizeof(st));
+	aj_template_init(&tpl);
+	aj_jobspec_init(&spec);
+	rc = aj_cli_open_home(&src, err) || aj_template_resolve(&src, canonical, &tpl, err);
+	if (!rc) {
+		before = err->nr;
+		rc = aj_jobspec_from_config(tpl.config, tpl.name, &o->shape, NULL, 0,
+					    &spec, err);
+		if (rc)
+			aj_cli_errors_locate(err, before, tpl.display);
+	}
+	rc = rc || aj_ignore_setup(&ig, ".", &spec.code.ignore, err) ||
+	     aj_code_stats_collect(".", &ig, TOP, 1, AJ_ARCHIVE_LEVEL_DEFAULT, &st, err) ||
+	     aj_code_stats_format(&st, &out) ||
+	     aj_cli_write(aj_buf_cstr(&out), out.len, err);
+	if (rc && out.failed)
+		aj_errors_oom(err);
+	aj_buf_release(&out);
+	aj_code_stats_release(&st);
+	aj_ignore_release(&ig);
+	aj_jobspec_release(&spec);
+	aj_template_release(&tpl);
+	aj_source_release(&src);
+	return rc ? -1 : 0;
+}
+
+static int stats(const struct aj_cli_opts *o)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	char *canonical;
+	int rc;
+
+	if (!o->template_name)
+		return aj_cli_usage_error(aj_cli_code_stats.name,
+					  "no template: use -t NAME (try aj code stats --help)");
+	canonical = aj_cli_template_canonical(aj_cli_code_stats.name, o->template_name);
+	if (!canonical)
+		return AJ_EXIT_USAGE;
+	rc = stats_run(o, canonical, &err);
+	aj_cli_print_errors(&err);
+	aj_errors_release(&err);
+	aj_free(canonical);
+	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+}
+
+const struct aj_cli_command aj_cli_code_stats = {
+	"code stats",
+	"show what a submission would ship from here",
+	"usage: aj code stats -t NAME\n"
+	"\n"
+	"Walk the current directory with the ignore rules a submission uses\n"
+	"(built-ins, the template's code.ignore, then .codeignore or\n"
+	".amltignore) and print the files and bytes shipped, those left out by\n"
+	"each rule, skipped special files, the largest files and directories,\n"
+	"and the size and SHA-256 of the code archive.\n"
+	"\n"
+	"  -t, --template NAME   the template (<home>/template/NAME.yaml)\n",
+	AJ_OPT_TEMPLATE,
+	AJ_ARGS_NONE,
+	stats
+};
