@@ -33,6 +33,23 @@ const struct aj_backend *const *aj_backend_all(void)
 	return backends;
 }
 
+static int is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+int aj_dns_label(const char *s, size_t max)
+{
+	size_t len = strlen(s), i;
+
+	if (!len || len > max || !is_lower_alnum(s[0]) || !is_lower_alnum(s[len - 1]))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!is_lower_alnum(s[i]) && s[i] != '-')
+			return 0;
+	return 1;
+}
+
 int aj_shell_quote(struct aj_buf *b, const char *s)
 {
 	int ret = aj_buf_addch(b, '\'');

@@ -11,6 +11,8 @@
 #ifndef AJ_BACKEND_H
 #define AJ_BACKEND_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
 struct aj_buf;
@@ -54,6 +56,13 @@ const struct aj_backend *const *aj_backend_all(void);
 
 /* Append s as one single-quoted shell word (' becomes '\''). 0 / -1. */
 int aj_shell_quote(struct aj_buf *b, const char *s);
+
+/*
+ * Is s a DNS-1123 label of at most max bytes (lowercase alphanumerics and
+ * '-', alphanumeric at both ends)? Kubernetes object names built from a job
+ * name must be.
+ */
+int aj_dns_label(const char *s, size_t max);
 
 /* Append each line followed by a newline. 0 / -1. */
 int aj_shell_add_lines(struct aj_buf *b, const struct aj_strlist *lines);

@@ -65,18 +65,6 @@ static int is_lower_alnum(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-/* DNS-1123 label (lowercase alphanumerics and '-', alphanumeric at both ends). */
-static int dns_label(const char *s, size_t max)
-{
-	size_t len = strlen(s), i;
-
-	if (!len || len > max || !is_lower_alnum(s[0]) || !is_lower_alnum(s[len - 1]))
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!is_lower_alnum(s[i]) && s[i] != '-')
-			return 0;
-	return 1;
-}
 
 /* A Kubernetes quantity such as 512Gi, 64G, 1.5, 100m. */
 static int k8s_quantity(const char *s)
@@ -263,7 +251,7 @@ static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 		struct aj_task *t = &spec->tasks[i];
 		struct aj_where w = where_path(TASKS_PATH);
 
-		if (!dns_label(t->name, LABEL_MAX))
+		if (!aj_dns_label(t->name, LABEL_MAX))
 			ret = aj_errors_add(err, &w, "task name \"%s\" must be a lowercase DNS label "
 					    "(letters, digits, '-')", t->name);
 		if (!strcmp(t->name, "master")) {
@@ -379,7 +367,7 @@ static int check_names(const char *job, const struct role *r, size_t nr, struct 
 	size_t len = strlen(job), i;
 	int ret = 0;
 
-	if (!dns_label(job, JOB_NAME_MAX) || !(job[0] >= 'a' && job[0] <= 'z'))
+	if (!aj_dns_label(job, JOB_NAME_MAX) || !(job[0] >= 'a' && job[0] <= 'z'))
 		return aj_errors_add(err, &w, "job name \"%s\" must be at most %d lowercase letters, "
 				     "digits and '-', starting with a letter and ending with a "
 				     "letter or digit", job, JOB_NAME_MAX);

@@ -60,20 +60,6 @@ static void pipeline_release(struct pipeline *p)
 	aj_source_release(&p->src);
 }
 
-/* An RFC 1123 label: lowercase alphanumerics and '-', alphanumeric ends. */
-static int valid_label(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (!n || n > NAME_MAX_LEN || s[0] == '-' || s[n - 1] == '-')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
-		      s[i] == '-'))
-			return 0;
-	return 1;
-}
-
 /*
  * The first job's name made into a label that starts with a letter, plus "-"
  * and a random suffix so that repeated runs of one template do not collide.
@@ -123,11 +109,11 @@ static int check_usage(const struct aj_cli_command *cmd, const struct aj_cli_opt
 	if (!o->template_name)
 		return aj_cli_usage_error(cmd->name, "no template: use -t NAME (try aj %s --help)",
 					  cmd->name);
-	if (o->name && !valid_label(o->name))
+	if (o->name && !aj_dns_label(o->name, NAME_MAX_LEN))
 		return aj_cli_usage_error(cmd->name,
 					  "--name: '%s' is not a valid name (lowercase letters, digits and '-', at most 63, alphanumeric at both ends)",
 					  o->name);
-	if (o->namespace_ && !valid_label(o->namespace_))
+	if (o->namespace_ && !aj_dns_label(o->namespace_, NAME_MAX_LEN))
 		return aj_cli_usage_error(cmd->name, "--namespace: '%s' is not a valid namespace",
 					  o->namespace_);
 	return AJ_EXIT_OK;
