@@ -123,6 +123,8 @@ int aj_cli_print_doc(const cJSON *v, enum aj_cli_format format,
 		     struct aj_errors *err);
 /* Write text to stdout and flush; -1 with err filled if the write failed. */
 int aj_cli_write(const char *text, size_t len, struct aj_errors *err);
+/* Add item to obj under key; on failure delete item. 0 / -1 (out of memory). */
+int aj_cli_attach(cJSON *obj, const char *key, cJSON *item);
 /* The typed JobSpec as JSON (for render --jobspec). NULL on out of memory. */
 cJSON *aj_cli_jobspec_json(const struct aj_jobspec *s);
 

@@ -63,6 +63,14 @@ int aj_cli_print_doc(const cJSON *v, enum aj_cli_format format,
 	return rc;
 }
 
+int aj_cli_attach(cJSON *obj, const char *key, cJSON *item)
+{
+	if (item && cJSON_AddItemToObject(obj, key, item))
+		return 0;
+	cJSON_Delete(item);
+	return -1;
+}
+
 /*
  * Builders for the JobSpec dump. Each returns 0 or -1 (out of memory); unset
  * values are left out so the dump shows what the spec actually holds.
@@ -227,9 +235,7 @@ static int add_task(cJSON *arr, const struct aj_task *t)
 
 static int add_extra(cJSON *o, const struct aj_node *extra)
 {
-	cJSON *v = extra ? aj_node_to_cjson(extra) : cJSON_CreateNull();
-
-	return cJSON_AddItemToObject(o, "extra", v) ? 0 : -1;
+	return aj_cli_attach(o, "extra", extra ? aj_node_to_cjson(extra) : cJSON_CreateNull());
 }
 
 cJSON *aj_cli_jobspec_json(const struct aj_jobspec *s)

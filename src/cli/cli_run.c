@@ -247,7 +247,7 @@ static cJSON *file_json(const struct aj_node *doc, const char *display,
 			goto oom;
 	conf = config && config->type != AJ_NODE_NULL ? aj_node_to_cjson(config)
 						      : cJSON_CreateObject();
-	if (!arr || !cJSON_AddItemToObject(out, "config", conf))
+	if (!arr || aj_cli_attach(out, "config", conf))
 		goto oom;
 	aj_strlist_release(&bases);
 	return out;
@@ -290,15 +290,19 @@ static cJSON *ajjob_json(const struct pipeline *p, const struct aj_cli_opts *o,
 	if (!cJSON_AddStringToObject(spec, "name", p->tpl.name))
 		goto oom;
 	f = file_json(p->tpl.files.nr ? p->tpl.docs[0] : NULL, p->tpl.display, err);
-	if (!f || !cJSON_AddItemToObject(spec, "template", f))
+	if (!f)
 		goto fail;
+	if (aj_cli_attach(spec, "template", f))
+		goto oom;
 	comps = cJSON_AddObjectToObject(spec, "components");
 	if (!comps)
 		goto oom;
 	for (i = 1; i < p->tpl.files.nr; i++) {
 		f = file_json(p->tpl.docs[i], p->tpl.files.items[i], err);
-		if (!f || !cJSON_AddItemToObject(comps, p->tpl.files.items[i], f))
+		if (!f)
 			goto fail;
+		if (aj_cli_attach(comps, p->tpl.files.items[i], f))
+			goto oom;
 	}
 	cmd = cJSON_AddArrayToObject(spec, "command");
 	for (i = 0; cmd && i < o->argc; i++)
