@@ -459,6 +459,26 @@ static CURLcode exchange_once(struct aj_http *h, const struct aj_http_request *r
 	return rc;
 }
 
+/* Failures a new attempt can cure; certificate or URL errors it cannot. */
+static int transport_retryable(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static int64_t server_wait_ms(const struct aj_http_response *resp, int64_t now)
 {
 	const char *v;
@@ -509,7 +529,7 @@ int aj_http_send(struct aj_http *h, const struct aj_retry_policy *policy,
 				policy->retryable(resp->status) :
 				aj_http_retryable_transient(resp->status));
 		} else {
-			retryable = policy != NULL;
+			retryable = policy && transport_retryable(rc);
 		}
 		if (!retryable || retry >= max_retries)
 			break;

@@ -458,6 +458,35 @@ static void delete_polls_async_operation(void **state)
 	aj_errors_release(&e);
 }
 
+/* Every allocation in a request, token acquisition included, may fail. */
+static void survives_allocation_failures(void **state)
+{
+	struct fixture *f = *state;
+	cJSON *body = command_job("run");
+	int done = 0;
+
+	for (long n = 0; !done && n < 5000; n++) {
+		struct aj_arm_response r;
+		struct aj_errors e = AJ_ERRORS_INIT;
+		int rc;
+
+		aj_arm_response_init(&r);
+		aj_alloc_fail_after(n);
+		rc = aj_arm_request(&f->arm, "PUT", WS "/jobs/oom", API, body, &r, &e);
+		aj_alloc_fail_after(-1);
+		if (rc == 0) {
+			assert_true(r.status == 200 || r.status == 201);
+			done = 1;
+		} else {
+			assert_false(aj_errors_empty(&e));
+		}
+		aj_arm_response_release(&r);
+		aj_errors_release(&e);
+	}
+	assert_true(done);
+	cJSON_Delete(body);
+}
+
 static void retry_after_parsing(void **state)
 {
 	(void)state;
@@ -505,6 +534,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(list_follows_next_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(cancel_polls_location, setup, teardown),
 		cmocka_unit_test_setup_teardown(delete_polls_async_operation, setup, teardown),
+		cmocka_unit_test_setup_teardown(survives_allocation_failures, setup, teardown),
 		cmocka_unit_test(retry_after_parsing),
 		cmocka_unit_test(backoff_is_capped_and_jittered),
 	};

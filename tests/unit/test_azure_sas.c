@@ -192,6 +192,37 @@ static void urlencode_keeps_only_unreserved(void **state)
 	aj_buf_release(&b);
 }
 
+static void survives_allocation_failures(void **state)
+{
+	struct aj_sas_key k = vector_key();
+	struct aj_sas_params p = {
+		.account = "devstoreaccount1", .container = "code",
+		.blob = "jobs/abc/code.tar.gz", .permissions = "rcw",
+		.expiry = "2026-01-02T00:00:00Z",
+	};
+	int done = 0;
+
+	(void)state;
+	for (long n = 0; !done && n < 1000; n++) {
+		struct aj_buf q = AJ_BUF_INIT(AJ_BUF_SMALL);
+		struct aj_errors e = AJ_ERRORS_INIT;
+		int rc;
+
+		aj_alloc_fail_after(n);
+		rc = aj_sas_user_delegation(&p, &k, &q, &e);
+		aj_alloc_fail_after(-1);
+		if (rc == 0) {
+			assert_non_null(strstr(aj_buf_cstr(&q), "&sig=Z4%2FhXwXg5s1Zq5dfcTx%2BxI1IY4jnFL0TrFzt5Cl15qI%3D"));
+			done = 1;
+		} else {
+			assert_true(aj_test_errors_contain(&e, "out of memory"));
+		}
+		aj_buf_release(&q);
+		aj_errors_release(&e);
+	}
+	assert_true(done);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +233,7 @@ int main(void)
 		cmocka_unit_test(rejects_bad_permissions_and_keys),
 		cmocka_unit_test(base64_round_trip_and_strictness),
 		cmocka_unit_test(urlencode_keeps_only_unreserved),
+		cmocka_unit_test(survives_allocation_failures),
 	};
 
 	aj_alloc_hook_cjson();

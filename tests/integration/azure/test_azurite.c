@@ -355,6 +355,26 @@ static void missing_container_is_reported(void **state)
 	aj_errors_release(&e);
 }
 
+static void untrusted_certificate_fails_without_retry(void **state)
+{
+	struct fx *f = *state;
+	struct aj_blob_config c;
+	struct aj_blob b;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	int exists;
+
+	aj_blob_config_default(&c);
+	c.endpoint = endpoint;
+	c.tokens = f->cache;
+	assert_int_equal(aj_blob_init(&b, &c, &e), 0);
+	assert_int_equal(aj_blob_exists(&b, container, "x", &exists, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "HEAD https://127.0.0.1:"));
+	assert_true(aj_test_errors_contain(&e, "certificate"));
+	assert_false(aj_test_errors_contain(&e, "attempts"));
+	aj_blob_release(&b);
+	aj_errors_release(&e);
+}
+
 static void user_delegation_sas(void **state)
 {
 	struct fx *f = *state;
@@ -477,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(names_with_spaces_and_unicode, setup, teardown),
 		cmocka_unit_test_setup_teardown(large_file_goes_in_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_container_is_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(untrusted_certificate_fails_without_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(user_delegation_sas, setup, teardown),
 		cmocka_unit_test(service_sas_with_account_key),
 	};
