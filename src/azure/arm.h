@@ -15,6 +15,9 @@
  * struct aj_arm_response; the status stays available on failure so that,
  * for example, a 404 on GET can mean "create it".
  *
+ * Threads: a struct aj_arm serves one thread at a time (it holds one HTTP
+ * handle); several clients may share one token cache.
+ *
  * Ownership: the client borrows the token cache; responses own their JSON
  * and header copies (aj_arm_response_release).
  */

@@ -14,6 +14,8 @@
  * reported without their query). Storage errors are reported by status,
  * x-ms-error-code and the first line of the service's message.
  *
+ * Threads: a struct aj_blob serves one thread at a time.
+ *
  * Ownership: the client copies its settings and borrows the token cache.
  */
 #ifndef AJ_AZURE_BLOB_H

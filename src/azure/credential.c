@@ -836,6 +836,8 @@ struct aj_token_cache {
 	struct aj_azure_hooks hooks;
 	pthread_mutex_t lock;
 	pthread_cond_t done;
+	/* Providers hold one HTTP handle each: one acquisition at a time. */
+	pthread_mutex_t acquire;
 	struct cache_entry *entries;
 	size_t nr, alloc;
 };
@@ -856,6 +858,7 @@ int aj_token_cache_new(struct aj_credential *cred,
 		c->hooks = *hooks;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->done, NULL);
+	pthread_mutex_init(&c->acquire, NULL);
 	*out = c;
 	return 0;
 }
@@ -871,6 +874,7 @@ void aj_token_cache_free(struct aj_token_cache *c)
 	aj_free(c->entries);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->done);
+	pthread_mutex_destroy(&c->acquire);
 	aj_credential_free(c->cred);
 	aj_free(c);
 }
@@ -951,7 +955,9 @@ int aj_token_cache_get(struct aj_token_cache *c, const char *scope,
 	e->last_try_ms = now_ms;
 	pthread_mutex_unlock(&c->lock);
 
+	pthread_mutex_lock(&c->acquire);
 	rc = aj_credential_get_token(c->cred, scope, &fresh, &sub);
+	pthread_mutex_unlock(&c->acquire);
 	if (rc == 0 && fresh.refresh_on == 0 && fresh.expires_on - now > 7200)
 		fresh.refresh_on = now + (fresh.expires_on - now) / 2;
 

@@ -13,6 +13,9 @@
  * a log line or a test's output. Errors carry the provider, the HTTP status
  * and the service's error code and description only.
  *
+ * Threads: a credential serves one caller at a time; a token cache may be
+ * shared by any number of threads (it serialises calls to its credential).
+ *
  * Ownership: a token's value is the holder's (aj_token_release wipes it); a
  * cache owns the credential it was given; the chain owns its members.
  */

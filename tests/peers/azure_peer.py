@@ -39,6 +39,7 @@ from urllib.parse import parse_qs, urlsplit
 
 DEFAULTS = {
     "token_lifetime": 3599,      # seconds, for both token endpoints
+    "token_delay": 0,            # seconds the Entra endpoint waits before answering
     "imds_expires_on": None,     # absolute Unix seconds for IMDS, overrides lifetime
     "refresh_in": None,          # Entra: optional refresh_in
     "client_secret": None,       # required secret for client_credentials, if set
@@ -222,6 +223,7 @@ class Handler(BaseHTTPRequestHandler):
                                     "error_description": "AADSTS900144: The request body must contain grant_type and client_id."})
         with STATE.lock:
             cfg = dict(STATE.config)
+        time.sleep(cfg["token_delay"])
         if "client_assertion" in form:
             if form.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
                 return self.reply(400, {"error": "invalid_request",

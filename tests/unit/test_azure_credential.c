@@ -4,6 +4,7 @@
  */
 #include "support.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -640,6 +641,48 @@ static void cache_expire_forces_a_new_token(void **state)
 	aj_token_cache_free(cache);
 }
 
+struct getter {
+	struct aj_token_cache *cache;
+	struct aj_token token;
+	int rc;
+};
+
+static void *get_in_thread(void *arg)
+{
+	struct getter *g = arg;
+	struct aj_errors e = AJ_ERRORS_INIT;
+
+	g->rc = aj_token_cache_get(g->cache, ARM_SCOPE, &g->token, &e);
+	aj_errors_release(&e);
+	return NULL;
+}
+
+static void cache_acquires_once_for_concurrent_callers(void **state)
+{
+	struct aj_token_cache *cache;
+	struct getter g[8];
+	pthread_t th[8];
+
+	(void)state;
+	/* A slow token endpoint keeps the first acquisition in flight. */
+	assert_int_equal(aj_peer_control(&peer, "config", "{\"token_delay\": 0.5}"), 0);
+	cache = secret_cache();
+	for (int i = 0; i < 8; i++) {
+		g[i].cache = cache;
+		assert_int_equal(pthread_create(&th[i], NULL, get_in_thread, &g[i]), 0);
+	}
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(g[i].rc, 0);
+		assert_string_equal(g[i].token.value, g[0].token.value);
+	}
+	for (int i = 0; i < 8; i++)
+		aj_token_release(&g[i].token);
+	assert_int_equal(aj_peer_count(&peer, "oauth2/v2.0/token"), 1);
+	aj_token_cache_free(cache);
+}
+
 static void parses_expiry_forms(void **state)
 {
 	(void)state;
@@ -683,6 +726,7 @@ int main(void)
 		cmocka_unit_test_setup(cache_keeps_old_token_when_refresh_fails, reset),
 		cmocka_unit_test_setup(cache_honours_refresh_in_and_long_lifetimes, reset),
 		cmocka_unit_test_setup(cache_expire_forces_a_new_token, reset),
+		cmocka_unit_test_setup(cache_acquires_once_for_concurrent_callers, reset),
 		cmocka_unit_test(parses_expiry_forms),
 		cmocka_unit_test(scope_becomes_resource),
 	};
