@@ -4,6 +4,9 @@
 Serves, on 127.0.0.1 and a free port:
   * IMDS managed identity   GET  /metadata/identity/oauth2/token
   * Entra v2 token endpoint POST /{tenant}/oauth2/v2.0/token
+  * Blob (path-style)       /blob/{account}/{container}/{name}: Put Blob,
+                            Put Block, Put Block List, HEAD, GET, and
+                            POST /blob/{account}/?restype=service&comp=userdelegationkey
   * ARM / Azure ML jobs     PUT/GET/DELETE .../workspaces/{ws}/jobs/{id},
                             POST .../jobs/{id}/cancel, GET .../jobs (paged),
                             long-running operation polls (Location and
@@ -20,13 +23,16 @@ Tests steer it through /_peer/*:
   POST /_peer/revoke           make every token issued so far invalid
   GET  /_peer/requests         every request seen (method, path, query,
                                headers with lower-case names, body)
+  GET  /_peer/blob/...         a stored blob's content
 
 Usage: azure_peer.py --port-file FILE   (the port is written once listening)
 Stdlib only. Exits when its parent process goes away.
 """
 
 import argparse
+import base64
 import copy
+import hashlib
 import json
 import os
 import re
@@ -35,7 +41,7 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 DEFAULTS = {
     "token_lifetime": 3599,      # seconds, for both token endpoints
@@ -71,6 +77,8 @@ class State:
         self.jobs = {}        # name -> resource dict
         self.gets = {}        # name -> GET count (drives status_sequence)
         self.ops = {}         # id -> {"polls", "job", "kind"}
+        self.blobs = {}       # path -> bytes
+        self.blocks = {}      # (path, block id) -> bytes
         self.faults = []
         self.requests = []
         self.counter = 0
@@ -125,7 +133,7 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         parts = urlsplit(self.path)
-        path, query = parts.path, parse_qs(parts.query, keep_blank_values=True)
+        path, query = unquote(parts.path), parse_qs(parts.query, keep_blank_values=True)
         self.q = {k: v[0] for k, v in query.items()}
         self.raw = raw
         if path.startswith("/_peer/"):
@@ -144,6 +152,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.entra()
         if path.startswith("/subscriptions/") or path.startswith("/providers/"):
             return self.arm(path)
+        if path.startswith("/blob/"):
+            return self.blob(path)
         self.reply(404, {"error": "not_found"})
 
     do_GET = do_PUT = do_POST = do_DELETE = do_PATCH = do_HEAD = handle_any
@@ -185,6 +195,9 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.tokens = {t: 0 for t in STATE.tokens}
             elif path == "/_peer/requests":
                 return self.reply(200, STATE.requests)
+            elif path.startswith("/_peer/blob/"):
+                data = STATE.blobs.get(path[len("/_peer"):])
+                return self.reply(200, data.decode("utf-8", "replace")) if data is not None else self.reply(404)
             else:
                 return self.reply(404, {"error": "unknown control path"})
         self.reply(200, {"ok": True})
@@ -412,6 +425,68 @@ class Handler(BaseHTTPRequestHandler):
         if not done:
             return self.reply(202, None, {"Retry-After": ra})
         self.reply(200)
+
+
+    # -- blob -----------------------------------------------------------------
+    def storage_error(self, status, code, message):
+        body = ('<?xml version="1.0" encoding="utf-8"?><Error><Code>%s</Code>'
+                "<Message>%s\nRequestId:%s\nTime:2026-01-01T00:00:00.0000000Z</Message></Error>"
+                % (code, message, uuid.uuid4()))
+        self.reply(status, body, {"x-ms-error-code": code, "Content-Type": "application/xml"})
+
+    def blob(self, path):
+        if not self.headers.get("x-ms-version"):
+            return self.storage_error(400, "MissingRequiredHeader",
+                                      "An HTTP header that's mandatory for this request is not specified.")
+        if not self.headers.get("Authorization", "").startswith("Bearer ") and "sig" not in self.q:
+            return self.storage_error(403, "AuthenticationFailed",
+                                      "Server failed to authenticate the request.")
+        md5 = self.headers.get("Content-MD5")
+        if md5 is not None and md5 != base64.b64encode(hashlib.md5(self.raw).digest()).decode():
+            return self.storage_error(400, "Md5Mismatch", "The MD5 value specified in the request did not match.")
+        comp = self.q.get("comp")
+        if self.command == "POST" and comp == "userdelegationkey":
+            key = base64.b64encode(hashlib.sha256(b"peer-delegation-key").digest()).decode()
+            start = re.search(r"<Start>([^<]*)</Start>", self.raw.decode()).group(1)
+            expiry = re.search(r"<Expiry>([^<]*)</Expiry>", self.raw.decode()).group(1)
+            return self.reply(200, '<?xml version="1.0" encoding="utf-8"?><UserDelegationKey>'
+                              "<SignedOid>11111111-1111-1111-1111-111111111111</SignedOid>"
+                              "<SignedTid>22222222-2222-2222-2222-222222222222</SignedTid>"
+                              "<SignedStart>%s</SignedStart><SignedExpiry>%s</SignedExpiry>"
+                              "<SignedService>b</SignedService><SignedVersion>2024-11-04</SignedVersion>"
+                              "<Value>%s</Value></UserDelegationKey>" % (start, expiry, key),
+                              {"Content-Type": "application/xml"})
+        with STATE.lock:
+            if self.command == "PUT" and comp == "block":
+                STATE.blocks[(path, self.q["blockid"])] = self.raw
+                return self.reply(201)
+            if self.command == "PUT" and comp == "blocklist":
+                ids = re.findall(r"<Latest>([^<]*)</Latest>", self.raw.decode())
+                missing = [i for i in ids if (path, i) not in STATE.blocks]
+                if missing:
+                    return self.storage_error(400, "InvalidBlockList", "The specified block list is invalid.")
+                if self.headers.get("If-None-Match") == "*" and path in STATE.blobs:
+                    return self.storage_error(409, "BlobAlreadyExists", "The specified blob already exists.")
+                STATE.blobs[path] = b"".join(STATE.blocks[(path, i)] for i in ids)
+                return self.reply(201)
+            if self.command == "PUT":
+                if self.headers.get("x-ms-blob-type") != "BlockBlob":
+                    return self.storage_error(400, "MissingRequiredHeader", "x-ms-blob-type is required.")
+                if self.headers.get("If-None-Match") == "*" and path in STATE.blobs:
+                    return self.storage_error(409, "BlobAlreadyExists", "The specified blob already exists.")
+                STATE.blobs[path] = self.raw
+                return self.reply(201)
+            data = STATE.blobs.get(path)
+        if data is None:
+            return self.storage_error(404, "BlobNotFound", "The specified blob does not exist.")
+        if self.command in ("GET", "HEAD"):
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if self.command == "GET":
+                self.wfile.write(data)
+            return
+        self.storage_error(405, "UnsupportedHttpVerb", "The resource doesn't support the specified HTTP verb.")
 
 
 def watch_parent(parent):

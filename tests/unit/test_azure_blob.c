@@ -1,0 +1,346 @@
+/*
+ * The blob client's requests as the loopback peer records them: headers on
+ * every request, block ids and the block list, MD5s, retries and error
+ * reports. Block ids and MD5s below were computed with Python's base64 and
+ * hashlib. Behaviour against a real storage implementation is covered by
+ * tests/integration/azure (Azurite).
+ */
+#include "support.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../peers/azure_test.h"
+#include "azure/blob.h"
+#include "azure/credential.h"
+#include "azure/sas.h"
+#include "core/alloc.h"
+#include "core/error.h"
+
+/* RFC 7231's example date: Sun, 06 Nov 1994 08:49:37 GMT. */
+#define T0 784111777000LL
+
+static struct aj_peer peer;
+static struct aj_fake_clock fclock;
+static char endpoint[128];
+
+struct fixture {
+	struct aj_token_cache *tokens;
+	struct aj_blob blob;
+};
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (aj_peer_start(&peer))
+		return -1;
+	snprintf(endpoint, sizeof(endpoint), "%s/blob/devstoreaccount1", peer.base);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	aj_peer_stop(&peer);
+	return 0;
+}
+
+static void client(struct aj_blob *b, struct aj_token_cache *tokens, const char *sas,
+		   size_t block)
+{
+	struct aj_blob_config c;
+	struct aj_errors e = AJ_ERRORS_INIT;
+
+	aj_blob_config_default(&c);
+	c.endpoint = endpoint;
+	c.tokens = tokens;
+	c.sas = sas;
+	c.hooks.now_ms = aj_fake_now;
+	c.hooks.sleep_ms = aj_fake_sleep;
+	c.hooks.random = aj_fake_random;
+	c.hooks.log = aj_fake_log;
+	c.hooks.ctx = &fclock;
+	if (block)
+		c.block_size = c.single_put_max = block;
+	assert_int_equal(aj_blob_init(b, &c, &e), 0);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct aj_identity_config ic;
+	struct aj_credential *cred;
+	struct aj_errors e = AJ_ERRORS_INIT;
+
+	if (!f || aj_peer_control(&peer, "reset", NULL))
+		return -1;
+	aj_identity_config_default(&ic);
+	ic.hooks = aj_fake_hooks(&fclock, T0);
+	ic.authority_host = peer.base;
+	ic.tenant_id = "t";
+	ic.client_id = "c";
+	ic.client_secret = "s";
+	if (aj_credential_secret_new(&ic, &cred, &e) ||
+	    aj_token_cache_new(cred, &ic.hooks, &f->tokens, &e))
+		return -1;
+	client(&f->blob, f->tokens, NULL, 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	aj_blob_release(&f->blob);
+	aj_token_cache_free(f->tokens);
+	free(f);
+	return 0;
+}
+
+/* Recorded requests to blob paths only (the token request is skipped). */
+static cJSON *blob_requests(void)
+{
+	cJSON *all = aj_peer_requests(&peer), *out = cJSON_CreateArray(), *r;
+
+	cJSON_ArrayForEach(r, all)
+		if (strncmp(cJSON_GetObjectItem(r, "path")->valuestring, "/blob/", 6) == 0)
+			cJSON_AddItemToArray(out, cJSON_Duplicate(r, 1));
+	cJSON_Delete(all);
+	return out;
+}
+
+static const char *hdr(const cJSON *r, const char *group, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(r, group), name);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void put_blob_headers(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_blob_put_options o = { .content_type = "application/gzip", .md5 = 1 };
+	cJSON *reqs, *r;
+
+	assert_int_equal(aj_blob_put(&f->blob, "code", "jobs/abc/hello.txt", "hello world", 11, &o, &e), 0);
+	reqs = blob_requests();
+	assert_int_equal(cJSON_GetArraySize(reqs), 1);
+	r = cJSON_GetArrayItem(reqs, 0);
+	assert_string_equal(cJSON_GetObjectItem(r, "path")->valuestring,
+			    "/blob/devstoreaccount1/code/jobs/abc/hello.txt");
+	assert_string_equal(cJSON_GetObjectItem(r, "method")->valuestring, "PUT");
+	assert_string_equal(hdr(r, "headers", "x-ms-version"), "2024-11-04");
+	assert_string_equal(hdr(r, "headers", "x-ms-date"), "Sun, 06 Nov 1994 08:49:37 GMT");
+	assert_string_equal(hdr(r, "headers", "x-ms-blob-type"), "BlockBlob");
+	assert_string_equal(hdr(r, "headers", "x-ms-blob-content-type"), "application/gzip");
+	assert_string_equal(hdr(r, "headers", "content-md5"), "XrY7u+Ae7tCTyyK7j1rNww==");
+	assert_string_equal(hdr(r, "headers", "content-length"), "11");
+	assert_non_null(strstr(hdr(r, "headers", "authorization"), "Bearer eyJ0.entra."));
+	assert_null(hdr(r, "headers", "if-none-match"));
+	assert_null(strstr(fclock.log, "eyJ0"));
+	cJSON_Delete(reqs);
+	aj_errors_release(&e);
+}
+
+static void blocks_and_block_list(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_blob_put_options o = { .md5 = 1, .content_type = "text/plain" };
+	struct aj_blob small;
+	char file[] = "/tmp/aj-blob-unit-XXXXXX", *got = NULL;
+	static const char *const ids[] = {
+		"YWotYmxvY2stMDAwMDAwMDA=", "YWotYmxvY2stMDAwMDAwMDE=", "YWotYmxvY2stMDAwMDAwMDI=",
+	};
+	cJSON *reqs, *r;
+	int fd = mkstemp(file);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0123456789", 10), 10);
+	close(fd);
+	client(&small, f->tokens, NULL, 4);
+	assert_int_equal(aj_blob_upload_file(&small, "code", "big.bin", file, &o, &e), 0);
+
+	reqs = blob_requests();
+	assert_int_equal(cJSON_GetArraySize(reqs), 4);
+	for (int i = 0; i < 3; i++) {
+		r = cJSON_GetArrayItem(reqs, i);
+		assert_string_equal(hdr(r, "query", "comp"), "block");
+		assert_string_equal(hdr(r, "query", "blockid"), ids[i]);
+		assert_string_equal(hdr(r, "headers", "x-ms-version"), "2024-11-04");
+		assert_string_equal(cJSON_GetObjectItem(r, "body")->valuestring,
+				    i == 0 ? "0123" : i == 1 ? "4567" : "89");
+	}
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, 0), "headers", "content-md5"),
+			    "62L2uTBttXXC1ZaxJ5YnpA==");
+	r = cJSON_GetArrayItem(reqs, 3);
+	assert_string_equal(hdr(r, "query", "comp"), "blocklist");
+	assert_string_equal(cJSON_GetObjectItem(r, "body")->valuestring,
+		"<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>"
+		"<Latest>YWotYmxvY2stMDAwMDAwMDA=</Latest>"
+		"<Latest>YWotYmxvY2stMDAwMDAwMDE=</Latest>"
+		"<Latest>YWotYmxvY2stMDAwMDAwMDI=</Latest></BlockList>");
+	/* MD5("0123456789"): the whole blob's, stored as its property. */
+	assert_string_equal(hdr(r, "headers", "x-ms-blob-content-md5"), "eB5eJF1ptWaXm4bijSPyxw==");
+	assert_string_equal(hdr(r, "headers", "x-ms-blob-content-type"), "text/plain");
+	assert_string_equal(hdr(r, "headers", "x-ms-version"), "2024-11-04");
+	cJSON_Delete(reqs);
+
+	assert_int_equal(aj_peer_call(&peer, "GET", "/_peer/blob/devstoreaccount1/code/big.bin", NULL, &got), 200);
+	assert_string_equal(got, "0123456789");
+	free(got);
+
+	/* A file of exactly one block goes in one Put Blob. */
+	assert_int_equal(aj_peer_control(&peer, "reset", NULL), 0);
+	fd = open(file, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "abcd", 4), 4);
+	close(fd);
+	assert_int_equal(aj_blob_upload_file(&small, "code", "four.bin", file, &o, &e), 0);
+	reqs = blob_requests();
+	assert_int_equal(cJSON_GetArraySize(reqs), 1);
+	assert_null(hdr(cJSON_GetArrayItem(reqs, 0), "query", "comp"));
+	cJSON_Delete(reqs);
+
+	unlink(file);
+	assert_int_equal(aj_blob_upload_file(&small, "code", "x", file, &o, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "blob: cannot open /tmp/aj-blob-unit-"));
+	assert_true(aj_test_errors_contain(&e, "No such file or directory"));
+	aj_blob_release(&small);
+	aj_errors_release(&e);
+}
+
+static void exists_and_create_only(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_blob_put_options o = { .create_only = 1 };
+	cJSON *reqs;
+	int exists = -1;
+
+	assert_int_equal(aj_blob_exists(&f->blob, "code", "sha256/ab12", &exists, &e), 0);
+	assert_int_equal(exists, 0);
+	assert_int_equal(aj_blob_put(&f->blob, "code", "sha256/ab12", "v1", 2, &o, &e), 0);
+	assert_int_equal(aj_blob_exists(&f->blob, "code", "sha256/ab12", &exists, &e), 0);
+	assert_int_equal(exists, 1);
+	/* The service answers 409 BlobAlreadyExists: success, content kept. */
+	assert_int_equal(aj_blob_put(&f->blob, "code", "sha256/ab12", "v2", 2, &o, &e), 0);
+	reqs = blob_requests();
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(reqs, 0), "method")->valuestring, "HEAD");
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, 1), "headers", "if-none-match"), "*");
+	cJSON_Delete(reqs);
+	aj_errors_release(&e);
+}
+
+static void storage_errors_and_retries(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	char want[256];
+
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/blob/\", \"status\": 503, \"times\": 2, \"headers\": {\"x-ms-error-code\": \"ServerBusy\"}}]"), 0);
+	assert_int_equal(aj_blob_put(&f->blob, "code", "a", "x", 1, NULL, &e), 0);
+	assert_int_equal(fclock.nr_sleeps, 2);
+	assert_int_equal(aj_peer_count(&peer, "/blob/"), 3);
+
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/blob/\", \"status\": 404, \"headers\": {\"x-ms-error-code\": \"ContainerNotFound\"},"
+		"  \"body\": \"<?xml version=\\\"1.0\\\" encoding=\\\"utf-8\\\"?><Error><Code>ContainerNotFound</Code>"
+		"<Message>The specified container does not exist.\\nRequestId:1\\nTime:x</Message></Error>\"}]"), 0);
+	assert_int_equal(aj_blob_put(&f->blob, "nope", "a", "x", 1, NULL, &e), -1);
+	snprintf(want, sizeof(want),
+		 "blob PUT %s/nope/a: HTTP 404 ContainerNotFound: The specified container does not exist.", endpoint);
+	assert_true(aj_test_errors_contain(&e, want));
+	assert_false(aj_test_errors_contain(&e, "RequestId"));
+
+	/* Without the header, the code comes from the XML body. */
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/blob/\", \"status\": 400, \"body\": \"<Error><Code>InvalidHeaderValue</Code><Message>bad</Message></Error>\"}]"), 0);
+	assert_int_equal(aj_blob_put(&f->blob, "code", "a", "x", 1, NULL, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "HTTP 400 InvalidHeaderValue: bad"));
+	aj_errors_release(&e);
+}
+
+static void sas_stays_out_of_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_blob b;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_sas_key key;
+	cJSON *reqs;
+
+	client(&b, NULL, "?sv=2024-11-04&sr=c&sp=cw&sig=SECRETSIG%3D", 0);
+	assert_int_equal(aj_blob_put(&b, "code", "dir/a b.txt", "x", 1, NULL, &e), 0);
+	reqs = blob_requests();
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(reqs, 0), "path")->valuestring,
+			    "/blob/devstoreaccount1/code/dir/a b.txt");
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, 0), "query", "sig"), "SECRETSIG=");
+	assert_null(hdr(cJSON_GetArrayItem(reqs, 0), "headers", "authorization"));
+	cJSON_Delete(reqs);
+
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/blob/\", \"status\": 403, \"headers\": {\"x-ms-error-code\": \"AuthenticationFailed\"}}]"), 0);
+	assert_int_equal(aj_blob_put(&b, "code", "b", "x", 1, NULL, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "/code/b: HTTP 403 AuthenticationFailed"));
+	assert_null(strstr(aj_test_errors_text(&e), "SECRETSIG"));
+	assert_null(strstr(fclock.log, "SECRETSIG"));
+
+	assert_int_equal(aj_blob_user_delegation_key(&b, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", &key, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "a user delegation key needs an Entra token, not a SAS"));
+	aj_blob_release(&b);
+
+	assert_int_equal(aj_blob_user_delegation_key(&f->blob, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", &key, &e), 0);
+	assert_string_equal(key.signed_oid, "11111111-1111-1111-1111-111111111111");
+	assert_string_equal(key.signed_start, "2026-01-01T00:00:00Z");
+	assert_string_equal(key.signed_expiry, "2026-01-02T00:00:00Z");
+	assert_string_equal(key.signed_version, "2024-11-04");
+	reqs = blob_requests();
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, cJSON_GetArraySize(reqs) - 1), "query", "comp"),
+			    "userdelegationkey");
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, cJSON_GetArraySize(reqs) - 1), "query", "restype"),
+			    "service");
+	cJSON_Delete(reqs);
+	aj_sas_key_release(&key);
+	aj_errors_release(&e);
+}
+
+static void settings_are_checked(void **state)
+{
+	struct aj_blob_config c;
+	struct aj_blob b;
+	struct aj_errors e = AJ_ERRORS_INIT;
+
+	(void)state;
+	aj_blob_config_default(&c);
+	assert_int_equal(aj_blob_init(&b, &c, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "blob: no endpoint configured"));
+	c.endpoint = endpoint;
+	assert_int_equal(aj_blob_init(&b, &c, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "blob: neither a token source nor a SAS is configured"));
+	c.sas = "sig=x";
+	c.block_size = (size_t)5000 * 1024 * 1024;
+	assert_int_equal(aj_blob_init(&b, &c, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "above the 4000 MiB limit"));
+	aj_errors_release(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(put_blob_headers, setup, teardown),
+		cmocka_unit_test_setup_teardown(blocks_and_block_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(exists_and_create_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(storage_errors_and_retries, setup, teardown),
+		cmocka_unit_test_setup_teardown(sas_stays_out_of_errors, setup, teardown),
+		cmocka_unit_test(settings_are_checked),
+	};
+
+	aj_alloc_hook_cjson();
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
