@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -402,6 +404,8 @@ static void walk_reports_in_order(void **state)
 	struct aj_ignore ig;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct sockaddr_un sa;
+	int fd;
 
 	(void)state;
 	aj_test_write(root, "b", "", 0, 0644);
@@ -416,11 +420,20 @@ static void walk_reports_in_order(void **state)
 	p = aj_test_join(root, "pipe");
 	assert_int_equal(mkfifo(p, 0644), 0);
 	free(p);
+	p = aj_test_join(root, "sock");
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	assert_true(strlen(p) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, p, strlen(p));
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	free(p);
 	load_rules(&ig, root);
 	assert_int_equal(aj_walk(root, &ig, 0, collect, &b, &e), 0);
 	assert_string_equal(aj_buf_cstr(&b),
 			    "A 0\n" "a.c 0\n" "a/ 0\n" "a/z 0\n" "b 0\n" "ln 0 link\n"
-			    "node_modules/ 1\n" "pipe 0fifo\n" "\xc3\xa9 0\n");
+			    "node_modules/ 1\n" "pipe 0fifo\n" "sock 0socket\n" "\xc3\xa9 0\n");
 	aj_buf_reset(&b);
 	assert_int_equal(aj_walk(root, &ig, AJ_WALK_DESCEND_IGNORED, collect, &b, &e), 0);
 	assert_non_null(strstr(aj_buf_cstr(&b), "node_modules/ 1\nnode_modules/m.js 1\n"));
