@@ -130,7 +130,7 @@ static int emit(struct compiler *c, unsigned char op, unsigned char ch,
 	return 0;
 }
 
-/* POSIX class names accepted inside brackets, in the ASCII "C" locale. */
+/* Class names accepted inside brackets, with git's ASCII definitions. */
 static int named_class(const char *s, size_t len, uint64_t *bits)
 {
 	static const char *const names[] = {
@@ -163,7 +163,8 @@ static int named_class(const char *s, size_t len, uint64_t *bits)
 		case 6: in = lower; break;
 		case 7: in = graph || c == ' '; break;
 		case 8: in = graph && !(digit || lower || upper); break;
-		case 9: in = c == ' ' || (c >= '\t' && c <= '\r'); break;
+		/* git's isspace: no \v, no \f */
+		case 9: in = c == ' ' || c == '\t' || c == '\n' || c == '\r'; break;
 		case 10: in = upper; break;
 		default:
 			in = digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');

@@ -127,6 +127,10 @@ static void question_mark_and_classes(void **state)
 	EXPECT("x[[:upper:][:space:]]", { "xQ", 0, 1, 1 }, { "x ", 0, 1, 1 },
 	       { "xq", 0, 0, 0 });
 	EXPECT("a[/]b", { "a/b", 0, 0, 0 });
+	/* As git: vertical tab and form feed are not [:space:]. */
+	EXPECT("x[[:space:]]y", { "x\ty", 0, 1, 1 }, { "x\vy", 0, 0, 0 },
+	       { "x\fy", 0, 0, 0 });
+	EXPECT("a[[:cntrl:]]b[[:punct:]]", { "a\tb_", 0, 1, 1 }, { "a b_", 0, 0, 0 });
 }
 
 static void escapes_comments_and_spaces(void **state)
