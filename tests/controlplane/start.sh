@@ -4,6 +4,7 @@
 # Usage: tests/controlplane/start.sh [--version vX.Y.Z] [--dir DIR] [--build]
 #   --dir DIR   run directory (created; must not hold a running control plane). Default: a new temp dir.
 #   --build     build the binaries first if they are missing (otherwise a missing build is an error).
+#   --restart   stop a control plane still running in DIR (e.g. left by an interrupted run) first.
 # Environment: AJ_K8S_VERSION (default version), AJ_CP_READY_TIMEOUT (seconds, default 60),
 #   AJ_CP_PORTS="ETCD PEER APISERVER" ports to try first ("-": any; a taken one is replaced by a free one).
 #
@@ -17,11 +18,13 @@ source "$(dirname "$0")/lib.sh"
 ver=
 dir=
 build=0
+restart=0
 while (($#)); do
   case $1 in
     --version) ver=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --build) build=1; shift ;;
+    --restart) restart=1; shift ;;
     *) echo "start.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -42,8 +45,15 @@ t0=$(date +%s.%N)
 if [[ -z $dir ]]; then
   dir=$(mktemp -d "${TMPDIR:-/tmp}/aj-controlplane.XXXXXX")
 else
-  if [[ -f $dir/env ]] && "$cp_here/stop.sh" --check "$dir/env" 2>/dev/null; then
+  if ((restart)) && [[ -f $dir/env ]]; then
+    "$cp_here/stop.sh" --dir "$dir" >&2
+  elif [[ -f $dir/env ]] && "$cp_here/stop.sh" --check "$dir/env" 2>/dev/null; then
     echo "start.sh: a control plane is already running in $dir (stop it: tests/controlplane/stop.sh --dir $dir)" >&2
+    exit 1
+  fi
+  # Reuse only an empty directory or one a previous start wrote (never wipe anything else).
+  if [[ -d $dir && -n $(ls -A "$dir") && ! -d $dir/pki ]]; then
+    echo "start.sh: $dir is not empty and not a control-plane directory; choose another --dir" >&2
     exit 1
   fi
   rm -rf "$dir"

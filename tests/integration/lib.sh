@@ -74,7 +74,7 @@ pids_matching() {
   for f in /proc/[0-9]*/cmdline; do
     pid=${f#/proc/}; pid=${pid%/cmdline}
     [[ $pid == "$$" || $pid == "$BASHPID" ]] && continue
-    tr '\0' ' ' <"$f" 2>/dev/null | grep -qF -- "$1" && echo "$pid"
+    tr '\0' ' ' 2>/dev/null <"$f" | grep -qF -- "$1" && echo "$pid"
   done
   return 0
 }
