@@ -136,6 +136,31 @@ KC
   chmod 600 "$dir/kubeconfig"
 }
 
+# DIR/env: everything a client or stop.sh needs. Written as soon as a daemon is started (so a
+# start killed half-way can still be stopped with stop.sh) and again when all is ready.
+write_env() { # state: starting | ready
+  local server=https://127.0.0.1:${api_port:-}
+  cat >"$dir/env.tmp" <<ENV
+# Control plane $ver ($1) started by tests/controlplane/start.sh; stop with tests/controlplane/stop.sh --dir $dir
+export AJ_CP_STATE=$1
+export AJ_CP_DIR='$dir'
+export AJ_K8S_VERSION='$ver'
+export KUBECONFIG='$dir/kubeconfig'
+export AJ_KUBECTL='$bin/kubectl'
+export AJ_KUBE_SERVER='$server'
+export AJ_KUBE_CA='$pki/ca.crt'
+export AJ_KUBE_CLIENT_CERT='$pki/admin.crt'
+export AJ_KUBE_CLIENT_KEY='$pki/admin.key'
+export AJ_KUBE_TOKEN='$token'
+export AJ_CP_APISERVER_PORT=${api_port:-}
+export AJ_CP_APISERVER_PID=${api_pid:-}
+export AJ_CP_ETCD_PORT=${etcd_port:-}
+export AJ_CP_ETCD_PID=${etcd_pid:-}
+export AJ_CP_ETCD_DATA='$data'
+ENV
+  mv "$dir/env.tmp" "$dir/env"
+}
+
 # --- ports ---
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # pick_port VAR: the next preferred port (used as is), else a random free one not picked before.
@@ -212,6 +237,7 @@ for attempt in 1 2 3 4 5; do
     --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
     --initial-cluster "aj=http://127.0.0.1:$peer_port" --initial-cluster-state new \
     --unsafe-no-fsync --log-level warn)
+  write_env starting
   rc=0; wait_ready "$etcd_pid" 0.1 etcd_healthy || rc=$?
   ((rc == 0)) && break
   stop_pid "$etcd_pid"; etcd_pid=
@@ -234,6 +260,7 @@ for attempt in 1 2 3 4 5; do
     --service-account-issuer "https://127.0.0.1:$api_port" \
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
+  write_env starting
   rc=0; wait_ready "$api_pid" 0.2 api_ready || rc=$?
   ((rc == 0)) && break
   stop_pid "$api_pid"; api_pid=
@@ -241,26 +268,9 @@ for attempt in 1 2 3 4 5; do
 done
 [[ -n $api_pid ]] || { echo "start.sh: kube-apiserver found no free port in 5 attempts" >&2; log_tail; exit 1; }
 
-# --- env file ---
-server=https://127.0.0.1:$api_port
-cat >"$dir/env" <<ENV
-# Control plane $ver started by tests/controlplane/start.sh; stop with tests/controlplane/stop.sh --dir $dir
-export AJ_CP_DIR='$dir'
-export AJ_K8S_VERSION='$ver'
-export KUBECONFIG='$dir/kubeconfig'
-export AJ_KUBECTL='$bin/kubectl'
-export AJ_KUBE_SERVER='$server'
-export AJ_KUBE_CA='$pki/ca.crt'
-export AJ_KUBE_CLIENT_CERT='$pki/admin.crt'
-export AJ_KUBE_CLIENT_KEY='$pki/admin.key'
-export AJ_KUBE_TOKEN='$token'
-export AJ_CP_APISERVER_PORT=$api_port
-export AJ_CP_APISERVER_PID=$api_pid
-export AJ_CP_ETCD_PORT=$etcd_port
-export AJ_CP_ETCD_PID=$etcd_pid
-export AJ_CP_ETCD_DATA='$data'
-ENV
+write_env ready
 started=1
+server=https://127.0.0.1:$api_port
 t1=$(date +%s.%N)
 awk -v v="$ver" -v s="$server" -v a="$t0" -v e="$t_etcd" -v b="$t1" -v k="$dir/kubeconfig" 'BEGIN {
   printf "start.sh: control plane %s ready at %s in %.1f s (etcd healthy after %.1f s); kubeconfig %s\n", v, s, b - a, e - a, k }' >&2

@@ -41,6 +41,18 @@ expect_ok "...with the last lines of the etcd log" grep -q -- "--- last lines of
 expect_ok "...and of the kube-apiserver log" grep -q -- "--- last lines of .*kube-apiserver.log" "$work/timeout.out"
 expect_ok "...leaving no process and no directory" gone "$work/cp3"
 
+# A start killed half-way (e.g. by a ctest timeout) can still be cleaned up by stop.sh.
+"$cpd/start.sh" --dir "$work/cp4" >/dev/null 2>&1 &
+starter=$!
+for _ in $(seq 300); do
+  grep -qs '^export AJ_CP_APISERVER_PID=[0-9]' "$work/cp4/env" && break
+  sleep 0.1
+done
+kill -KILL "$starter" 2>/dev/null; wait "$starter" 2>/dev/null
+expect_ok "a start killed with SIGKILL left its pids in the env file" grep -q '^export AJ_CP_APISERVER_PID=[0-9]' "$work/cp4/env"
+expect_ok "...so stop.sh removes what it started" "$cpd/stop.sh" --dir "$work/cp4"
+expect_ok "...leaving no process and no directory" gone "$work/cp4"
+
 # Builds that cannot work stop with one line naming the cause and the command to retry.
 expect_fail "unknown version" "retry: tests/controlplane/build.sh v1.99.0" "$cpd/build.sh" v1.99.0
 expect_fail "not a version" "is not a Kubernetes release tag" "$cpd/build.sh" latest
