@@ -100,46 +100,50 @@ static void enqueue(struct ctl *c, const char *key)
 		aj_log(AJ_LOG_ERROR, "out of memory queueing", "ajjob", key, AJ_LOG_END);
 }
 
-/* The AjJob to look at when a Volcano Job changes. */
-static void enqueue_owner(struct ctl *c, const cJSON *obj)
+/* The key of the AjJob controlling obj ("" when none). */
+static void owner_key(const cJSON *obj, char *out, size_t size)
 {
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata"), *ref;
 	const cJSON *ns = cJSON_GetObjectItemCaseSensitive(meta, "namespace");
 
+	out[0] = '\0';
 	cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(meta, "ownerReferences")) {
 		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ref, "kind");
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(ref, "name");
-		char key[320];
 
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) &&
 		    cJSON_IsString(kind) && !strcmp(kind->valuestring, "AjJob") &&
 		    cJSON_IsString(name) && cJSON_IsString(ns)) {
-			snprintf(key, sizeof(key), "%s/%s", ns->valuestring, name->valuestring);
-			enqueue(c, key);
+			snprintf(out, size, "%s/%s", ns->valuestring, name->valuestring);
+			return;
 		}
 	}
 }
 
-/* Add or replace one object; takes it. */
+/*
+ * Add or replace one object (taken). The cache is updated before the AjJob
+ * is queued, so the worker that picks it up sees this change.
+ */
 static void feed_put(struct feed *f, cJSON *obj)
 {
 	struct ctl *c = f->ctl;
-	char key[320];
+	char key[320], owner[320];
 	int r = 0;
 
 	if (aj_cache_key(obj, key, sizeof(key))) {
 		cJSON_Delete(obj);
 		return;
 	}
-	if (f->kind == AJ_CACHE_VOLCANO)
-		enqueue_owner(c, obj);
 	switch (f->kind) {
 	case AJ_CACHE_AJJOBS:
 		r = aj_cache_ajjob_put(&c->cache, obj);
 		enqueue(c, key);
 		break;
 	case AJ_CACHE_VOLCANO:
+		owner_key(obj, owner, sizeof(owner));
 		r = aj_cache_volcano_put(&c->cache, obj);
+		if (owner[0])
+			enqueue(c, owner);
 		break;
 	case AJ_CACHE_TEMPLATES:
 		r = aj_cache_template_put(&c->cache, obj);
@@ -185,8 +189,12 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 		if (f->kind == AJ_CACHE_AJJOBS)
 			aj_cache_ajjob_delete(&c->cache, key);
 		else if (f->kind == AJ_CACHE_VOLCANO) {
+			char owner[320];
+
+			owner_key(ev->object, owner, sizeof(owner));
 			aj_cache_volcano_delete(&c->cache, key);
-			enqueue_owner(c, ev->object);
+			if (owner[0])
+				enqueue(c, owner);
 		} else
 			aj_cache_template_delete(&c->cache, key);
 		return 0;
