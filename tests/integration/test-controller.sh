@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # aj-controller against the real API server, running with exactly the
 # permissions of deploy/rbac.yaml (a service-account token, not admin).
-# This script acts as Volcano by writing the Volcano Jobs' status.
+# This script acts as Volcano by writing the Volcano Jobs' status. It
+# restarts the API server, so ctest runs it alone (RUN_SERIAL); the
+# controllers watch only this script's namespace.
 source "$(dirname "$0")/lib.sh"
 : "${AJ_BIN:?AJ_BIN must name the aj executable}"
 : "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
@@ -50,7 +52,7 @@ expect_eq "the token is not an admin" "no" bash -c "'$AJ_KUBECTL' --kubeconfig '
 # start_controller NAME [args...]: runs in the background, log in $work/NAME.log
 start_controller() {
   local name=$1; shift
-  "$AJ_CONTROLLER_BIN" --kubeconfig "$kc" --health-addr 127.0.0.1 --health-port 0 \
+  "$AJ_CONTROLLER_BIN" --kubeconfig "$kc" --namespace "$ns" --health-addr 127.0.0.1 --health-port 0 \
     --port-file "$work/$name.port" --lease-namespace "$sys" "$@" >"$work/$name.log" 2>&1 &
   controllers+=($!)
   echo $! >"$work/$name.pid"
