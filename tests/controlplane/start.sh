@@ -72,15 +72,18 @@ fi
 etcd_pid=
 api_pid=
 started=0
+# SIGTERM, then SIGKILL after 5 s.
+stop_pid() {
+  kill "$1" 2>/dev/null || return 0
+  for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$1" 2>/dev/null || true
+}
+# On any failure before the end, stop what was started and remove the directory.
 cleanup() {
   local rc=$?
   if ((!started)); then
-    [[ -n $api_pid ]] && kill "$api_pid" 2>/dev/null || true
-    [[ -n $etcd_pid ]] && kill "$etcd_pid" 2>/dev/null || true
-    for p in $api_pid $etcd_pid; do
-      for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$p" 2>/dev/null || true
-    done
+    [[ -n $api_pid ]] && stop_pid "$api_pid"
+    [[ -n $etcd_pid ]] && stop_pid "$etcd_pid"
     rm -rf "$data" "$dir"
   fi
   exit "$rc"
@@ -89,7 +92,10 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- certificates: a CA, the serving cert, an admin client cert, a service-account key pair ---
-ossl() { openssl "$@" >>"$pki/openssl.log" 2>&1; }
+ossl() {
+  openssl "$@" >>"$pki/openssl.log" 2>&1 ||
+    { echo "start.sh: openssl $1 failed: $(tail -n 1 "$pki/openssl.log")" >&2; return 1; }
+}
 ec_key() { ossl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
 ec_key "$pki/ca.key"
 ossl req -x509 -new -key "$pki/ca.key" -subj "/CN=aj-test-ca" -days 30 -out "$pki/ca.crt" \
@@ -207,7 +213,6 @@ wait_ready() { # pid interval probe...
   done
   return 2
 }
-stop_pid() { kill "$1" 2>/dev/null || true; for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$1" 2>/dev/null || true; }
 # After a failed wait: retry (return 0) if the port was taken, else report and exit.
 retry_or_die() { # what rc log
   if [[ $2 == 1 ]] && in_use "$3" && (($(date +%s) < deadline)); then
