@@ -272,45 +272,45 @@ int aj_sku_parse(const char *s, struct aj_sku_spec *out)
 }
 
 /*
- * The instance families Singularity offers, in preference order. Counts are
- * GPUs per instance (GPU families) or size tiers (CPU families). NVLink is
- * set only where the family is known to have it.
+ * The instance families Singularity offers, in preference order. NVLink is
+ * set only where the family is known to have it. Series ids are those VC
+ * quotas report.
  */
-struct family {
-	const char *model;        /* NULL for CPU families */
-	int memory_gb;
-	int nvlink;
-	int counts[5];
-	const char *names[5];
-};
-
-static const struct family families[] = {
-	{ NULL, 0, 0, { 1, 2, 3, 4, 5 },
+static const struct aj_sku_family families[] = {
+	{ "Eadsv5", NULL, NULL, 0, 0, { 4, 8, 16, 32, 64 },
 	  { "E4ads_v5", "E8ads_v5", "E16ads_v5", "E32ads_v5", "E64ads_v5" } },
-	{ NULL, 0, 0, { 1, 2, 3, 4, 5 },
+	{ "Dv3", NULL, NULL, 0, 0, { 4, 8, 16, 32, 64 },
 	  { "D4_v3", "D8_v3", "D16_v3", "D32_v3", "D64_v3" } },
-	{ "A100", 80, 1, { 1, 2, 4, 8 },
+	{ "ND_A100_v4", "A100", "NVIDIA", 80, 1, { 1, 2, 4, 8 },
 	  { "ND12am_A100_v4", "ND24am_A100_v4", "ND48am_A100_v4", "ND96amrs_A100_v4" } },
-	{ "A100", 80, 0, { 1, 2, 4 },
+	{ "NC_A100_v4", "A100", "NVIDIA", 80, 0, { 1, 2, 4 },
 	  { "NC24ad_A100_v4", "NC48ad_A100_v4", "NC96ad_A100_v4" } },
-	{ "A100", 40, 1, { 1, 2, 4, 8 },
+	{ "NDv4", "A100", "NVIDIA", 40, 1, { 1, 2, 4, 8 },
 	  { "ND12_v4", "ND24_v4", "ND48_v4", "ND96rs_v4" } },
-	{ "H100", 80, 1, { 1, 2, 4, 8 },
+	{ "ND_H100_v5", "H100", "NVIDIA", 80, 1, { 1, 2, 4, 8 },
 	  { "ND12_H100_v5", "ND24_H100_v5", "ND48_H100_v5", "ND96r_H100_v5" } },
-	{ "H200", 141, 1, { 1, 2, 4, 8 },
+	{ "ND_H200_v5", "H200", "NVIDIA", 141, 1, { 1, 2, 4, 8 },
 	  { "ND12_H200_v5", "ND24_H200_v5", "ND48_H200_v5", "ND96r_H200_v5" } },
-	{ "MI200", 64, 0, { 2, 4, 8, 16 },
+	{ "ND_MI200_v4", "MI200", "AMD", 64, 0, { 2, 4, 8, 16 },
 	  { "ND12as_MI200_v4", "ND24as_MI200_v4", "ND48as_MI200_v4", "ND96asr_MI200_v4" } },
-	{ "MI300X", 192, 0, { 1, 2, 4, 8 },
+	{ "ND_MI300X_v4", "MI300X", "AMD", 192, 0, { 1, 2, 4, 8 },
 	  { "ND12is_MI300X_v5", "ND24is_MI300X_v5", "ND48is_MI300X_v5", "ND96isr_MI300X_v5" } },
-	{ "V100", 32, 1, { 1, 2, 4, 8 },
+	{ "NDv2", "V100", "NVIDIA", 32, 1, { 1, 2, 4, 8 },
 	  { "ND5_v2", "ND10_v2", "ND20_v2", "ND40rs_v2" } },
-	{ "H100", 80, 0, { 1, 2, 4, 8 },
+	{ "LMD_BM_GPUH100", "H100", "NVIDIA", 80, 0, { 1, 2, 4, 8 },
 	  { "LMD_BM_GPUH100.1-n1", "LMD_BM_GPUH100.2-n1", "LMD_BM_GPUH100.4-n1",
 	    "LMD_BM_GPUH100.8-n1" } },
 };
 
-static const char *family_match(const struct family *f, const struct aj_sku_spec *s)
+const struct aj_sku_family *aj_sku_families(size_t *nr)
+{
+	*nr = sizeof(families) / sizeof(families[0]);
+	return families;
+}
+
+const char *aj_sku_family_instance(const struct aj_sku_family *f,
+				   const struct aj_sku_spec *s, int count,
+				   int need_nvlink, int *units)
 {
 	size_t i;
 
@@ -320,14 +320,18 @@ static const char *family_match(const struct family *f, const struct aj_sku_spec
 		for (i = 0; i < s->accelerators.nr; i++)
 			if (strcasecmp(s->accelerators.items[i], f->model))
 				return NULL;
-		if ((s->memory_gb && s->memory_gb != f->memory_gb) || (s->nvlink && !f->nvlink))
+		if ((s->memory_gb && s->memory_gb != f->memory_gb) ||
+		    (need_nvlink && s->nvlink && !f->nvlink))
 			return NULL;
 	} else if (s->memory_gb) {
 		return NULL;
 	}
-	for (i = 0; i < 5 && f->names[i]; i++)
-		if (f->counts[i] == s->count)
+	for (i = 0; i < AJ_SKU_FAMILY_SIZES && f->names[i]; i++)
+		if (f->model ? f->units[i] == count : (int)i + 1 == count) {
+			if (units)
+				*units = f->units[i];
 			return f->names[i];
+		}
 	return NULL;
 }
 
@@ -349,7 +353,7 @@ int aj_sku_instance_types(const char *s, struct aj_strlist *out)
 	if (ret)
 		return ret;
 	for (i = 0; i < sizeof(families) / sizeof(families[0]) && found < AJ_SKU_MAX_TYPES; i++) {
-		const char *name = family_match(&families[i], &spec);
+		const char *name = aj_sku_family_instance(&families[i], &spec, spec.count, 1, NULL);
 
 		if (!name || aj_strlist_find(out, name) >= 0)
 			continue;

@@ -73,4 +73,34 @@ int aj_sku_parse(const char *s, struct aj_sku_spec *out);
 #define AJ_SKU_MAX_TYPES 4
 int aj_sku_instance_types(const char *s, struct aj_strlist *out);
 
+/*
+ * One Singularity instance family: its instance types by size and the
+ * quota series id VCs report it under. For GPU families units[] is GPUs per
+ * instance; for CPU families it is vCPUs, and the size tier is the index + 1.
+ * Quota is counted in these units.
+ */
+#define AJ_SKU_FAMILY_SIZES 5
+struct aj_sku_family {
+	const char *series;       /* e.g. "ND_A100_v4" */
+	const char *model;        /* GPU model; NULL for CPU families */
+	const char *vendor;       /* "NVIDIA", "AMD"; NULL for CPU families */
+	int memory_gb;            /* per GPU */
+	int nvlink;
+	int units[AJ_SKU_FAMILY_SIZES];
+	const char *names[AJ_SKU_FAMILY_SIZES];
+};
+
+/* The built-in families in preference order; *nr gets their number. */
+const struct aj_sku_family *aj_sku_families(size_t *nr);
+
+/*
+ * The instance type of family f that spec stands for, or NULL: the CPU/GPU
+ * kind, the accelerator and per-GPU memory (when written) and the GPU count
+ * or CPU size tier (`count`) must match. NVLink is checked only when
+ * need_nvlink is set. *units gets the instance's quota units.
+ */
+const char *aj_sku_family_instance(const struct aj_sku_family *f,
+				   const struct aj_sku_spec *spec, int count,
+				   int need_nvlink, int *units);
+
 #endif
