@@ -20,8 +20,9 @@ struct ajjob_entry {
 	int deleting;
 	int cancel;
 	char *volcano_job;
-	cJSON *object;
-	cJSON *status;
+	/* Compact JSON: a parsed tree costs several times more memory. */
+	char *object;
+	char *status;
 };
 
 struct volcano_entry {
@@ -45,8 +46,8 @@ static void ajjob_entry_free(struct ajjob_entry *e)
 	aj_free(e->uid);
 	aj_free(e->resource_version);
 	aj_free(e->volcano_job);
-	cJSON_Delete(e->object);
-	cJSON_Delete(e->status);
+	aj_free(e->object);
+	aj_free(e->status);
 	aj_free(e);
 }
 
@@ -189,15 +190,16 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 	e->cancel = cancel && !strcmp(cancel, "true");
 	e->volcano_job = dup_or_null(str(get(status, "volcano"), "jobName"), &oom);
 	if (status) {
-		e->status = cJSON_Duplicate(status, 1);
+		e->status = cJSON_PrintUnformatted(status);
 		oom |= !e->status;
 	}
 	/* Once submitted for this generation only the summary is needed. */
 	if (!e->has_phase || e->phase == AJ_PHASE_PENDING ||
-	    e->observed_generation != e->generation)
-		e->object = obj;
-	else
-		cJSON_Delete(obj);
+	    e->observed_generation != e->generation) {
+		e->object = cJSON_PrintUnformatted(obj);
+		oom |= !e->object;
+	}
+	cJSON_Delete(obj);
 	if (oom) {
 		ajjob_entry_free(e);
 		remove_locked(c, &c->ajjobs, key, free_ajjob);
@@ -247,9 +249,9 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->deleting = e->deleting;
 		v->cancel = e->cancel;
 		v->volcano_job = dup_or_null(e->volcano_job, &oom);
-		if (e->object && !(v->object = cJSON_Duplicate(e->object, 1)))
+		if (e->object && !(v->object = cJSON_Parse(e->object)))
 			oom = 1;
-		if (e->status && !(v->status = cJSON_Duplicate(e->status, 1)))
+		if (e->status && !(v->status = cJSON_Parse(e->status)))
 			oom = 1;
 	}
 	pthread_mutex_unlock(&c->lock);

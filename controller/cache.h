@@ -3,8 +3,9 @@
  * and read by the workers.
  *
  * Only what reconciling needs is kept, so memory stays small with many
- * AjJobs: for each AjJob its identity, generation, phase and backend object
- * name; its full object only until it has been submitted (the spec is
+ * AjJobs: for each AjJob its identity, generation, phase, backend object
+ * name and status (as compact text); its full object only until it has been
+ * submitted (the spec is
  * immutable, and after submission only status mirroring is left). Volcano
  * Jobs are kept as their owner and phase; AjTemplates as their base and
  * config, since they are read on every resolution.

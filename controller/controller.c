@@ -1,6 +1,7 @@
 #include "controller.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +34,7 @@ struct feed {
 	struct ctl *ctl;
 	enum aj_cache_kind kind;
 	const char *what;          /* "ajjobs.aj.dev" */
+	struct aj_strmap listed;   /* keys seen so far in the list being read */
 	volatile int synced;
 };
 
@@ -161,21 +163,26 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 
 	switch (ev->type) {
 	case AJ_WATCH_LIST: {
-		struct aj_strmap keep = AJ_STRMAP_INIT;
 		cJSON *items = cJSON_GetObjectItemCaseSensitive(ev->object, "items"), *it;
 
-		/* Objects deleted while we were not watching leave the cache. */
+		if (ev->first) {
+			aj_strmap_release(&f->listed);
+			aj_strmap_init(&f->listed);
+		}
 		cJSON_ArrayForEach(it, items)
 			if (!aj_cache_key(it, key, sizeof(key)) &&
-			    aj_strmap_put(&keep, key, NULL, NULL)) {
-				aj_strmap_release(&keep);
-				return -1;   /* out of memory: the loop relists */
-			}
-		aj_cache_sweep(&c->cache, f->kind, &keep);
-		aj_strmap_release(&keep);
+			    aj_strmap_put(&f->listed, key, NULL, NULL))
+				return -1;   /* out of memory: the loop lists again */
 		while (items && items->child)
 			feed_put(f, cJSON_DetachItemViaPointer(items, items->child));
-		f->synced = 1;
+		if (ev->last) {
+			/* Objects deleted while we were not watching leave the cache. */
+			aj_cache_sweep(&c->cache, f->kind, &f->listed);
+			aj_strmap_release(&f->listed);
+			f->synced = 1;
+			/* A large list leaves freed pages behind; give them back. */
+			malloc_trim(0);
+		}
 		return 0;
 	}
 	case AJ_WATCH_ADDED:
@@ -301,6 +308,7 @@ static void *work(void *arg)
 	struct ctl *c = w->ctl;
 	const char *labels_ok = "controller=\"ajjob\",result=\"success\"";
 	const char *labels_err = "controller=\"ajjob\",result=\"error\"";
+	const char *labels_requeue = "controller=\"ajjob\",result=\"requeue\"";
 	char *key;
 
 	while (aj_workqueue_get(&c->queue, &key)) {
@@ -311,8 +319,12 @@ static void *work(void *arg)
 		aj_metrics_observe(&c->metrics, "controller_runtime_reconcile_time_seconds",
 				   "controller=\"ajjob\"", now_s() - t0);
 		aj_metrics_add(&c->metrics, "controller_runtime_reconcile_total",
-			       r ? labels_err : labels_ok, 1);
-		if (r) {
+			       r < 0 ? labels_err : r ? labels_requeue : labels_ok, 1);
+		if (r == AJ_RECONCILE_REQUEUE) {
+			/* Marks it dirty: done() puts it at the back of the queue. */
+			aj_workqueue_forget(&c->queue, key);
+			aj_workqueue_add(&c->queue, key);
+		} else if (r) {
 			struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 
 			aj_errors_format_all(&err, &msg);
@@ -402,8 +414,10 @@ int aj_controller_run(const struct aj_controller_opts *o,
 		snprintf(c.identity, sizeof(c.identity), "%s", o->identity);
 	else
 		snprintf(c.identity, sizeof(c.identity), "%s_%ld", host, (long)getpid());
-	c.rec.cache = &c.cache;
-	c.rec.instance = c.identity;
+	if (aj_reconciler_init(&c.rec, &c.cache, c.identity)) {
+		aj_errors_add(err, NULL, "cannot create a mutex");
+		goto out_early;
+	}
 
 	if (client_new(o, &wk, 0, 0, err))
 		goto out;
@@ -512,8 +526,11 @@ out:
 		aj_health_stop(&c.health);
 	if (have_loop)
 		aj_watch_loop_release(&loop);
+	for (i = 0; i < AJ_WATCHES; i++)
+		aj_strmap_release(&c.feeds[i].listed);
 	if (have_wk)
 		aj_kube_release(&wk);
+	aj_reconciler_release(&c.rec);
 out_early:
 	aj_cache_release(&c.cache);
 	aj_workqueue_release(&c.queue);

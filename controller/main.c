@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,11 @@ int main(int argc, char **argv)
 	int ch, lvl, rc;
 
 	aj_alloc_hook_cjson();
+	/*
+	 * A few threads, mostly waiting on the network: per-thread malloc
+	 * arenas would cost more memory than their contention would save.
+	 */
+	mallopt(M_ARENA_MAX, 2);
 	aj_controller_opts_defaults(&o);
 	o.watch_namespace = env("AJ_WATCH_NAMESPACE");
 	o.health_addr = env("AJ_HEALTH_ADDR") ? env("AJ_HEALTH_ADDR") : o.health_addr;

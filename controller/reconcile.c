@@ -1,5 +1,6 @@
 #include "reconcile.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -255,6 +256,51 @@ static int owned_by(const cJSON *obj, const char *uid)
 	return 0;
 }
 
+/* Created Volcano Jobs whose AjJob status is not written yet: key -> name. */
+static int remember_created(struct aj_reconciler *r, const char *key, const char *vname)
+{
+	char *copy = aj_strdup(vname);
+	void *old = NULL;
+	int ret;
+
+	if (!copy)
+		return -1;
+	pthread_mutex_lock(&r->lock);
+	ret = aj_strmap_put(&r->created, key, copy, &old);
+	pthread_mutex_unlock(&r->lock);
+	aj_free(ret ? copy : old);
+	return ret;
+}
+
+/* Take the name remembered for key (caller frees), or NULL. */
+static char *take_created(struct aj_reconciler *r, const char *key)
+{
+	char *v;
+
+	pthread_mutex_lock(&r->lock);
+	v = aj_strmap_remove(&r->created, key, NULL);
+	pthread_mutex_unlock(&r->lock);
+	return v;
+}
+
+/* The AjJob's backend object exists: say so in its status (and an Event). */
+static int record_submitted(struct job *j, const char *service, const char *vname,
+			    int created, struct aj_errors *err)
+{
+	char msg[256];
+	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated", msg,
+				service, j->v.generation, vname };
+
+	snprintf(msg, sizeof(msg), "Volcano Job %s submitted", vname);
+	if (write_status(j, &st, err))
+		return -1;
+	if (created) {
+		snprintf(msg, sizeof(msg), "created Volcano Job %s", vname);
+		event(j, 0, "VolcanoJobCreated", "Create", msg);
+	}
+	return 0;
+}
+
 /* First submission: build, create (or adopt), record it. */
 static int submit(struct job *j, struct aj_errors *err)
 {
@@ -321,22 +367,19 @@ static int submit(struct job *j, struct aj_errors *err)
 			aj_log(AJ_LOG_INFO, "adopted existing volcano job", "ajjob", j->key,
 			       "volcanoJob", vname, AJ_LOG_END);
 		} else {
-			char msg[256];
-
-			snprintf(msg, sizeof(msg), "created Volcano Job %s", vname);
-			event(j, 0, "VolcanoJobCreated", "Create", msg);
+			/*
+			 * Created: record it and come back for the status once the
+			 * queue has gone round, so a burst of new AjJobs spends the
+			 * API budget on creates first.
+			 */
 			aj_log(AJ_LOG_INFO, "created volcano job", "ajjob", j->key,
 			       "volcanoJob", vname, AJ_LOG_END);
+			ret = remember_created(j->r, j->key, vname) ? aj_errors_oom(err)
+								    : AJ_RECONCILE_REQUEUE;
+			goto out;
 		}
 	}
-	{
-		char msg[256];
-		struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated", msg,
-					service, j->v.generation, vname };
-
-		snprintf(msg, sizeof(msg), "Volcano Job %s submitted", vname);
-		ret = write_status(j, &st, err);
-	}
+	ret = record_submitted(j, service, vname, 0, err);
 out:
 	aj_kube_status_release(&ks);
 	cJSON_Delete(objects);
@@ -439,6 +482,7 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		 struct aj_errors *err)
 {
 	struct job j;
+	char *created = NULL;
 	int found, ret = 0;
 
 	memset(&j, 0, sizeof(j));
@@ -450,12 +494,19 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	if (found < 0)
 		return aj_errors_oom(err);
 	/* Gone: the API server's garbage collector follows our owner references. */
-	if (!found || j.v.deleting)
+	if (!found || j.v.deleting) {
+		aj_free(take_created(r, key));
 		goto out;
+	}
 	if (j.v.has_phase && aj_phase_terminal(j.v.phase) &&
 	    j.v.observed_generation == j.v.generation)
 		goto out;
-	if (!j.v.volcano_job) {
+	if (!j.v.volcano_job && (created = take_created(r, key))) {
+		ret = record_submitted(&j, "volcano", created, 1, err);
+		/* Keep it for the retry if the status write failed. */
+		if (ret && remember_created(r, key, created))
+			ret = aj_errors_oom(err);
+	} else if (!j.v.volcano_job) {
 		if (!j.v.object) {
 			struct aj_kube_ref ref = { &aj_res_ajjobs, j.v.ns, j.v.name, NULL };
 
@@ -471,6 +522,27 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		ret = observe(&j, err);
 	}
 out:
+	aj_free(created);
 	aj_ajjob_view_release(&j.v);
 	return ret;
+}
+
+int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance)
+{
+	r->cache = cache;
+	r->instance = instance;
+	aj_strmap_init(&r->created);
+	return pthread_mutex_init(&r->lock, NULL) ? -1 : 0;
+}
+
+void aj_reconciler_release(struct aj_reconciler *r)
+{
+	size_t pos = 0;
+	const char *k;
+	void *v;
+
+	while (aj_strmap_next(&r->created, &pos, &k, &v))
+		aj_free(v);
+	aj_strmap_release(&r->created);
+	pthread_mutex_destroy(&r->lock);
 }

@@ -16,19 +16,37 @@
 #ifndef AJ_RECONCILE_H
 #define AJ_RECONCILE_H
 
+#include <pthread.h>
+
+#include "core/strmap.h"
+
 struct aj_cache;
 struct aj_errors;
 struct aj_kube;
-struct aj_metrics;
 
 struct aj_reconciler {
 	struct aj_cache *cache;
 	const char *instance;     /* this controller's name in Events */
+	/*
+	 * Volcano Jobs created whose AjJob status is still to be written
+	 * (key -> name). Creates go first when many AjJobs arrive at once;
+	 * a restart loses nothing, as the next create finds and adopts them.
+	 */
+	struct aj_strmap created;
+	pthread_mutex_t lock;
 };
 
+int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance);
+void aj_reconciler_release(struct aj_reconciler *r);
+
+#define AJ_RECONCILE_DONE 0
+#define AJ_RECONCILE_REQUEUE 1
+
 /*
- * Reconcile the AjJob at key ("ns/name"). 0 when done (nothing to retry),
- * -1 with err when it should be retried with backoff (API errors, conflicts).
+ * Reconcile the AjJob at key ("ns/name"). AJ_RECONCILE_DONE when done,
+ * AJ_RECONCILE_REQUEUE when it should come back after the keys already
+ * queued, -1 with err when it should be retried with backoff (API errors,
+ * conflicts).
  */
 int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		 struct aj_errors *err);

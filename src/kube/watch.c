@@ -233,37 +233,64 @@ static void schedule(struct aj_watch *w, enum restart r, long retry_after)
 	w->due = now + delay;
 }
 
-/* List every page and hand the list to the callback. */
+/* A List's continue token, or NULL on its last page. */
+static const char *page_continue(const cJSON *list)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(list, "metadata"), "continue");
+
+	return cJSON_IsString(c) && *c->valuestring ? c->valuestring : NULL;
+}
+
+/*
+ * List page by page, handing each page to the callback as it arrives (the
+ * continue token pins one consistent snapshot), so memory holds one page.
+ */
 static int do_list(struct aj_watch *w)
 {
 	struct aj_kube_ref ref = { &w->res, w->ns, NULL, NULL };
 	struct aj_kube_list_opts o = { 0 };
 	struct aj_kube_status st;
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_watch_event ev = { AJ_WATCH_LIST, NULL };
-	int ret;
+	struct aj_watch_event ev = { AJ_WATCH_LIST, NULL, 1, 0 };
+	char *cont = NULL;
+	int ret = 0;
 
 	o.label_selector = w->label_selector;
 	o.field_selector = w->field_selector;
+	o.limit = 500;
 	/* The first list may come from the watch cache; after "too old", not. */
 	o.resource_version = w->quorum || w->lists ? "" : "0";
-	aj_kube_status_init(&st);
 	w->lists++;
-	if (aj_kube_list_all(w->loop->k, &ref, &o, &ev.object, &st, &err)) {
-		wlog_errors(w, &err);
-		schedule(w, RESTART_RELIST_LATER, st.retry_after);
+	do {
+		aj_kube_status_init(&st);
+		if (aj_kube_list(w->loop->k, &ref, &o, &ev.object, &st, &err)) {
+			wlog_errors(w, &err);
+			schedule(w, RESTART_RELIST_LATER, st.retry_after);
+			aj_kube_status_release(&st);
+			aj_free(cont);
+			return -1;
+		}
 		aj_kube_status_release(&st);
-		return -1;
-	}
-	aj_kube_status_release(&st);
-	if (set_rv(w, ev.object)) {
+		aj_free(cont);
+		cont = page_continue(ev.object) ? aj_strdup(page_continue(ev.object)) : NULL;
+		ev.last = !page_continue(ev.object);
+		if ((!ev.last && !cont) || (ev.last && set_rv(w, ev.object))) {
+			cJSON_Delete(ev.object);
+			aj_free(cont);
+			wlog(w, "out of memory; listing again");
+			schedule(w, RESTART_RELIST_LATER, -1);
+			return -1;
+		}
+		ret = w->fn(w->ctx, &ev);
 		cJSON_Delete(ev.object);
-		wlog(w, "out of memory; listing again");
-		schedule(w, RESTART_RELIST_LATER, -1);
-		return -1;
-	}
-	ret = w->fn(w->ctx, &ev);
-	cJSON_Delete(ev.object);
+		ev.object = NULL;
+		ev.first = 0;
+		/* Later pages must not repeat the version: the token pins it. */
+		o.resource_version = NULL;
+		o.continue_token = cont;
+	} while (!ret && cont);
+	aj_free(cont);
 	if (ret) {
 		wlog(w, "the list was not accepted; listing again");
 		schedule(w, RESTART_RELIST_LATER, -1);

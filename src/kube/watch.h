@@ -7,8 +7,7 @@
  * places by TLS and HTTP. The decoder keeps only the unfinished line and
  * parses each complete line once.
  *
- * Loop: each watch lists first (all pages) and hands the list to its
- * callback, then watches from the list's resourceVersion with bookmarks on
+ * Loop: each watch lists first and hands each page to its callback, then watches from the list's resourceVersion with bookmarks on
  * and a timeoutSeconds drawn from [min_timeout, max_timeout) (5-10 minutes
  * by default, as client-go). The resourceVersion follows every event and
  * bookmark, so a stream that ends is resumed where it stopped. "Too old"
@@ -42,12 +41,19 @@ enum aj_watch_type {
 	AJ_WATCH_DELETED,
 	AJ_WATCH_BOOKMARK,
 	AJ_WATCH_ERROR,     /* object is a Status */
-	AJ_WATCH_LIST       /* loop only: a fresh full list (object = the List) */
+	AJ_WATCH_LIST       /* loop only: one page of a fresh list (object = the List page) */
 };
 
 struct aj_watch_event {
 	enum aj_watch_type type;
 	cJSON *object;
+	/*
+	 * AJ_WATCH_LIST comes one page at a time, so a large collection is
+	 * never held whole: `first` marks the first page of a list, `last` its
+	 * final one (both set for a one-page list).
+	 */
+	int first;
+	int last;
 };
 
 const char *aj_watch_type_name(enum aj_watch_type t);

@@ -36,7 +36,7 @@ static int decode_line(struct aj_watch_decoder *d, const char *s, size_t len,
 		       const char *origin, aj_watch_fn fn, void *ctx,
 		       struct aj_errors *err)
 {
-	struct aj_watch_event ev = { AJ_WATCH_ADDED, NULL };
+	struct aj_watch_event ev = { AJ_WATCH_ADDED, NULL, 0, 0 };
 	cJSON *root, *type;
 	size_t i;
 	int ret;

@@ -444,8 +444,12 @@ static int record(void *ctx, struct aj_watch_event *ev)
 	struct recorder *r = ctx;
 
 	if (ev->type == AJ_WATCH_LIST) {
-		r->lists++;
-		r->list_items = cJSON_GetArraySize(cJSON_GetObjectItem(ev->object, "items"));
+		/* Pages of one list: count the list once, its items across pages. */
+		if (ev->first) {
+			r->lists++;
+			r->list_items = 0;
+		}
+		r->list_items += cJSON_GetArraySize(cJSON_GetObjectItem(ev->object, "items"));
 		return 0;
 	}
 	if (ev->type == AJ_WATCH_BOOKMARK) {

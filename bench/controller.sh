@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# aj-controller throughput and memory on a real kube-apiserver + etcd.
+#
+#  1. 1,000 AjJobs exist; the controller starts: time until all 1,000 Volcano
+#     Jobs exist, next to one client creating the same 1,000 Volcano Jobs
+#     directly at the same QPS and burst (bench/kube_create.c).
+#  2. 10,000 AjJobs, all submitted: the controller's resident memory next to
+#     the AjJobs' total JSON size.
+#
+# Usage: bench/controller.sh [QPS] [N_THROUGHPUT] [N_MEMORY]   (defaults 50 1000 10000)
+# Needs a build in build/ (cmake --build build) and the control plane
+# binaries (tests/controlplane/build.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+qps=${1:-50}
+n=${2:-1000}
+nmem=${3:-10000}
+build=${BUILD:-build}
+aj=$build/src/aj
+ctl=$build/controller/aj-controller
+[[ -x $aj && -x $ctl ]] || { echo "build first: cmake --build $build"; exit 1; }
+
+tmp=$(mktemp -d)
+cp_dir=$tmp/cp
+pid=
+cleanup() {
+  [[ -n $pid ]] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  tests/controlplane/stop.sh --dir "$cp_dir" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# shellcheck disable=SC2046
+cc -O2 -std=gnu11 -Isrc bench/kube_create.c -o "$tmp/kube_create" \
+  "$build/src/libajkube.a" "$build/src/libajcore.a" \
+  $(pkg-config --libs libcurl libwebsockets openssl libcjson yaml-0.1) -lm
+
+tests/controlplane/start.sh --dir "$cp_dir" >/dev/null
+# shellcheck disable=SC1091
+source "$cp_dir/env"
+k() { "$AJ_KUBECTL" "$@"; }
+k apply --server-side -f crd/ -f tests/integration/crds/volcano/ >/dev/null
+k wait --for condition=Established --timeout=60s crd --all >/dev/null
+
+export AJ_HOME=tests/integration/data/controller/.azure_jobs
+# One AjJob, cloned N times with different names into a List.
+ajjobs() { # ajjobs NAMESPACE COUNT FILE
+  "$aj" run -t job --namespace "$1" --name proto --dry-run -o json -- python train.py >"$tmp/proto.json"
+  python3 - "$tmp/proto.json" "$1" "$2" "$3" <<'PY'
+import json, sys
+proto = json.load(open(sys.argv[1]))
+ns, count, out = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+items = []
+for i in range(count):
+    j = json.loads(json.dumps(proto))
+    j["metadata"].update(name="job-%d" % i, namespace=ns)
+    items.append(j)
+json.dump({"apiVersion": "v1", "kind": "List", "items": items}, open(out, "w"))
+PY
+}
+count_volcano() { k get jobs.batch.volcano.sh -n "$1" --no-headers 2>/dev/null | wc -l; }
+
+# --- 1. throughput ---
+k create namespace direct >/dev/null
+k create namespace ctl >/dev/null
+"$aj" render -t job -n 2 -o json -- python train.py >"$tmp/vj.json"
+direct=$("$tmp/kube_create" "$KUBECONFIG" direct "$tmp/vj.json" "$n" "$qps" "$qps")
+
+ajjobs ctl "$n" "$tmp/ajjobs.json"
+k create -f "$tmp/ajjobs.json" >/dev/null
+t0=$(date +%s.%N)
+"$ctl" --namespace ctl --qps "$qps" --burst "$qps" --health-addr 127.0.0.1 --health-port 0 \
+  --port-file "$tmp/port" >"$tmp/ctl.log" 2>&1 &
+pid=$!
+while (($(count_volcano ctl) < n)); do sleep 0.2; done
+via=$(echo "$(date +%s.%N) - $t0" | bc)
+kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
+
+echo "throughput: $n Volcano Jobs at $qps QPS"
+printf '  direct creates, one client: %6.2f s\n' "$direct"
+printf '  through aj-controller:      %6.2f s   ratio %.2f\n' "$via" "$(echo "$via / $direct" | bc -l)"
+
+# --- 2. memory ---
+k create namespace mem >/dev/null
+ajjobs mem "$nmem" "$tmp/mem.json"
+python3 - "$tmp/mem.json" "$tmp" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+items = doc["items"]
+for c in range(0, len(items), 500):
+    json.dump(dict(doc, items=items[c:c + 500]), open("%s/mem-%05d.json" % (sys.argv[2], c), "w"))
+PY
+for f in "$tmp"/mem-*.json; do k create -f "$f" >/dev/null; done
+"$ctl" --namespace mem --qps 2000 --burst 2000 --workers 2 --health-addr 127.0.0.1 --health-port 0 \
+  --port-file "$tmp/port" >"$tmp/ctl-mem.log" 2>&1 &
+pid=$!
+metric() {
+  python3 -c 'import sys, urllib.request
+t = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % open(sys.argv[1]).read().strip()).read().decode()
+print(sum(float(l.split()[-1]) for l in t.splitlines() if l.startswith(sys.argv[2])))' "$tmp/port" "$1"
+}
+# Submitted means: created, status written, and the queue drained.
+until [[ -s $tmp/port ]] && (($(count_volcano mem) >= nmem)) &&
+      [[ $(metric 'workqueue_depth{') == 0.0 ]]; do sleep 1; done
+sleep 3
+rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
+cached=$(metric 'aj_ajjobs_cached')
+json=$(k get ajjobs -n mem -o json | python3 -c 'import json, sys
+print(sum(len(json.dumps(i, separators=(",", ":"))) for i in json.load(sys.stdin)["items"]))')
+submitted=$(k get ajjobs -n mem -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c Submitted || true)
+echo "memory: $nmem AjJobs ($submitted submitted, $cached cached)"
+printf '  AjJobs as JSON:        %8.1f MiB\n' "$(echo "$json / 1048576" | bc -l)"
+printf '  controller RSS:        %8.1f MiB   ratio %.2f\n' "$(echo "$rss_kb / 1024" | bc -l)" "$(echo "$rss_kb * 1024 / $json" | bc -l)"
+printf '  controller peak RSS:   %8.1f MiB\n' "$(echo "$hwm_kb / 1024" | bc -l)"
