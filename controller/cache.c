@@ -163,6 +163,22 @@ static void remove_locked(struct aj_cache *c, struct aj_strmap *m, const char *k
 	free_fn(old);
 }
 
+/*
+ * Store a freshly built entry under key. A missing or incomplete one (out of
+ * memory) drops the old entry too: a missing entry is refetched by the next
+ * event, a stale one would be trusted.
+ */
+static int store(struct aj_cache *c, struct aj_strmap *m, const char *key, void *entry,
+		 int oom, void (*free_fn)(void *))
+{
+	if (!entry || oom) {
+		free_fn(entry);
+		remove_locked(c, m, key, free_fn);
+		return -1;
+	}
+	return put_locked(c, m, key, entry, free_fn);
+}
+
 int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 {
 	const cJSON *meta = get(obj, "metadata"), *status = get(obj, "status");
@@ -176,36 +192,29 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		cJSON_Delete(obj);
 		return -1;
 	}
-	if (!(e = aj_calloc(1, sizeof(*e)))) {
-		cJSON_Delete(obj);
-		remove_locked(c, &c->ajjobs, key, free_ajjob);
-		return -1;
-	}
-	e->uid = dup_or_null(str(meta, "uid"), &oom);
-	e->resource_version = dup_or_null(str(meta, "resourceVersion"), &oom);
-	e->generation = cJSON_IsNumber(gen) ? (long long)gen->valuedouble : 0;
-	e->observed_generation = cJSON_IsNumber(obs) ? (long long)obs->valuedouble : -1;
-	e->has_phase = !aj_phase_parse(str(status, "phase"), &e->phase);
-	e->deleting = str(meta, "deletionTimestamp") != NULL;
-	e->cancel = cancel && !strcmp(cancel, "true");
-	e->volcano_job = dup_or_null(str(get(status, "volcano"), "jobName"), &oom);
-	if (status) {
-		e->status = cJSON_PrintUnformatted(status);
-		oom |= !e->status;
-	}
-	/* Once submitted for this generation only the summary is needed. */
-	if (!e->has_phase || e->phase == AJ_PHASE_PENDING ||
-	    e->observed_generation != e->generation) {
-		e->object = cJSON_PrintUnformatted(obj);
-		oom |= !e->object;
+	e = aj_calloc(1, sizeof(*e));
+	if (e) {
+		e->uid = dup_or_null(str(meta, "uid"), &oom);
+		e->resource_version = dup_or_null(str(meta, "resourceVersion"), &oom);
+		e->generation = cJSON_IsNumber(gen) ? (long long)gen->valuedouble : 0;
+		e->observed_generation = cJSON_IsNumber(obs) ? (long long)obs->valuedouble : -1;
+		e->has_phase = !aj_phase_parse(str(status, "phase"), &e->phase);
+		e->deleting = str(meta, "deletionTimestamp") != NULL;
+		e->cancel = cancel && !strcmp(cancel, "true");
+		e->volcano_job = dup_or_null(str(get(status, "volcano"), "jobName"), &oom);
+		if (status) {
+			e->status = cJSON_PrintUnformatted(status);
+			oom |= !e->status;
+		}
+		/* Once submitted for this generation only the summary is needed. */
+		if (!e->has_phase || e->phase == AJ_PHASE_PENDING ||
+		    e->observed_generation != e->generation) {
+			e->object = cJSON_PrintUnformatted(obj);
+			oom |= !e->object;
+		}
 	}
 	cJSON_Delete(obj);
-	if (oom) {
-		ajjob_entry_free(e);
-		remove_locked(c, &c->ajjobs, key, free_ajjob);
-		return -1;
-	}
-	return put_locked(c, &c->ajjobs, key, e, free_ajjob);
+	return store(c, &c->ajjobs, key, e, oom, free_ajjob);
 }
 
 void aj_cache_ajjob_delete(struct aj_cache *c, const char *key)
@@ -297,21 +306,14 @@ int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj)
 		cJSON_Delete(obj);
 		return -1;
 	}
-	if (!(e = aj_calloc(1, sizeof(*e)))) {
-		cJSON_Delete(obj);
-		remove_locked(c, &c->volcano, key, free_volcano);
-		return -1;
+	e = aj_calloc(1, sizeof(*e));
+	if (e) {
+		e->owner_uid = dup_or_null(str(ref, "uid"), &oom);
+		e->owner_name = dup_or_null(str(ref, "name"), &oom);
+		e->phase = dup_or_null(str(get(get(obj, "status"), "state"), "phase"), &oom);
 	}
-	e->owner_uid = dup_or_null(str(ref, "uid"), &oom);
-	e->owner_name = dup_or_null(str(ref, "name"), &oom);
-	e->phase = dup_or_null(str(get(get(obj, "status"), "state"), "phase"), &oom);
 	cJSON_Delete(obj);
-	if (oom) {
-		volcano_entry_free(e);
-		remove_locked(c, &c->volcano, key, free_volcano);
-		return -1;
-	}
-	return put_locked(c, &c->volcano, key, e, free_volcano);
+	return store(c, &c->volcano, key, e, oom, free_volcano);
 }
 
 void aj_cache_volcano_delete(struct aj_cache *c, const char *key)
