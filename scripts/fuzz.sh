@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Build the libFuzzer targets with clang and run each for a while.
+# Build the libFuzzer targets with clang and run each for a while, one after
+# the other (never two fuzzers at once).
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # Seeds come from tests/fuzz/corpus/<target>/; new inputs go to
-# build-fuzz/corpus/<target>/ (not committed). A crash stops with its input
-# kept in build-fuzz/crashes/<target>/ and a non-zero exit.
+# $AJ_FUZZ_BUILD/corpus/<target>/ (not committed; default build-fuzz). A crash
+# keeps its input in $AJ_FUZZ_BUILD/crashes/<target>/ and makes the exit
+# status non-zero; the other targets still run. One line per target reports
+# executions, coverage (edges), corpus size and crashes.
+#   AJ_FUZZ_BUILD  build directory (default build-fuzz)
+#   AJ_FUZZ_NICE   nice level for the fuzzers (default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 shift || true
+build=${AJ_FUZZ_BUILD:-build-fuzz}
+nice_level=${AJ_FUZZ_NICE:-10}
 command -v clang >/dev/null || { echo "fuzz: clang is not installed (apt-get install clang)"; exit 1; }
 
-CC=clang cmake -S . -B build-fuzz -G Ninja -DAJ_FUZZ=ON -DBUILD_TESTING=OFF \
-  -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build build-fuzz -j "$(nproc)" >/dev/null
+# Optimised like a release build: the sanitizers stay on, executions go faster.
+CC=clang cmake -S . -B "$build" -G Ninja -DAJ_FUZZ=ON -DBUILD_TESTING=OFF \
+  -DAJ_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$(nproc)" >/dev/null
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
@@ -22,24 +30,29 @@ fi
 
 status=0
 for t in "${targets[@]}"; do
-  work=build-fuzz/corpus/$t crashes=build-fuzz/crashes/$t
+  work=$build/corpus/$t crashes=$build/crashes/$t
   mkdir -p "$work" "$crashes"
   seeds=tests/fuzz/corpus/$t
   [ -d "$seeds" ] || seeds=
   dict=tests/fuzz/$t.dict
   [ -f "$dict" ] && dictarg=(-dict="$dict") || dictarg=()
-  log=build-fuzz/$t.log
-  if ./build-fuzz/tests/fuzz/"$t" -max_total_time="$secs" -rss_limit_mb=2048 \
-       -timeout=10 -print_final_stats=1 "${dictarg[@]}" \
+  log=$build/$t.log
+  start=$(date +%s)
+  if nice -n "$nice_level" ./"$build"/tests/fuzz/"$t" -max_total_time="$secs" \
+       -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dictarg[@]}" \
        -artifact_prefix="$crashes/" "$work" $seeds >"$log" 2>&1; then
     res=ok
   else
     res=CRASH
     status=1
   fi
+  took=$(( $(date +%s) - start ))
   execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | awk '{print $2}')
-  printf '%-24s %-6s executions=%s coverage=%s seconds=%s\n' "$t" "$res" "${execs:-?}" "${cov:-?}" "$secs"
-  [ "$res" = ok ] || tail -n 30 "$log"
+  corp=$(grep -oE 'corp: [0-9]+' "$log" | tail -1 | awk '{print $2}')
+  found=$(find "$crashes" -type f | wc -l)
+  printf '%-18s %-6s executions=%s coverage=%s corpus=%s crashes=%s seconds=%s\n' \
+    "$t" "$res" "${execs:-?}" "${cov:-?}" "${corp:-?}" "$found" "$took"
+  [ "$res" = ok ] || tail -n 40 "$log"
 done
 exit $status

@@ -1,0 +1,96 @@
+/*
+ * Kubeconfig parsing. The input is split on "\n---\n" into two files named
+ * by a KUBECONFIG list, so merging is exercised too; the second part, when
+ * present, may also carry a context name on its first line ("#ctx NAME").
+ * A successful load must give a server and a namespace; a failure must say
+ * why. The inline base64 decoder is run on the raw input as well.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "kube/kubeconfig.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char dir[64];
+static char file_a[96], file_b[96], list[200];
+
+/* tmpfs: rewriting a file there costs no disk work. */
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/dev/shm/aj-fuzz-kc-XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(file_a, sizeof(file_a), "%s/a", dir);
+	snprintf(file_b, sizeof(file_b), "%s/b", dir);
+	snprintf(list, sizeof(list), "%s:%s", file_a, file_b);
+}
+
+static void put(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		abort();
+	if (n && fwrite(p, 1, n, f) != n)
+		abort();
+	fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct aj_kube_config_opts o = { 0 };
+	struct aj_kube_config cfg;
+	struct aj_kube_blob blob = { NULL, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	const uint8_t *sep = NULL, *q;
+	char ctx[64];
+	int oom = 0;
+
+	aj_alloc_hook_cjson();
+	if (!*dir)
+		setup();
+	for (q = data; q + 5 <= data + size; q++)
+		if (!memcmp(q, "\n---\n", 5)) {
+			sep = q;
+			break;
+		}
+	put(file_a, data, sep ? (size_t)(sep - data) : size);
+	if (sep) {
+		put(file_b, sep + 5, size - (size_t)(sep + 5 - data));
+		if (size - (size_t)(sep + 5 - data) > 5 && !memcmp(sep + 5, "#ctx ", 5)) {
+			const uint8_t *s = sep + 10, *e = s;
+
+			while (e < data + size && *e != '\n' && *e && e - s < (long)sizeof(ctx) - 1)
+				e++;
+			memcpy(ctx, s, (size_t)(e - s));
+			ctx[e - s] = '\0';
+			o.context = ctx;
+		}
+	} else {
+		unlink(file_b);
+	}
+	o.kubeconfig_env = list;
+	if (aj_kube_config_load(&cfg, &o, &err)) {
+		if (aj_errors_empty(&err))
+			abort();
+	} else {
+		if (!cfg.server || !cfg.namespace)
+			abort();
+		aj_kube_config_release(&cfg);
+	}
+	aj_errors_release(&err);
+
+	if (!aj_kube_base64_decode((const char *)data, size, &blob, &oom)) {
+		if (blob.len > size)
+			abort();
+		aj_free(blob.data);
+	}
+	return 0;
+}
