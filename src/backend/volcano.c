@@ -17,6 +17,7 @@
  * environment.setup, jobs[0].command, then the task command (the user command
  * quoted word by word). The image is used exactly as written.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -279,6 +280,104 @@ static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 	return ret;
 }
 
+/* A DNS-1123 subdomain: dot-separated DNS labels, at most 253 bytes in all. */
+static int dns_subdomain(const char *s)
+{
+	char label[LABEL_MAX + 1];
+	const char *dot;
+	size_t n;
+
+	if (strlen(s) > 253)
+		return 0;
+	for (;; s = dot + 1) {
+		dot = strchr(s, '.');
+		n = dot ? (size_t)(dot - s) : strlen(s);
+		if (n > LABEL_MAX)
+			return 0;
+		memcpy(label, s, n);
+		label[n] = '\0';
+		if (!aj_dns_label(label, LABEL_MAX))
+			return 0;
+		if (!dot)
+			return 1;
+	}
+}
+
+/* A label value, or the name part of a label key: [A-Za-z0-9._-], alnum ends. */
+static int label_name(const char *s, size_t len, int may_be_empty)
+{
+	size_t i;
+
+	if (!len)
+		return may_be_empty;
+	if (len > LABEL_MAX || !isalnum((unsigned char)s[0]) ||
+	    !isalnum((unsigned char)s[len - 1]))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
+			return 0;
+	return 1;
+}
+
+/* A label key: [prefix/]name, the prefix a DNS subdomain. */
+static int label_key(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	char prefix[254];
+	size_t n;
+
+	if (!slash)
+		return label_name(s, strlen(s), 0);
+	n = (size_t)(slash - s);
+	if (!n || n >= sizeof(prefix))
+		return 0;
+	memcpy(prefix, s, n);
+	prefix[n] = '\0';
+	return dns_subdomain(prefix) && label_name(slash + 1, strlen(slash + 1), 0);
+}
+
+/*
+ * Names the Volcano Job carries as written: the API server would refuse
+ * them at create time, so say which key is wrong before anything is sent.
+ */
+static int check_target_names(const struct aj_target *t, struct aj_errors *err)
+{
+	int ret = 0;
+	size_t i;
+
+	if (t->namespace_ && !aj_dns_label(t->namespace_, LABEL_MAX)) {
+		struct aj_where w = where_path("config.target.namespace");
+
+		ret = aj_errors_add(err, &w, "\"%s\" is not a valid namespace (a lowercase "
+				    "DNS label of at most 63 characters)", t->namespace_);
+	}
+	if (t->queue && !dns_subdomain(t->queue)) {
+		struct aj_where w = where_path("config.target.queue");
+
+		ret = aj_errors_add(err, &w, "\"%s\" is not a valid queue name (a lowercase "
+				    "DNS subdomain of at most 253 characters)", t->queue);
+	}
+	if (t->priority_class && !dns_subdomain(t->priority_class)) {
+		struct aj_where w = where_path("config.target.priority_class");
+
+		ret = aj_errors_add(err, &w, "\"%s\" is not a valid priority class name (a "
+				    "lowercase DNS subdomain of at most 253 characters)",
+				    t->priority_class);
+	}
+	for (i = 0; i < t->labels.nr; i++) {
+		const struct aj_kv *kv = &t->labels.items[i];
+		struct aj_where w = where_path("config.target.labels");
+
+		if (!label_key(kv->key))
+			ret = aj_errors_add(err, &w, "\"%s\" is not a valid label key ([prefix/]name, "
+					    "the name at most 63 characters of [A-Za-z0-9._-])", kv->key);
+		else if (!label_name(kv->value, strlen(kv->value), 1))
+			ret = aj_errors_add(err, &w, "%s: \"%s\" is not a valid label value (at most "
+					    "63 characters of [A-Za-z0-9._-])", kv->key, kv->value);
+	}
+	return ret;
+}
+
 static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 {
 	int ret = 0;
@@ -291,6 +390,8 @@ static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 	if (spec->jobs_nr && check_container(spec, err))
 		ret = -1;
 	if (check_quantity(spec->target.memory, "config.target.memory", err))
+		ret = -1;
+	if (check_target_names(&spec->target, err))
 		ret = -1;
 	if (spec->heterogeneous && !spec->tasks_nr && validate_tasks(spec, err))
 		ret = -1;

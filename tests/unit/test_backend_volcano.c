@@ -393,6 +393,47 @@ static void validate_fails(const char *yaml, const struct aj_shape_args *args, c
 	aj_jobspec_release(&s);
 }
 
+#define NAMES(target) \
+	"config:\n  target: {service: volcano, " target "}\n  environment: {image: x}\n" \
+	"  jobs: [{sku: C1, instance_count: 1}]\n"
+
+/* Names the API server would refuse are caught by validate, with their key. */
+static void kubernetes_names_are_checked(void **state)
+{
+	static const char *const good[] = {
+		NAMES("namespace: team-a, queue: gpu.q-1, priority_class: high"),
+		NAMES("labels: {example.com/team: a_b.c-d, app: \"\"}"),
+	};
+	struct aj_shape_args one = { 1, 1, 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct aj_errors err = AJ_ERRORS_INIT;
+		struct aj_jobspec s;
+
+		aj_test_spec(good[i], &one, NULL, 0, &s);
+		if (volcano()->validate(&s, &err))
+			fail_msg("%s: %s", good[i], aj_test_errors_text(&err));
+		aj_jobspec_release(&s);
+	}
+	/* 64 characters: one over the DNS label limit. */
+	validate_fails(NAMES("namespace: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+		       &one, "config.target.namespace: \"aaaa");
+	validate_fails(NAMES("namespace: Team"), &one, "is not a valid namespace");
+	validate_fails(NAMES("queue: Q_1"), &one, "config.target.queue: \"Q_1\" is not a valid queue name");
+	validate_fails(NAMES("queue: a..b"), &one, "is not a valid queue name");
+	validate_fails(NAMES("priority_class: \"high prio\""), &one,
+		       "config.target.priority_class: \"high prio\" is not a valid priority class");
+	validate_fails(NAMES("labels: {\"bad key!\": x}"), &one,
+		       "config.target.labels: \"bad key!\" is not a valid label key");
+	validate_fails(NAMES("labels: {/x: y}"), &one, "\"/x\" is not a valid label key");
+	validate_fails(NAMES("labels: {Bad_Prefix/x: y}"), &one, "is not a valid label key");
+	validate_fails(NAMES("labels: {team: vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv}"),
+		       &one, "config.target.labels: team: \"vvvv");
+	validate_fails(NAMES("labels: {team: -x}"), &one, "team: \"-x\" is not a valid label value");
+}
+
 #define TASK(name, extra) \
 	"        " name ": {replicas: 1, cpus_per_node: 1, memory: 1Gi, gpus_per_node: 0, rdma: false, processes_per_node: 1" extra "}\n"
 #define HETERO(tasks) \
@@ -676,6 +717,7 @@ int main(void)
 		cmocka_unit_test(quote_function),
 		cmocka_unit_test(table_lists_backends),
 		cmocka_unit_test(survives_allocation_failures),
+		cmocka_unit_test(kubernetes_names_are_checked),
 	};
 
 	aj_alloc_hook_cjson();
