@@ -80,6 +80,9 @@ int aj_bundle_read(struct aj_bundle *b, const struct aj_node *spec,
 	if (!name || name->type != AJ_NODE_STRING)
 		ret = fail_at(err, name ? name : spec, "spec.name",
 			      name ? "expected a string" : "required");
+	else if (!aj_canonical_valid(name->str))
+		ret = fail_at(err, name, "spec.name",
+			      "invalid template name (use names like template/gpu)");
 	else if (!tmpl)
 		ret = fail_at(err, spec, "spec.template", "required");
 	else if (!(b->leaf = aj_strdup(name->str)))

@@ -530,11 +530,12 @@ static void read_storage(struct conv *c, const struct aj_node *config, struct aj
 		read_required(c, p->value, "storage_account_name", &st->account);
 		read_required(c, p->value, "container_name", &st->container);
 		read_required(c, p->value, "mount_dir", &st->mount_dir);
-		if (st->mount_dir && st->mount_dir[0] != '/') {
+		if (st->mount_dir && (st->mount_dir[0] != '/' || !strcmp(st->mount_dir, "/"))) {
 			size_t at3 = path_push(c, ".mount_dir");
 
-			fail(c, get(p->value, "mount_dir"), "must be an absolute path, got \"%s\"",
-			     st->mount_dir);
+			/* "/" would hide the image's whole file system. */
+			fail(c, get(p->value, "mount_dir"), "must be an absolute path%s, got \"%s\"",
+			     st->mount_dir[0] == '/' ? " other than /" : "", st->mount_dir);
 			path_pop(c, at3);
 		}
 		path_pop(c, at2);

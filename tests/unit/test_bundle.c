@@ -106,6 +106,27 @@ static void every_problem_is_reported_with_its_key_path(void **state)
 	aj_errors_release(&err);
 }
 
+/* An unsafe leaf name is blamed on spec.name, where it is written. */
+static void an_invalid_leaf_name_is_reported_at_spec_name(void **state)
+{
+	struct aj_node *spec = aj_test_yaml(
+		"name: ../../etc/passwd\n"
+		"template: {config: {}}\n"
+		"command: [python]\n");
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_bundle b;
+
+	(void)state;
+	aj_bundle_init(&b);
+	assert_int_equal(aj_bundle_read(&b, spec, "AjJob ns/x", &err), -1);
+	if (!aj_test_errors_contain(&err, "test.yaml:1:7: spec.name: invalid template name"))
+		fail_msg("%s", aj_test_errors_text(&err));
+	assert_false(aj_test_errors_contain(&err, "spec.template"));
+	aj_bundle_release(&b);
+	aj_node_free(spec);
+	aj_errors_release(&err);
+}
+
 static void command_and_template_are_required(void **state)
 {
 	struct aj_node *spec = aj_test_yaml("name: template/x\ncommand: []\n");
@@ -128,6 +149,7 @@ int main(void)
 		cmocka_unit_test(a_bundle_resolves_like_the_files_it_came_from),
 		cmocka_unit_test(a_missing_component_is_reported_with_the_chain),
 		cmocka_unit_test(every_problem_is_reported_with_its_key_path),
+		cmocka_unit_test(an_invalid_leaf_name_is_reported_at_spec_name),
 		cmocka_unit_test(command_and_template_are_required),
 	};
 

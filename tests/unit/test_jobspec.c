@@ -445,11 +445,13 @@ static void storage_entries(void **state)
 	(void)state;
 	convert(&c, "config:\n  jobs: [{sku: G1}]\n  storage:\n    s1: {container_name: c}\n"
 		"    s2: {storage_account_name: a, container_name: c, mount_dir: mnt/x}\n"
-		"    s3: plain\n", &no_args);
+		"    s3: plain\n"
+		"    s4: {storage_account_name: a, container_name: c, mount_dir: /}\n", &no_args);
 	expect_error(&c, "test.yaml:4:9: config.storage.s1.storage_account_name: required");
 	expect_error(&c, "config.storage.s1.mount_dir: required");
 	expect_error(&c, "test.yaml:5:65: config.storage.s2.mount_dir: must be an absolute path, got \"mnt/x\"");
 	expect_error(&c, "config.storage.s3: expected mapping, got string \"plain\"");
+	expect_error(&c, "test.yaml:7:65: config.storage.s4.mount_dir: must be an absolute path other than /, got \"/\"");
 	done(&c);
 }
 
