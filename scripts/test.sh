@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build aj and run every test suite: the unit and CLI tests (warnings as
-# errors), the unit and CLI tests again under AddressSanitizer + UBSan, and the
+# errors), the unit, CLI, corpus and torture tests again under AddressSanitizer
+# + UBSan (valgrind, the fuzz smoke run and the rest in the plain build), and the
 # integration tests against a real kube-apiserver + etcd built from source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +21,9 @@ if [ -x tests/controlplane/build.sh ] || [ -f tests/controlplane/build.sh ]; the
 fi
 
 status=0
-echo "== sanitizers (ASan + UBSan): unit and CLI tests =="
+echo "== sanitizers (ASan + UBSan): unit, CLI, corpus and torture tests =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan -L 'unit|cli' --output-on-failure -j "$jobs" || status=1
+  ctest --test-dir build-asan -L 'unit|cli|torture' --output-on-failure -j "$jobs" || status=1
 echo "== all suites =="
 ctest --test-dir build --output-on-failure -j "$jobs" || status=1
 exit $status
