@@ -1,5 +1,11 @@
-# Build on Debian with the -dev packages, run on the slim image with only
-# the runtime libraries, as an unprivileged user.
+# aj-controller image (the aj CLI is included).
+#
+# Build on Debian with the -dev packages, run on the slim image with only the
+# runtime libraries, as an unprivileged user with no shell login.
+#   docker build -t aj:0.1.0 .
+# tests/packaging/test-dockerfile-libs.sh checks that the runtime list below
+# covers every shared library the binaries load; keep the two stages on the
+# same Debian release.
 
 FROM debian:bookworm AS build
 RUN apt-get update \
@@ -12,9 +18,11 @@ WORKDIR /src
 COPY CMakeLists.txt ./
 COPY src/ src/
 COPY controller/ controller/
+COPY docs/aj.1 docs/
+COPY contrib/ contrib/
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
  && cmake --build /build \
- && cmake --install /build --prefix /opt/aj
+ && DESTDIR=/out cmake --install /build --prefix /usr/local --strip
 
 FROM debian:bookworm-slim
 RUN apt-get update \
@@ -22,9 +30,9 @@ RUN apt-get update \
       ca-certificates libyaml-0-2 libcjson1 libcurl4 libssl3 libarchive13 \
       libwebsockets17 \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin aj
-COPY --from=build /opt/aj/bin/ /usr/local/bin/
+ && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin aj
+COPY --from=build /out/usr/local/ /usr/local/
 USER 10001:10001
-WORKDIR /work
-ENTRYPOINT ["/usr/local/bin/aj"]
-CMD ["--help"]
+WORKDIR /tmp
+EXPOSE 8081
+ENTRYPOINT ["/usr/local/bin/aj-controller"]

@@ -1,0 +1,76 @@
+{{/* Chart name, at most 63 characters. */}}
+{{- define "aj-controller.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Full name of the release's objects. A release named like the chart keeps the
+chart's name alone (helm install aj-controller ... gives "aj-controller").
+*/}}
+{{- define "aj-controller.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "aj-controller.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels on every object. */}}
+{{- define "aj-controller.labels" -}}
+helm.sh/chart: {{ include "aj-controller.chart" . }}
+{{ include "aj-controller.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: controller
+app.kubernetes.io/part-of: aj
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Labels that select the controller's pods (immutable once installed). */}}
+{{- define "aj-controller.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "aj-controller.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "aj-controller.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "aj-controller.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Leader election is needed as soon as two pods may run. */}}
+{{- define "aj-controller.leaderElect" -}}
+{{- if or .Values.leaderElection.enabled (gt (int .Values.replicaCount) 1) }}true{{ end }}
+{{- end }}
+
+{{/*
+What the controller does with the API, and nothing more: read AjJobs and
+AjTemplates, write AjJob status, create the Volcano Jobs (and delete them on
+cancel), post Events. deploy/rbac.yaml is rendered from this.
+*/}}
+{{- define "aj-controller.rules" -}}
+# Read what users submit; write only the status.
+- apiGroups: [aj.dev]
+  resources: [ajjobs, ajtemplates]
+  verbs: [get, list, watch]
+- apiGroups: [aj.dev]
+  resources: [ajjobs/status]
+  verbs: [get, update, patch]
+# The Volcano Jobs it creates (and deletes on cancel).
+- apiGroups: [batch.volcano.sh]
+  resources: [jobs]
+  verbs: [get, list, watch, create, delete]
+- apiGroups: [events.k8s.io]
+  resources: [events]
+  verbs: [create, patch]
+{{- end }}

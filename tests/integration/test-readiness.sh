@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# What aj-controller says when its cluster is not set up: a missing CRD or a
+# missing permission keeps /readyz at 503 with a body naming the resource and
+# the API server's answer, and the log names it too. Runs its own control
+# plane (CRDs are cluster-wide: removing them would break the other tests).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+: "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
+work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-readiness.XXXXXX")
+ctl_pid=
+finish_all() {
+  [[ -n $ctl_pid ]] && { kill -TERM "$ctl_pid" 2>/dev/null; wait "$ctl_pid" 2>/dev/null; }
+  "$root/tests/controlplane/stop.sh" --dir "$work/cp" >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap finish_all EXIT
+"$root/tests/controlplane/start.sh" --dir "$work/cp" >"$work/start.log" 2>&1 ||
+  { echo "FAIL - start a private control plane"; cat "$work/start.log"; exit 1; }
+export AJ_CP_ENV=$work/cp/env
+source "$here/lib.sh"
+trap 'finish_all; rm -f "$it_out"' EXIT
+
+# start_controller KUBECONFIG: one controller at a time, log in $work/ctl.log
+start_controller() {
+  stop_controller
+  "$AJ_CONTROLLER_BIN" --kubeconfig "$1" --health-addr 127.0.0.1 --health-port 0 \
+    --port-file "$work/port" >"$work/ctl.log" 2>&1 &
+  ctl_pid=$!
+  local i
+  for ((i = 0; i < 50; i++)); do [[ -s $work/port ]] && return 0; sleep 0.1; done
+}
+stop_controller() {
+  [[ -n $ctl_pid ]] && { kill -TERM "$ctl_pid" 2>/dev/null; wait "$ctl_pid" 2>/dev/null; }
+  ctl_pid=
+  rm -f "$work/port"
+}
+# readyz: "<HTTP code> <body>"
+readyz() {
+  python3 - "$work/port" <<'PY'
+import sys, urllib.request, urllib.error
+port = open(sys.argv[1]).read().strip()
+try:
+    r = urllib.request.urlopen("http://127.0.0.1:%s/readyz" % port, timeout=10)
+    print(r.status, r.read().decode().strip())
+except urllib.error.HTTPError as e:
+    print(e.code, e.read().decode().strip())
+PY
+}
+# wait_readyz SECONDS PATTERN: until the readyz answer matches the ERE
+wait_readyz() {
+  local i
+  for ((i = 0; i < $1 * 5; i++)); do
+    readyz 2>/dev/null | grep -qE -- "$2" && return 0
+    sleep 0.2
+  done
+  echo "last /readyz answer: $(readyz 2>&1)"
+  return 1
+}
+
+# --- no CRDs at all ---
+start_controller "$KUBECONFIG"
+expect_ok "without the CRDs /readyz is 503 and names the AjJob resource as not found" \
+  wait_readyz 20 '^503 not ready: ajjobs\.aj\.dev not listed yet: .*NotFound \(HTTP 404\)'
+for r in ajjobs.aj.dev ajtemplates.aj.dev jobs.batch.volcano.sh; do
+  expect_ok "a log line names the missing $r" \
+    grep -qF "\"error\":\"watch $r: list $r: NotFound (HTTP 404)" "$work/ctl.log"
+done
+
+# --- the AjJob and AjTemplate CRDs, not Volcano's ---
+expect_ok "install the AjJob and AjTemplate CRDs" install_crds "$root/crd/ajjob.yaml" "$root/crd/ajtemplate.yaml"
+expect_ok "then /readyz names the missing Volcano Job CRD" \
+  wait_readyz 30 '^503 not ready: jobs\.batch\.volcano\.sh not listed yet: watch jobs\.batch\.volcano\.sh: list jobs\.batch\.volcano\.sh: NotFound \(HTTP 404\)'
+expect_ok "install the Volcano CRDs" install_crds "$here"/crds/volcano/*.yaml
+expect_ok "then the controller becomes ready without a restart" wait_readyz 30 '^200 ok$'
+stop_controller
+
+# --- the chart's RBAC without one permission ---
+# sa_kubeconfig NAME RBAC_FILE: install the RBAC (deploy/rbac.yaml's names with
+# suffix NAME) and write a kubeconfig for its ServiceAccount token.
+sys=$(new_namespace ajsys)
+sa_kubeconfig() {
+  local name=$1 kc=$work/$1.kubeconfig token
+  awk -v sys="$sys" -v sfx="$name" '
+    /^---/ { kind = "" }
+    /^kind: / { kind = $2 }
+    (kind == "ClusterRole" || kind == "ClusterRoleBinding") && $0 == "  name: aj-controller" {
+      print "  name: aj-controller-" sfx; next }
+    (kind == "ServiceAccount" && $0 == "  name: aj-controller") || $0 == "    name: aj-controller" {
+      sub(/aj-controller/, "aj-controller-" sfx) }
+    { sub(/namespace: aj-system/, "namespace: " sys); print }
+  ' "$2" >"$work/$name-rbac.yaml"
+  k apply -f "$work/$name-rbac.yaml" >/dev/null || return 1
+  token=$(k -n "$sys" create token "aj-controller-$name" --duration=1h) || return 1
+  KUBECONFIG=$kc k config set-cluster cp --server="$AJ_KUBE_SERVER" \
+    --certificate-authority="$AJ_KUBE_CA" --embed-certs >/dev/null &&
+  KUBECONFIG=$kc k config set-credentials sa --token="$token" >/dev/null &&
+  KUBECONFIG=$kc k config set-context sa --cluster=cp --user=sa --namespace="$sys" >/dev/null &&
+  KUBECONFIG=$kc k config use-context sa >/dev/null && echo "$kc"
+}
+
+# 1. no list/watch on ajtemplates: readiness names the resource and the verb.
+sed '/resources: \[ajjobs, ajtemplates\]/s/, ajtemplates//' "$root/deploy/rbac.yaml" >"$work/no-templates.yaml"
+expect_ok "the edited RBAC really lacks ajtemplates" bash -c "! grep -q ajtemplates '$work/no-templates.yaml'"
+kc=$(sa_kubeconfig notpl "$work/no-templates.yaml") || fail "set up a ServiceAccount without ajtemplates access"
+start_controller "$kc"
+expect_ok "without list on ajtemplates /readyz is 503 and names the resource, the verb and the identity" \
+  wait_readyz 20 "^503 not ready: ajtemplates\.aj\.dev not listed yet: .*Forbidden \(HTTP 403\): .*User \"system:serviceaccount:$sys:aj-controller-notpl\" cannot list resource \"ajtemplates\" in API group \"aj\.dev\""
+expect_ok "...and so does a log line" \
+  grep -qF 'cannot list resource \"ajtemplates\" in API group \"aj.dev\"' "$work/ctl.log"
+stop_controller
+
+# 2. the chart's RBAC as it is: ready.
+kc=$(sa_kubeconfig full "$root/deploy/rbac.yaml") || fail "set up a ServiceAccount with deploy/rbac.yaml"
+start_controller "$kc"
+expect_ok "with exactly deploy/rbac.yaml the controller becomes ready" wait_readyz 20 '^200 ok$'
+stop_controller
+
+# 3. no create on Volcano Jobs: readiness cannot see a missing write permission
+#    (it lists and watches only); the reconcile's log line names it.
+sed '/resources: \[jobs\]/{n;s/, create//}' "$root/deploy/rbac.yaml" >"$work/no-create.yaml"
+expect_ok "the edited RBAC really lacks create on jobs" \
+  bash -c "grep -A1 'resources: \[jobs\]' '$work/no-create.yaml' | grep -q 'verbs: \[get, list, watch, delete\]'"
+kc=$(sa_kubeconfig nocreate "$work/no-create.yaml") || fail "set up a ServiceAccount without create on jobs"
+ns=$(new_namespace rdy)
+start_controller "$kc"
+expect_ok "without create on Volcano Jobs the controller is still ready" wait_readyz 20 '^200 ok$'
+k apply -f - >/dev/null <<YAML
+apiVersion: aj.dev/v1alpha1
+kind: AjJob
+metadata: {name: train-1, namespace: $ns}
+spec:
+  name: template/job
+  template:
+    base: []
+    config:
+      target: {service: volcano, gpus_per_node: 1, cpus_per_node: 2, memory: 4Gi}
+      environment: {image: busybox}
+      jobs: [{name: train, sku: G1, instance_count: 1}]
+  command: [python, train.py]
+YAML
+wait_log() {
+  local i
+  for ((i = 0; i < 100; i++)); do grep -qF -- "$1" "$work/ctl.log" && return 0; sleep 0.2; done
+  tail -n 5 "$work/ctl.log"; return 1
+}
+expect_ok "a submitted AjJob's reconcile log line names the missing permission" \
+  wait_log 'cannot create resource \"jobs\" in API group \"batch.volcano.sh\"'
+expect_ok "...and the AjJob it concerns" bash -c \
+  "grep -F 'cannot create resource' '$work/ctl.log' | grep -qF '\"ajjob\":\"$ns/train-1\"'"
+stop_controller
+finish
