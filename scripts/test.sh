@@ -19,6 +19,8 @@ cmake --build build-asan -j "$jobs"
 if [ -x tests/controlplane/build.sh ] || [ -f tests/controlplane/build.sh ]; then
   bash tests/controlplane/build.sh
 fi
+# helm for the chart tests, cached next to the control plane.
+bash tests/helm/build-helm.sh
 
 status=0
 echo "== sanitizers (ASan + UBSan): unit, CLI, corpus and torture tests =="

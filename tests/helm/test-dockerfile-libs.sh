@@ -37,15 +37,18 @@ else bad "the runtime stage runs as a numeric non-root user (USER is '$user')"; 
 if grep -qE '^ENTRYPOINT \["[^"]*/aj-controller"' <<<"$runtime"; then ok "the entrypoint is aj-controller"
 else bad "the entrypoint is aj-controller"; fi
 
-# The package that ships a library file (dpkg -S on the resolved path and,
+# The package that ships a library file, in $pkg (dpkg -S on the resolved path and,
 # for /lib -> /usr/lib merged systems, the other spelling).
+declare -A pkg_cache=()
 package_of() {
   local p=$1 real alt out
+  if [[ -n ${pkg_cache[$p]:-} ]]; then pkg=${pkg_cache[$p]}; return 0; fi
   real=$(readlink -f "$p")
   for cand in "$p" "$real" "${p/#\/usr\/lib/\/lib}" "${real/#\/usr\/lib/\/lib}" "${p/#\/lib/\/usr\/lib}" "${real/#\/lib/\/usr\/lib}"; do
     if out=$(dpkg -S "$cand" 2>/dev/null); then
       alt=${out%%:*}     # "libfoo1:amd64: /path" -> "libfoo1"
-      echo "${alt%%,*}"
+      pkg=${alt%%,*}
+      pkg_cache[$p]=$pkg
       return 0
     fi
   done
@@ -54,17 +57,19 @@ package_of() {
 
 # Packages in every Debian image: the essential and required ones and what
 # they depend on (libc6 is only "optional", but every essential package needs it).
+declare -A depends=()
+while IFS=$'\t' read -r p d; do depends[$p]=$d; done \
+  < <(dpkg-query -W -f '${Package}\t${Depends}, ${Pre-Depends}\n')
 closure() {
   local -A seen=()
-  local queue=("$@") p deps d
+  local queue=("$@") p d
   while ((${#queue[@]})); do
     p=${queue[0]}; queue=("${queue[@]:1}")
     [[ -n ${seen[$p]:-} ]] && continue
     seen[$p]=1
-    deps=$(dpkg-query -W -f '${Depends}, ${Pre-Depends}' "$p" 2>/dev/null) || continue
     # "a (>= 1), b | c" -> a b c (every alternative: any may be the one installed)
-    for d in $(tr ',|' '\n\n' <<<"$deps" | sed -e 's/(.*)//' -e 's/:any//' -e 's/[[:space:]]//g' | grep -v '^$'); do
-      [[ -z ${seen[$d]:-} ]] && queue+=("$d")
+    for d in $(tr ',|' '\n\n' <<<"${depends[$p]:-}" | sed -e 's/(.*)//' -e 's/:any//' -e 's/[[:space:]]//g'); do
+      [[ -n $d && -z ${seen[$d]:-} ]] && queue+=("$d")
     done
   done
   printf '%s\n' "${!seen[@]}" | sort -u
@@ -80,7 +85,7 @@ for bin in "$@"; do
   while read -r soname path; do
     [[ -z $soname ]] && continue
     if [[ $path == "not" || -z $path ]]; then bad "$name: $soname is not found by ldd"; continue; fi
-    pkg=$(package_of "$path") || { bad "$name: no Debian package ships $path"; continue; }
+    package_of "$path" || { bad "$name: no Debian package ships $path"; continue; }
     if grep -qxF "$soname" <<<"$needed"; then
       if grep -qxF "$pkg" <<<"$runtime_pkgs"; then ok "$name: $soname from $pkg, listed in the runtime stage"
       elif grep -qxF "$pkg" <<<"$base"; then ok "$name: $soname from $pkg, in every Debian image"
