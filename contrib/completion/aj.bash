@@ -30,6 +30,7 @@ _aj() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   local cmd="" sub="" i w opts="" args=""
   COMPREPLY=()
+  _aj_files=0   # set when the answer is file names (read by kubectl_complete-aj)
 
   # The command (and subcommand) typed so far; stop at the user command of run/render.
   for ((i = 1; i < COMP_CWORD; i++)); do
@@ -58,7 +59,7 @@ _aj() {
         mapfile -t COMPREPLY < <(compgen -W "$(kubectl get namespaces -o name 2>/dev/null | sed 's|^namespace/||')" -- "$cur")
       return 0 ;;
     --kubeconfig)
-      mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
+      _aj_files=1; mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
     -n|--nodes|-p|--processes|--ppn|--name)
       return 0 ;;
   esac
@@ -109,7 +110,7 @@ _aj() {
       if [[ $w == -- || $w != -* ]]; then seen=1; break; fi
     done
     if ((seen)); then
-      mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0
+      _aj_files=1; mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0
     fi
   fi
   if [[ $cur == -* ]]; then

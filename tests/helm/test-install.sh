@@ -29,6 +29,13 @@ if [[ -n $kubectl ]]; then
   expect_ok "kubectl plugin list shows it" bash -c "PATH='$prefix/bin':\$PATH '$kubectl' plugin list 2>/dev/null | grep -q '/kubectl-aj\$'"
   expect_ok "kubectl aj passes the arguments through" bash -c \
     "PATH='$prefix/bin':\$PATH AJ_HOME='$repo_root/examples/.azure_jobs' '$kubectl' aj template validate | grep -q 'valid'"
+  expect_ok "kubectl completes the plugin's commands (kubectl_complete-aj)" bash -c \
+    "PATH='$prefix/bin':\$PATH '$kubectl' __complete aj te 2>/dev/null | grep -qx template"
+  expect_ok "...and its templates, without file names" bash -c \
+    "out=\$(PATH='$prefix/bin':\$PATH AJ_HOME='$repo_root/examples/.azure_jobs' '$kubectl' __complete aj run -t '' 2>/dev/null) &&
+     grep -qx volcano <<<\"\$out\" && grep -qx ':4' <<<\"\$out\""
+  expect_ok "...and leaves the user command's files to the shell" bash -c \
+    "PATH='$prefix/bin':\$PATH '$kubectl' __complete aj run -t volcano python '' 2>/dev/null | grep -qx ':0'"
 else
   fail "no kubectl to run the plugin with (build the control plane: tests/controlplane/build.sh)"
 fi
