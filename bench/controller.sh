@@ -40,7 +40,8 @@ tests/controlplane/start.sh --dir "$cp_dir" >/dev/null
 source "$cp_dir/env"
 k() { "$AJ_KUBECTL" "$@"; }
 k apply --server-side -f crd/ -f tests/integration/crds/volcano/ >/dev/null
-k wait --for condition=Established --timeout=60s crd --all >/dev/null
+# A CRD just created may have no conditions yet, which kubectl wait rejects.
+for _ in $(seq 60); do k wait --for condition=Established --timeout=60s crd --all >/dev/null 2>&1 && break; sleep 0.5; done
 
 export AJ_HOME=tests/integration/data/controller/.azure_jobs
 # One AjJob, cloned N times with different names into a List.
