@@ -82,6 +82,7 @@ printf '  direct creates, one client: %6.2f s\n' "$direct"
 printf '  through aj-controller:      %6.2f s   ratio %.2f\n' "$via" "$(echo "$via / $direct" | bc -l)"
 
 # --- 2. memory ---
+((nmem > 0)) || exit 0
 k create namespace mem >/dev/null
 ajjobs mem "$nmem" "$tmp/mem.json"
 python3 - "$tmp/mem.json" "$tmp" <<'PY'

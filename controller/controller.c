@@ -321,9 +321,9 @@ static void *work(void *arg)
 		aj_metrics_add(&c->metrics, "controller_runtime_reconcile_total",
 			       r < 0 ? labels_err : r ? labels_requeue : labels_ok, 1);
 		if (r == AJ_RECONCILE_REQUEUE) {
-			/* Marks it dirty: done() puts it at the back of the queue. */
+			/* Follow-up work waits until no AjJob waits for its create. */
 			aj_workqueue_forget(&c->queue, key);
-			aj_workqueue_add(&c->queue, key);
+			aj_workqueue_add_low(&c->queue, key);
 		} else if (r) {
 			struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 

@@ -368,9 +368,9 @@ static int submit(struct job *j, struct aj_errors *err)
 			       "volcanoJob", vname, AJ_LOG_END);
 		} else {
 			/*
-			 * Created: record it and come back for the status once the
-			 * queue has gone round, so a burst of new AjJobs spends the
-			 * API budget on creates first.
+			 * Created: record it and come back for the status once no
+			 * AjJob waits for its create, so a burst of new AjJobs spends
+			 * the API budget on creates first.
 			 */
 			aj_log(AJ_LOG_INFO, "created volcano job", "ajjob", j->key,
 			       "volcanoJob", vname, AJ_LOG_END);

@@ -44,8 +44,8 @@ void aj_reconciler_release(struct aj_reconciler *r);
 
 /*
  * Reconcile the AjJob at key ("ns/name"). AJ_RECONCILE_DONE when done,
- * AJ_RECONCILE_REQUEUE when it should come back after the keys already
- * queued, -1 with err when it should be retried with backoff (API errors,
+ * AJ_RECONCILE_REQUEUE when it should come back once no other AjJob waits
+ * (low priority), -1 with err when it should be retried with backoff (API errors,
  * conflicts).
  */
 int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,

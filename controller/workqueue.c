@@ -54,13 +54,21 @@ int aj_workqueue_init(struct aj_workqueue *q, const struct aj_workqueue_opts *op
 	return 0;
 }
 
+static void ring_release(struct aj_workqueue_ring *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		aj_free(r->keys[(r->head + i) % r->alloc]);
+	aj_free(r->keys);
+}
+
 void aj_workqueue_release(struct aj_workqueue *q)
 {
 	size_t i;
 
-	for (i = 0; i < q->nr; i++)
-		aj_free(q->fifo[(q->head + i) % q->alloc]);
-	aj_free(q->fifo);
+	ring_release(&q->fifo);
+	ring_release(&q->low);
 	for (i = 0; i < q->heap_nr; i++)
 		aj_free(q->heap[i].key);
 	aj_free(q->heap);
@@ -71,50 +79,81 @@ void aj_workqueue_release(struct aj_workqueue *q)
 	pthread_cond_destroy(&q->cond);
 }
 
-/* Append to the ring, growing it in order. Takes key (freed on failure). */
-static int fifo_push(struct aj_workqueue *q, char *key)
+/* Append to a ring, growing it in order. Takes key (freed on failure). */
+static int ring_push(struct aj_workqueue_ring *r, char *key)
 {
-	if (q->nr == q->alloc) {
-		size_t n = q->alloc ? q->alloc * 2 : 16, i;
-		char **ring;
+	if (r->nr == r->alloc) {
+		size_t n = r->alloc ? r->alloc * 2 : 16, i;
+		char **keys;
 
-		if (n > SIZE_MAX / sizeof(*ring) || !(ring = aj_malloc(n * sizeof(*ring)))) {
+		if (n > SIZE_MAX / sizeof(*keys) || !(keys = aj_malloc(n * sizeof(*keys)))) {
 			aj_free(key);
 			return -1;
 		}
-		for (i = 0; i < q->nr; i++)
-			ring[i] = q->fifo[(q->head + i) % q->alloc];
-		aj_free(q->fifo);
-		q->fifo = ring;
-		q->alloc = n;
-		q->head = 0;
+		for (i = 0; i < r->nr; i++)
+			keys[i] = r->keys[(r->head + i) % r->alloc];
+		aj_free(r->keys);
+		r->keys = keys;
+		r->alloc = n;
+		r->head = 0;
 	}
-	q->fifo[(q->head + q->nr) % q->alloc] = key;
-	q->nr++;
+	r->keys[(r->head + r->nr) % r->alloc] = key;
+	r->nr++;
 	return 0;
 }
 
-/* Mark key dirty and queue it unless it is already waiting or held. */
-static int add_locked(struct aj_workqueue *q, const char *key)
+static char *ring_pop(struct aj_workqueue_ring *r)
 {
-	int found;
-	char *copy;
+	char *k = r->keys[r->head];
 
-	aj_strmap_get(&q->dirty, key, &found);
-	if (found || q->shutting_down)
+	r->head = (r->head + 1) % r->alloc;
+	r->nr--;
+	return k;
+}
+
+#define LOW ((void *)1)
+
+/* Queue a copy of key at the given level (the key is already marked dirty). */
+static int push_copy(struct aj_workqueue *q, const char *key, int low)
+{
+	char *copy = aj_strdup(key);
+
+	if (!copy || ring_push(low ? &q->low : &q->fifo, copy))
+		return -1;
+	pthread_cond_signal(&q->cond);
+	return 0;
+}
+
+/*
+ * Mark key dirty and queue it unless it is waiting already or held. A normal
+ * add of a key waiting at the low level queues it again at the normal one;
+ * the low copy is skipped when its turn comes.
+ */
+static int add_locked(struct aj_workqueue *q, const char *key, int low)
+{
+	void *level;
+	int found, held;
+
+	if (q->shutting_down)
 		return 0;
-	if (aj_strmap_put(&q->dirty, key, NULL, NULL))
+	level = aj_strmap_get(&q->dirty, key, &found);
+	aj_strmap_get(&q->processing, key, &held);
+	if (found) {
+		if (low || level != LOW)
+			return 0;
+		if (aj_strmap_put(&q->dirty, key, NULL, NULL))
+			return -1;
+		return held ? 0 : push_copy(q, key, 0);
+	}
+	if (aj_strmap_put(&q->dirty, key, low ? LOW : NULL, NULL))
 		return -1;
 	q->adds++;
-	aj_strmap_get(&q->processing, key, &found);
-	if (found)
+	if (held)
 		return 0;   /* done() queues it again */
-	copy = aj_strdup(key);
-	if (!copy || fifo_push(q, copy)) {
+	if (push_copy(q, key, low)) {
 		aj_strmap_remove(&q->dirty, key, NULL);
 		return -1;
 	}
-	pthread_cond_signal(&q->cond);
 	return 0;
 }
 
@@ -123,7 +162,17 @@ int aj_workqueue_add(struct aj_workqueue *q, const char *key)
 	int r;
 
 	pthread_mutex_lock(&q->lock);
-	r = add_locked(q, key);
+	r = add_locked(q, key, 0);
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+int aj_workqueue_add_low(struct aj_workqueue *q, const char *key)
+{
+	int r;
+
+	pthread_mutex_lock(&q->lock);
+	r = add_locked(q, key, 1);
 	pthread_mutex_unlock(&q->lock);
 	return r;
 }
@@ -180,7 +229,7 @@ static int add_after_locked(struct aj_workqueue *q, const char *key, double dela
 	if (q->shutting_down)
 		return 0;
 	if (delay <= 0)
-		return add_locked(q, key);
+		return add_locked(q, key, 0);
 	if (heap_push(q, key, now(q) + delay))
 		return -1;
 	pthread_cond_signal(&q->cond);
@@ -258,7 +307,7 @@ static void promote_due(struct aj_workqueue *q)
 	double t = now(q);
 
 	while (q->heap_nr && q->heap[0].due <= t) {
-		if (add_locked(q, q->heap[0].key))
+		if (add_locked(q, q->heap[0].key, 0))
 			return;
 		heap_pop(q);
 	}
@@ -267,19 +316,32 @@ static void promote_due(struct aj_workqueue *q)
 /* Hand out the next key: 1, or 0 when none is waiting. */
 static int take_locked(struct aj_workqueue *q, char **key)
 {
-	char *k;
-
 	promote_due(q);
-	if (!q->nr)
-		return 0;
-	k = q->fifo[q->head];
-	if (aj_strmap_put(&q->processing, k, NULL, NULL))
-		return 0;   /* out of memory: leave it queued, try later */
-	q->head = (q->head + 1) % q->alloc;
-	q->nr--;
-	aj_strmap_remove(&q->dirty, k, NULL);
-	*key = k;
-	return 1;
+	for (;;) {
+		struct aj_workqueue_ring *r = q->fifo.nr ? &q->fifo : &q->low;
+		int dirty, held;
+		char *k;
+
+		if (!r->nr)
+			return 0;
+		k = r->keys[r->head];
+		/*
+		 * A stale low copy of a key that moved up: handled since, or held
+		 * by a worker now (done() queues it again if it is dirty).
+		 */
+		aj_strmap_get(&q->dirty, k, &dirty);
+		aj_strmap_get(&q->processing, k, &held);
+		if (!dirty || held) {
+			aj_free(ring_pop(r));
+			continue;
+		}
+		if (aj_strmap_put(&q->processing, k, NULL, NULL))
+			return 0;   /* out of memory: leave it queued, try later */
+		ring_pop(r);
+		aj_strmap_remove(&q->dirty, k, NULL);
+		*key = k;
+		return 1;
+	}
 }
 
 int aj_workqueue_try_get(struct aj_workqueue *q, char **key)
@@ -321,13 +383,14 @@ int aj_workqueue_get(struct aj_workqueue *q, char **key)
 
 void aj_workqueue_done(struct aj_workqueue *q, char *key)
 {
+	void *level;
 	int dirty;
 
 	pthread_mutex_lock(&q->lock);
 	aj_strmap_remove(&q->processing, key, NULL);
-	aj_strmap_get(&q->dirty, key, &dirty);
+	level = aj_strmap_get(&q->dirty, key, &dirty);
 	if (dirty && !q->shutting_down) {
-		if (fifo_push(q, key))
+		if (ring_push(level == LOW ? &q->low : &q->fifo, key))
 			aj_strmap_remove(&q->dirty, key, NULL);
 		else
 			pthread_cond_signal(&q->cond);
@@ -350,7 +413,7 @@ size_t aj_workqueue_len(struct aj_workqueue *q)
 	size_t n;
 
 	pthread_mutex_lock(&q->lock);
-	n = q->nr;
+	n = q->fifo.nr + q->low.nr;
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }

@@ -5,6 +5,9 @@
  *  - a key waiting in the queue is held once however often it is added;
  *  - a key is handed to at most one worker at a time: adding a key that is
  *    being processed marks it dirty, and it is queued again on done();
+ *  - keys added with aj_workqueue_add_low() wait until no normal key does,
+ *    so follow-up work (status writes) never delays first-time work
+ *    (creates); a normal add of a waiting low key moves it up;
  *  - failures back off per key exponentially (5 ms doubling to 1000 s) and
  *    all rate-limited adds share one token bucket (10/s, burst 100); the
  *    larger of the two delays wins;
@@ -43,9 +46,11 @@ struct aj_workqueue {
 	pthread_cond_t cond;
 	struct aj_workqueue_opts opts;
 
-	char **fifo;                 /* ring of keys waiting to be handed out */
-	size_t head, nr, alloc;
-	struct aj_strmap dirty;      /* keys that need processing */
+	struct aj_workqueue_ring {
+		char **keys;
+		size_t head, nr, alloc;
+	} fifo, low;                 /* keys waiting to be handed out */
+	struct aj_strmap dirty;      /* keys that need processing -> low? */
 	struct aj_strmap processing; /* keys a worker holds */
 	struct aj_strmap failures;   /* key -> consecutive failures */
 	struct aj_workqueue_delayed *heap;  /* min-heap on due */
@@ -66,6 +71,8 @@ void aj_workqueue_release(struct aj_workqueue *q);
 
 /* Queue key now. 0 / -1 (out of memory). */
 int aj_workqueue_add(struct aj_workqueue *q, const char *key);
+/* Queue key behind every normal key. 0 / -1. */
+int aj_workqueue_add_low(struct aj_workqueue *q, const char *key);
 /* Queue key after `delay` seconds (<= 0: now). */
 int aj_workqueue_add_after(struct aj_workqueue *q, const char *key, double delay);
 /* Queue key after its backoff and the shared bucket allow; counts a retry. */
@@ -85,7 +92,7 @@ int aj_workqueue_try_get(struct aj_workqueue *q, char **key);
 void aj_workqueue_done(struct aj_workqueue *q, char *key);
 
 void aj_workqueue_shutdown(struct aj_workqueue *q);
-/* Keys waiting now (not delayed, not processing): the depth metric. */
+/* Keys waiting now (not delayed, not processing; both levels): the depth metric. */
 size_t aj_workqueue_len(struct aj_workqueue *q);
 
 #endif

@@ -228,6 +228,70 @@ static void out_of_memory_loses_no_key(void **state)
 	assert_true(n > 0);
 }
 
+static void low_keys_wait_for_every_normal_key(void **state)
+{
+	struct aj_workqueue q;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add_low(&q, "ns/status-1");
+	aj_workqueue_add(&q, "ns/create-1");
+	aj_workqueue_add_low(&q, "ns/status-2");
+	aj_workqueue_add(&q, "ns/create-2");
+	assert_int_equal(aj_workqueue_len(&q), 4);
+	expect_key(&q, "ns/create-1");
+	expect_key(&q, "ns/create-2");
+	expect_key(&q, "ns/status-1");
+	expect_key(&q, "ns/status-2");
+	expect_empty(&q);
+	aj_workqueue_release(&q);
+}
+
+static void a_normal_add_moves_a_waiting_low_key_up_once(void **state)
+{
+	struct aj_workqueue q;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add_low(&q, "ns/a");
+	aj_workqueue_add(&q, "ns/b");
+	aj_workqueue_add(&q, "ns/a");
+	expect_key(&q, "ns/b");
+	expect_key(&q, "ns/a");
+	/* Its old low place is gone with it. */
+	expect_empty(&q);
+	aj_workqueue_release(&q);
+}
+
+static void a_low_requeue_of_a_held_key_keeps_its_level(void **state)
+{
+	struct aj_workqueue q;
+	char *k = NULL, *k2 = NULL, *other = NULL;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add(&q, "ns/a");
+	assert_int_equal(aj_workqueue_try_get(&q, &k), 1);
+	aj_workqueue_add_low(&q, "ns/a");
+	aj_workqueue_add(&q, "ns/b");
+	aj_workqueue_done(&q, k);
+	expect_key(&q, "ns/b");
+	/* c moves up past a; its stale low copy is dropped, never handed out twice. */
+	aj_workqueue_add_low(&q, "ns/c");
+	aj_workqueue_add(&q, "ns/c");
+	assert_int_equal(aj_workqueue_try_get(&q, &other), 1);
+	assert_string_equal(other, "ns/c");
+	assert_int_equal(aj_workqueue_try_get(&q, &k), 1);
+	assert_string_equal(k, "ns/a");
+	aj_workqueue_add_low(&q, "ns/c");
+	assert_int_equal(aj_workqueue_try_get(&q, &k2), 0);
+	aj_workqueue_done(&q, other);
+	aj_workqueue_done(&q, k);
+	expect_key(&q, "ns/c");
+	expect_empty(&q);
+	aj_workqueue_release(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +302,9 @@ int main(void)
 		cmocka_unit_test(delayed_keys_come_out_in_due_order),
 		cmocka_unit_test(shutdown_wakes_blocked_workers),
 		cmocka_unit_test(out_of_memory_loses_no_key),
+		cmocka_unit_test(low_keys_wait_for_every_normal_key),
+		cmocka_unit_test(a_normal_add_moves_a_waiting_low_key_up_once),
+		cmocka_unit_test(a_low_requeue_of_a_held_key_keeps_its_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
