@@ -36,6 +36,7 @@ struct feed {
 	const char *what;          /* "ajjobs.aj.dev" */
 	struct aj_strmap listed;   /* keys seen so far in the list being read */
 	volatile int synced;
+	char last_error[512];      /* why it has not listed yet (guarded by ctl->lock) */
 };
 
 struct ctl {
@@ -50,8 +51,7 @@ struct ctl {
 	char identity[256];
 	volatile int leader;
 	volatile int lost;
-	pthread_mutex_t lock;      /* guards last_error */
-	char last_error[512];
+	pthread_mutex_t lock;      /* guards the feeds' last_error */
 };
 
 static void sleep_s(double s)
@@ -81,17 +81,20 @@ void aj_controller_opts_defaults(struct aj_controller_opts *o)
 	o->lease_name = "aj-controller";
 }
 
-static void set_last_error(struct ctl *c, const char *msg)
+static void watch_log(void *ctx, void *watch_ctx, const char *message)
 {
-	pthread_mutex_lock(&c->lock);
-	snprintf(c->last_error, sizeof(c->last_error), "%s", msg);
-	pthread_mutex_unlock(&c->lock);
-}
+	struct ctl *c = ctx;
+	struct feed *f = watch_ctx;
 
-static void watch_log(void *ctx, const char *message)
-{
 	aj_log(AJ_LOG_WARN, "watch failed; retrying", "error", message, AJ_LOG_END);
-	set_last_error(ctx, message);
+	pthread_mutex_lock(&c->lock);
+	/* A 404 on a collection means the resource type is not served. */
+	if (strstr(message, "(HTTP 404)"))
+		snprintf(f->last_error, sizeof(f->last_error),
+			 "the CRD %s is not installed (%s)", f->what, message);
+	else
+		snprintf(f->last_error, sizeof(f->last_error), "%s", message);
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* --- watches feed the cache and the queue --- */
@@ -221,7 +224,7 @@ static int ready(void *ctx, struct aj_buf *why)
 		if (!c->feeds[i].synced) {
 			pthread_mutex_lock(&c->lock);
 			aj_buf_addf(why, "%s not listed yet%s%s", c->feeds[i].what,
-				    c->last_error[0] ? ": " : "", c->last_error);
+				    c->feeds[i].last_error[0] ? ": " : "", c->feeds[i].last_error);
 			pthread_mutex_unlock(&c->lock);
 			return 0;
 		}

@@ -506,6 +506,15 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		/* Keep it for the retry if the status write failed. */
 		if (ret && remember_created(r, key, created))
 			ret = aj_errors_oom(err);
+	} else if (!j.v.volcano_job && j.v.cancel) {
+		/* Cancelled before it was ever submitted: create nothing. */
+		struct aj_status st = { AJ_PHASE_CANCELLED, 0, "Cancelled",
+					"cancelled by request (aj.dev/cancel) before submission",
+					"volcano", j.v.generation, NULL };
+
+		ret = write_status(&j, &st, err);
+		if (!ret)
+			event(&j, 0, "Cancelled", "Cancel", st.message);
 	} else if (!j.v.volcano_job) {
 		if (!j.v.object) {
 			struct aj_kube_ref ref = { &aj_res_ajjobs, j.v.ns, j.v.name, NULL };

@@ -60,7 +60,7 @@ static void wlog(struct aj_watch *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	aj_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	w->loop->log(w->loop->log_ctx, aj_buf_cstr(&b));
+	w->loop->log(w->loop->log_ctx, w->ctx, aj_buf_cstr(&b));
 	aj_buf_release(&b);
 }
 

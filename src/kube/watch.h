@@ -99,8 +99,11 @@ struct aj_watch_loop {
 	long min_timeout, max_timeout;  /* seconds; tests shorten them */
 	volatile sig_atomic_t stop;
 	unsigned long long seed;        /* random source for timeouts */
-	/* Failures the loop retries by itself are reported here (NULL: not). */
-	void (*log)(void *log_ctx, const char *message);
+	/*
+	 * Failures the loop retries by itself are reported here (NULL: not),
+	 * with the ctx given to aj_watch_add() for the watch concerned.
+	 */
+	void (*log)(void *log_ctx, void *watch_ctx, const char *message);
 	void *log_ctx;
 };
 

@@ -183,8 +183,13 @@ m["name"] = "crash-1"
 m["ownerReferences"][0].update(name="crash-1", uid=sys.argv[1])
 j.pop("status", None)
 print(json.dumps(j))' "$uid" | k apply -f - >/dev/null
+# Cancelled before any controller saw it: nothing is ever created.
+submit early-cancel job
+k -n "$ns" annotate ajjob early-cancel aj.dev/cancel=true >/dev/null
 start_controller restarted
 expect_ok "the restarted controller records the existing Volcano Job" wait_for 30 phase_is crash-1 Submitted
+expect_ok "an AjJob cancelled before submission ends Cancelled" wait_for 30 phase_is early-cancel Cancelled
+expect_eq "...and never gets a Volcano Job" "0" volcano_count early-cancel
 expect_eq "still exactly one Volcano Job" "1" volcano_count crash-1
 expect_ok "it says it adopted it" grep -q "adopted existing volcano job" "$work/restarted.log"
 

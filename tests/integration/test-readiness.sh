@@ -61,7 +61,7 @@ wait_readyz() {
 # --- no CRDs at all ---
 start_controller "$KUBECONFIG"
 expect_ok "without the CRDs /readyz is 503 and names the AjJob resource as not found" \
-  wait_readyz 20 '^503 not ready: ajjobs\.aj\.dev not listed yet: .*NotFound \(HTTP 404\)'
+  wait_readyz 20 '^503 not ready: ajjobs\.aj\.dev not listed yet: the CRD ajjobs\.aj\.dev is not installed \(watch ajjobs\.aj\.dev: .*NotFound \(HTTP 404\)'
 for r in ajjobs.aj.dev ajtemplates.aj.dev jobs.batch.volcano.sh; do
   expect_ok "a log line names the missing $r" \
     grep -qF "\"error\":\"watch $r: list $r: NotFound (HTTP 404)" "$work/ctl.log"
@@ -70,7 +70,7 @@ done
 # --- the AjJob and AjTemplate CRDs, not Volcano's ---
 expect_ok "install the AjJob and AjTemplate CRDs" install_crds "$root/crd/ajjob.yaml" "$root/crd/ajtemplate.yaml"
 expect_ok "then /readyz names the missing Volcano Job CRD" \
-  wait_readyz 30 '^503 not ready: jobs\.batch\.volcano\.sh not listed yet: watch jobs\.batch\.volcano\.sh: list jobs\.batch\.volcano\.sh: NotFound \(HTTP 404\)'
+  wait_readyz 30 '^503 not ready: jobs\.batch\.volcano\.sh not listed yet: the CRD jobs\.batch\.volcano\.sh is not installed \(watch jobs\.batch\.volcano\.sh: list jobs\.batch\.volcano\.sh: NotFound \(HTTP 404\)'
 expect_ok "install the Volcano CRDs" install_crds "$here"/crds/volcano/*.yaml
 expect_ok "then the controller becomes ready without a restart" wait_readyz 30 '^200 ok$'
 stop_controller

@@ -424,9 +424,10 @@ static void ajjob_status_subresource(void **state)
 
 /* --- watches --- */
 
-static void log_message(void *ctx, const char *message)
+static void log_message(void *ctx, void *watch_ctx, const char *message)
 {
 	(void)ctx;
+	(void)watch_ctx;
 	print_message("watch: %s\n", message);
 }
 
