@@ -107,3 +107,24 @@ check_invalid_dir() { # ns dir label
     expect_fail "$3 rejected: $(basename "$f") ($msg)" "$msg" dry_apply "$1" "$f"
   done
 }
+
+# controller_identity SYS_NS WORK: install deploy/rbac.yaml into namespace SYS_NS (cluster-scoped
+# names suffixed so runs do not collide) and write WORK/kubeconfig holding a token of the
+# controller's service account, so a controller runs with exactly those permissions. Sets $token.
+controller_identity() {
+  local sys=$1 work=$2 kc=$2/kubeconfig
+  awk -v sys="$sys" '
+    /^---/ { kind = "" }
+    /^kind: / { kind = $2 }
+    (kind == "ClusterRole" || kind == "ClusterRoleBinding") && $0 == "  name: aj-controller" {
+      print "  name: aj-controller-" sys; next }
+    { sub(/namespace: aj-system/, "namespace: " sys); print }
+  ' "$repo_root/deploy/rbac.yaml" >"$work/rbac.yaml"
+  expect_ok "install the controller's RBAC" k apply -f "$work/rbac.yaml"
+  token=$(k -n "$sys" create token aj-controller --duration=2h) || { echo "FAIL - create token"; exit 1; }
+  KUBECONFIG=$kc "$AJ_KUBECTL" config set-cluster cp --server="$AJ_KUBE_SERVER" \
+    --certificate-authority="$AJ_KUBE_CA" --embed-certs >/dev/null
+  KUBECONFIG=$kc "$AJ_KUBECTL" config set-credentials sa --token="$token" >/dev/null
+  KUBECONFIG=$kc "$AJ_KUBECTL" config set-context sa --cluster=cp --user=sa --namespace="$sys" >/dev/null
+  KUBECONFIG=$kc "$AJ_KUBECTL" config use-context sa >/dev/null
+}

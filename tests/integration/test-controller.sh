@@ -31,22 +31,8 @@ finish() {
 trap finish EXIT
 
 # --- the controller's identity: deploy/rbac.yaml in a namespace of its own ---
-# Cluster-scoped names get a suffix so runs do not collide; the SA keeps its name.
-awk -v sys="$sys" '
-  /^---/ { kind = "" }
-  /^kind: / { kind = $2 }
-  (kind == "ClusterRole" || kind == "ClusterRoleBinding") && $0 == "  name: aj-controller" {
-    print "  name: aj-controller-" sys; next }
-  { sub(/namespace: aj-system/, "namespace: " sys); print }
-' "$repo_root/deploy/rbac.yaml" >"$work/rbac.yaml"
-expect_ok "install the controller's RBAC" k apply -f "$work/rbac.yaml"
-token=$(k -n "$sys" create token aj-controller --duration=2h) || { echo "FAIL - create token"; exit 1; }
+controller_identity "$sys" "$work"
 kc=$work/kubeconfig
-KUBECONFIG=$kc "$AJ_KUBECTL" config set-cluster cp --server="$AJ_KUBE_SERVER" \
-  --certificate-authority="$AJ_KUBE_CA" --embed-certs >/dev/null
-KUBECONFIG=$kc "$AJ_KUBECTL" config set-credentials sa --token="$token" >/dev/null
-KUBECONFIG=$kc "$AJ_KUBECTL" config set-context sa --cluster=cp --user=sa --namespace="$sys" >/dev/null
-KUBECONFIG=$kc "$AJ_KUBECTL" config use-context sa >/dev/null
 expect_eq "the token is not an admin" "no" bash -c "'$AJ_KUBECTL' --kubeconfig '$kc' auth can-i create pods -n '$ns' || true"
 
 # start_controller NAME [args...]: runs in the background, log in $work/NAME.log
