@@ -414,6 +414,9 @@ static int perform(struct aj_kube *k, const struct request *rq,
 	CURLcode rc;
 	long code = 0;
 
+	/* Keep a small body buffer between requests, not a large list's. */
+	if (k->body.alloc > 256u * 1024u)
+		aj_buf_release(&k->body);
 	aj_buf_reset(&k->body);
 	aj_free(k->retry_after);
 	k->retry_after = NULL;

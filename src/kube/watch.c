@@ -16,6 +16,9 @@ enum restart {
 	RESTART_RELIST_LATER   /* list again after a backoff */
 };
 
+/* Receive buffers larger than this are freed once drained. */
+#define AJ_WATCH_KEEP_BUFFER (256u * 1024u)
+
 struct aj_watch {
 	struct aj_watch_loop *loop;
 	struct aj_kube_resource res;
@@ -416,6 +419,9 @@ static int drain(struct aj_watch *w)
 		return w->ended;
 	ret = aj_watch_decoder_feed(&w->dec, w->pending.buf, w->pending.len,
 				    w->origin, on_event, w, &e);
+	/* A burst can grow the buffer a lot; do not keep that memory for good. */
+	if (w->pending.alloc > AJ_WATCH_KEEP_BUFFER)
+		aj_buf_release(&w->pending);
 	aj_buf_reset(&w->pending);
 	if (ret && !w->ended) {
 		/* Malformed stream or OOM: start over from a fresh list. */
