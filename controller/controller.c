@@ -99,9 +99,13 @@ static void watch_log(void *ctx, void *watch_ctx, const char *message)
 
 /* --- watches feed the cache and the queue --- */
 
-static void enqueue(struct ctl *c, const char *key)
+/*
+ * AjJob changes (new jobs, cancel requests) go first; Volcano Job changes
+ * only need status mirrored, which waits while AjJobs wait for creates.
+ */
+static void enqueue(struct ctl *c, const char *key, int low)
 {
-	if (aj_workqueue_add(&c->queue, key))
+	if (low ? aj_workqueue_add_low(&c->queue, key) : aj_workqueue_add(&c->queue, key))
 		aj_log(AJ_LOG_ERROR, "out of memory queueing", "ajjob", key, AJ_LOG_END);
 }
 
@@ -142,13 +146,13 @@ static void feed_put(struct feed *f, cJSON *obj)
 	switch (f->kind) {
 	case AJ_CACHE_AJJOBS:
 		r = aj_cache_ajjob_put(&c->cache, obj);
-		enqueue(c, key);
+		enqueue(c, key, 0);
 		break;
 	case AJ_CACHE_VOLCANO:
 		owner_key(obj, owner, sizeof(owner));
 		r = aj_cache_volcano_put(&c->cache, obj);
 		if (owner[0])
-			enqueue(c, owner);
+			enqueue(c, owner, 1);
 		break;
 	case AJ_CACHE_TEMPLATES:
 		r = aj_cache_template_put(&c->cache, obj);
@@ -204,7 +208,7 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 			owner_key(ev->object, owner, sizeof(owner));
 			aj_cache_volcano_delete(&c->cache, key);
 			if (owner[0])
-				enqueue(c, owner);
+				enqueue(c, owner, 1);
 		} else
 			aj_cache_template_delete(&c->cache, key);
 		return 0;
