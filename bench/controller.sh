@@ -83,8 +83,34 @@ printf '  through aj-controller:      %6.2f s   ratio %.2f\n' "$via" "$(echo "$v
 
 # --- 2. memory ---
 ((nmem > 0)) || exit 0
-k create namespace mem >/dev/null
-ajjobs mem "$nmem" "$tmp/mem.json"
+# The idle controller first: libraries, threads, connections, no AjJobs.
+k create namespace idle >/dev/null
+"$ctl" --namespace idle --health-addr 127.0.0.1 --health-port 0 --port-file "$tmp/port" \
+  >"$tmp/ctl-idle.log" 2>&1 &
+pid=$!
+sleep 8
+idle_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
+rm -f "$tmp/port"
+# Realistic AjJobs: the bundled Volcano example (four files), in its namespace.
+mem=training
+export AJ_HOME=examples/.azure_jobs
+ajjobs() { # ajjobs NAMESPACE COUNT FILE
+  "$aj" run -t volcano --name proto --dry-run -o json -- python train.py >"$tmp/proto.json"
+  python3 - "$tmp/proto.json" "$1" "$2" "$3" <<'PY'
+import json, sys
+proto = json.load(open(sys.argv[1]))
+ns, count, out = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+items = []
+for i in range(count):
+    j = json.loads(json.dumps(proto))
+    j["metadata"].update(name="job-%d" % i, namespace=ns)
+    items.append(j)
+json.dump({"apiVersion": "v1", "kind": "List", "items": items}, open(out, "w"))
+PY
+}
+k create namespace "$mem" >/dev/null
+ajjobs "$mem" "$nmem" "$tmp/mem.json"
 python3 - "$tmp/mem.json" "$tmp" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -93,7 +119,7 @@ for c in range(0, len(items), 500):
     json.dump(dict(doc, items=items[c:c + 500]), open("%s/mem-%05d.json" % (sys.argv[2], c), "w"))
 PY
 for f in "$tmp"/mem-*.json; do k create -f "$f" >/dev/null; done
-"$ctl" --namespace mem --qps 2000 --burst 2000 --workers 2 --health-addr 127.0.0.1 --health-port 0 \
+"$ctl" --namespace "$mem" --qps 2000 --burst 2000 --workers 2 --health-addr 127.0.0.1 --health-port 0 \
   --port-file "$tmp/port" >"$tmp/ctl-mem.log" 2>&1 &
 pid=$!
 metric() {
@@ -102,16 +128,19 @@ t = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % open(sys.argv[1]).rea
 print(sum(float(l.split()[-1]) for l in t.splitlines() if l.startswith(sys.argv[2])))' "$tmp/port" "$1"
 }
 # Submitted means: created, status written, and the queue drained.
-until [[ -s $tmp/port ]] && (($(count_volcano mem) >= nmem)) &&
+until [[ -s $tmp/port ]] && (($(count_volcano "$mem") >= nmem)) &&
       [[ $(metric 'workqueue_depth{') == 0.0 ]]; do sleep 1; done
-sleep 3
+sleep 8   # the controller trims its heap after 5 s without work
 rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
 hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
 cached=$(metric 'aj_ajjobs_cached')
-json=$(k get ajjobs -n mem -o json | python3 -c 'import json, sys
+json=$(k get ajjobs -n "$mem" -o json | python3 -c 'import json, sys
 print(sum(len(json.dumps(i, separators=(",", ":"))) for i in json.load(sys.stdin)["items"]))')
-submitted=$(k get ajjobs -n mem -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c Submitted || true)
+submitted=$(k get ajjobs -n "$mem" -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c Submitted || true)
 echo "memory: $nmem AjJobs ($submitted submitted, $cached cached)"
 printf '  AjJobs as JSON:        %8.1f MiB\n' "$(echo "$json / 1048576" | bc -l)"
 printf '  controller RSS:        %8.1f MiB   ratio %.2f\n' "$(echo "$rss_kb / 1024" | bc -l)" "$(echo "$rss_kb * 1024 / $json" | bc -l)"
 printf '  controller peak RSS:   %8.1f MiB\n' "$(echo "$hwm_kb / 1024" | bc -l)"
+printf '  idle controller RSS:   %8.1f MiB\n' "$(echo "$idle_kb / 1024" | bc -l)"
+printf '  RSS above idle:        %8.1f MiB   ratio %.2f\n' "$(echo "($rss_kb - $idle_kb) / 1024" | bc -l)" \
+  "$(echo "($rss_kb - $idle_kb) * 1024 / $json" | bc -l)"

@@ -187,8 +187,6 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 			aj_cache_sweep(&c->cache, f->kind, &f->listed);
 			aj_strmap_release(&f->listed);
 			f->synced = 1;
-			/* A large list leaves freed pages behind; give them back. */
-			malloc_trim(0);
 		}
 		return 0;
 	}
@@ -402,7 +400,7 @@ int aj_controller_run(const struct aj_controller_opts *o,
 	struct leader ld;
 	struct aj_health_ops ops;
 	int i, ret = -1, have_wk = 0, have_loop = 0, have_health = 0;
-	double per_worker_qps;
+	double per_worker_qps, trimmed = 0;
 	char host[200] = "aj-controller";
 
 	memset(&c, 0, sizeof(c));
@@ -505,6 +503,14 @@ int aj_controller_run(const struct aj_controller_opts *o,
 		}
 		if (aj_watch_loop_run(&loop, 500, err))
 			goto out;
+		/*
+		 * Bursts of events and reconciles leave freed pages scattered in
+		 * the heap; hand them back to the system when things are quiet.
+		 */
+		if (!aj_workqueue_len(&c.queue) && now_s() - trimmed > 5) {
+			malloc_trim(0);
+			trimmed = now_s();
+		}
 	}
 	ret = c.lost ? aj_errors_add(err, NULL, "lost leadership") : 0;
 out:
