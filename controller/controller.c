@@ -51,7 +51,8 @@ struct ctl {
 	char identity[256];
 	volatile int leader;
 	volatile int lost;
-	pthread_mutex_t lock;      /* guards the feeds' last_error */
+	pthread_mutex_t lock;      /* guards the feeds' last_error and missing */
+	char missing[512];         /* write permissions we lack ("" when none) */
 };
 
 static void sleep_s(double s)
@@ -215,6 +216,85 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 	}
 }
 
+/* --- permissions --- */
+
+/*
+ * Watches show missing read permissions; writes would fail only when an
+ * AjJob needs them. So ask the API server up front (SelfSubjectAccessReview,
+ * which every authenticated identity may create) and stay unready, naming
+ * what is missing, until the permissions are there.
+ */
+static int allowed(struct aj_kube *k, const char *ns, const char *verb, const char *group,
+		   const char *resource, const char *sub, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_access_reviews, NULL, NULL, NULL };
+	cJSON *req = cJSON_CreateObject(), *spec, *attrs, *resp = NULL;
+	int ok = -1;
+
+	if (req && cJSON_AddStringToObject(req, "apiVersion", "authorization.k8s.io/v1") &&
+	    cJSON_AddStringToObject(req, "kind", "SelfSubjectAccessReview") &&
+	    (spec = cJSON_AddObjectToObject(req, "spec")) &&
+	    (attrs = cJSON_AddObjectToObject(spec, "resourceAttributes")) &&
+	    cJSON_AddStringToObject(attrs, "namespace", ns ? ns : "") &&
+	    cJSON_AddStringToObject(attrs, "verb", verb) &&
+	    cJSON_AddStringToObject(attrs, "group", group) &&
+	    cJSON_AddStringToObject(attrs, "resource", resource) &&
+	    (!sub || cJSON_AddStringToObject(attrs, "subresource", sub))) {
+		if (!aj_kube_create(k, &ref, req, &resp, NULL, err))
+			ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(resp, "status"), "allowed"));
+	} else {
+		aj_errors_oom(err);
+	}
+	cJSON_Delete(req);
+	cJSON_Delete(resp);
+	return ok;
+}
+
+/* Check every write the controller makes; record what is missing. */
+static void check_permissions(struct ctl *c, struct aj_kube *k, const char *lease_ns)
+{
+	static const struct {
+		const char *verb, *group, *resource, *sub;
+	} writes[] = {
+		{ "patch", "aj.dev", "ajjobs", "status" },
+		{ "create", "batch.volcano.sh", "jobs", NULL },
+		{ "delete", "batch.volcano.sh", "jobs", NULL },
+		{ "create", "events.k8s.io", "events", NULL },
+	};
+	const char *ns = c->o->watch_namespace && c->o->watch_namespace[0] ? c->o->watch_namespace : NULL;
+	struct aj_buf miss = AJ_BUF_INIT(sizeof(c->missing) - 1);
+	size_t i;
+	int n = (int)(sizeof(writes) / sizeof(writes[0]));
+
+	for (i = 0; i < (size_t)n + (lease_ns ? 1 : 0); i++) {
+		struct aj_errors err = AJ_ERRORS_INIT;
+		const char *verb = i < (size_t)n ? writes[i].verb : "update";
+		const char *group = i < (size_t)n ? writes[i].group : "coordination.k8s.io";
+		const char *res = i < (size_t)n ? writes[i].resource : "leases";
+		const char *sub = i < (size_t)n ? writes[i].sub : NULL;
+		int r = allowed(k, i < (size_t)n ? ns : lease_ns, verb, group, res, sub, &err);
+
+		if (r == 0) {
+			char what[160];
+
+			snprintf(what, sizeof(what), "%s %s%s%s%s%s in %s", verb, res, sub ? "/" : "",
+				 sub ? sub : "", group[0] ? "." : "", group,
+				 i < (size_t)n ? (ns ? ns : "all namespaces") : lease_ns);
+			aj_log(AJ_LOG_ERROR, "missing permission", "permission", what, AJ_LOG_END);
+			aj_buf_addf(&miss, "%s%s", miss.len ? "; " : "", what);
+		} else if (r < 0) {
+			aj_log(AJ_LOG_WARN, "could not check a permission", "error",
+			       err.nr ? err.items[0].message : "out of memory", AJ_LOG_END);
+		}
+		aj_errors_release(&err);
+	}
+	pthread_mutex_lock(&c->lock);
+	snprintf(c->missing, sizeof(c->missing), "%s", aj_buf_cstr(&miss));
+	pthread_mutex_unlock(&c->lock);
+	aj_buf_release(&miss);
+}
+
 /* --- health --- */
 
 static int ready(void *ctx, struct aj_buf *why)
@@ -222,6 +302,13 @@ static int ready(void *ctx, struct aj_buf *why)
 	struct ctl *c = ctx;
 	size_t i;
 
+	pthread_mutex_lock(&c->lock);
+	if (c->missing[0]) {
+		aj_buf_addf(why, "missing permission: %s", c->missing);
+		pthread_mutex_unlock(&c->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&c->lock);
 	for (i = 0; i < AJ_WATCHES; i++)
 		if (!c->feeds[i].synced) {
 			pthread_mutex_lock(&c->lock);
@@ -400,7 +487,8 @@ int aj_controller_run(const struct aj_controller_opts *o,
 	struct leader ld;
 	struct aj_health_ops ops;
 	int i, ret = -1, have_wk = 0, have_loop = 0, have_health = 0;
-	double per_worker_qps, trimmed = 0;
+	double per_worker_qps, trimmed = 0, checked;
+	const char *lease_ns;
 	char host[200] = "aj-controller";
 
 	memset(&c, 0, sizeof(c));
@@ -485,7 +573,15 @@ int aj_controller_run(const struct aj_controller_opts *o,
 		goto out;
 	}
 	per_worker_qps = o->qps / o->workers;
+	lease_ns = o->leader_elect ? ld.lease.ns : NULL;
+	check_permissions(&c, &wk, lease_ns);
+	checked = now_s();
 	while (!*stop && !c.lost) {
+		/* Until the permissions are there, look again now and then. */
+		if (c.missing[0] && now_s() - checked > 30) {
+			check_permissions(&c, &wk, lease_ns);
+			checked = now_s();
+		}
 		if (c.leader && !workers[0].started) {
 			for (i = 0; i < o->workers; i++) {
 				workers[i].ctl = &c;

@@ -17,5 +17,6 @@ extern const struct aj_kube_resource aj_res_ajtemplates;
 extern const struct aj_kube_resource aj_res_volcano_jobs;
 extern const struct aj_kube_resource aj_res_events;
 extern const struct aj_kube_resource aj_res_leases;
+extern const struct aj_kube_resource aj_res_access_reviews;
 
 #endif

@@ -116,15 +116,19 @@ start_controller "$kc"
 expect_ok "with exactly deploy/rbac.yaml the controller becomes ready" wait_readyz 20 '^200 ok$'
 stop_controller
 
-# 3. no create on Volcano Jobs: readiness cannot see a missing write permission
-#    (it lists and watches only); the reconcile's log line names it.
+# 3. no create on Volcano Jobs: the controller asks the API server about its
+#    write permissions and stays unready naming the missing one; a reconcile
+#    that needs it also says so in its log line.
 sed '/resources: \[jobs\]/{n;s/, create//}' "$root/deploy/rbac.yaml" >"$work/no-create.yaml"
 expect_ok "the edited RBAC really lacks create on jobs" \
   bash -c "grep -A1 'resources: \[jobs\]' '$work/no-create.yaml' | grep -q 'verbs: \[get, list, watch, delete\]'"
 kc=$(sa_kubeconfig nocreate "$work/no-create.yaml") || fail "set up a ServiceAccount without create on jobs"
 ns=$(new_namespace rdy)
 start_controller "$kc"
-expect_ok "without create on Volcano Jobs the controller is still ready" wait_readyz 20 '^200 ok$'
+expect_ok "without create on Volcano Jobs /readyz is 503 and names the permission" \
+  wait_readyz 20 '^503 not ready: missing permission: create jobs\.batch\.volcano\.sh in all namespaces$'
+expect_ok "...and so does a log line" \
+  grep -qF '"msg":"missing permission","permission":"create jobs.batch.volcano.sh in all namespaces"' "$work/ctl.log"
 k apply -f - >/dev/null <<YAML
 apiVersion: aj.dev/v1alpha1
 kind: AjJob
