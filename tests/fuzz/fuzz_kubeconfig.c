@@ -21,6 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char dir[64];
 static char file_a[96], file_b[96], list[200];
 
+static void cleanup(void)
+{
+	unlink(file_a);
+	unlink(file_b);
+	rmdir(dir);
+}
+
 /* tmpfs: rewriting a file there costs no disk work. */
 static void setup(void)
 {
@@ -30,6 +37,7 @@ static void setup(void)
 	snprintf(file_a, sizeof(file_a), "%s/a", dir);
 	snprintf(file_b, sizeof(file_b), "%s/b", dir);
 	snprintf(list, sizeof(list), "%s:%s", file_a, file_b);
+	atexit(cleanup);
 }
 
 static void put(const char *path, const uint8_t *p, size_t n)
