@@ -44,13 +44,13 @@ for t in "$AJ_HOME"/template/*.yaml; do
   vg 0 run -t "$name" --name job-1 --dry-run -o json -- python train.py
 done
 
-# A sample of the corpus: one case in five, every kind of failure (not the
+# A sample of the corpus: one case in eight, every kind of failure (not the
 # generated huge inputs: the sanitizer run of the corpus covers those).
 cases=()
 i=0
 for d in "$SRC"/tests/data/bad/*/; do
   [ -f "$d/home.py" ] && continue
-  if [ $((i % 5)) -eq 0 ]; then cases+=("$(basename "$d")"); fi
+  if [ $((i % 8)) -eq 0 ]; then cases+=("$(basename "$d")"); fi
   i=$((i + 1))
 done
 if ! AJ_CORPUS_WRAP="${VG[*]}" python3 "$SRC/tests/corpus/run_cli.py" "$AJ" "$BUNDLE_CHECK" \
