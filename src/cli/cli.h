@@ -2,8 +2,10 @@
  * cli.h - the `aj` command line: what the command files share.
  *
  * main.c finds the command, cli_opts.c parses its options into a struct
- * aj_cli_opts and each command file (cli_template.c, cli_run.c) runs one
- * command from it. cli_output.c prints documents and error lists.
+ * aj_cli_opts and each command file (cli_template.c, cli_run.c, cli_kube.c)
+ * runs one command from it. cli_output.c prints documents and error lists.
+ * cli_kube.c holds everything that talks to a cluster: `aj run` without
+ * --dry-run hands it the AjJob, and list, status and cancel live there.
  *
  * Conventions: options come before the positional arguments; for run and
  * render everything from the first non-option (or after "--") is the user
@@ -24,6 +26,8 @@
 #include "core/jobspec.h"
 
 struct aj_errors;
+struct aj_kube;
+struct aj_node;
 struct aj_source;
 
 enum {
@@ -43,7 +47,12 @@ enum {
 	AJ_OPT_DRY_RUN = 1u << 6,    /* --dry-run */
 	AJ_OPT_OUTPUT = 1u << 7,     /* -o, --output yaml|json */
 	AJ_OPT_AMLT = 1u << 8,       /* --amlt */
-	AJ_OPT_JOBSPEC = 1u << 9     /* --jobspec */
+	AJ_OPT_JOBSPEC = 1u << 9,    /* --jobspec */
+	AJ_OPT_CONTEXT = 1u << 10,   /* --context NAME */
+	AJ_OPT_KUBECONFIG = 1u << 11, /* --kubeconfig FILE */
+	AJ_OPT_WAIT = 1u << 12,      /* -w, --wait */
+	AJ_OPT_ALL_NAMESPACES = 1u << 13, /* -A, --all-namespaces */
+	AJ_OPT_WIDE = 1u << 14       /* not an option: -o also accepts wide */
 };
 
 /* What a command takes after its options. */
@@ -51,12 +60,14 @@ enum aj_cli_args {
 	AJ_ARGS_NONE,
 	AJ_ARGS_OPTIONAL_NAME,
 	AJ_ARGS_NAME,
+	AJ_ARGS_JOB,                      /* an AjJob's name, required */
 	AJ_ARGS_COMMAND
 };
 
 enum aj_cli_format {
 	AJ_FORMAT_YAML,
-	AJ_FORMAT_JSON
+	AJ_FORMAT_JSON,
+	AJ_FORMAT_WIDE
 };
 
 struct aj_cli_opts {
@@ -68,6 +79,11 @@ struct aj_cli_opts {
 	int amlt;
 	int jobspec;
 	enum aj_cli_format format;
+	int format_set;                   /* -o was given */
+	const char *context;
+	const char *kubeconfig;
+	int wait;
+	int all_namespaces;
 	const char *arg;                  /* the NAME argument, or NULL */
 	const char *const *argv;          /* the user command */
 	size_t argc;
@@ -88,6 +104,9 @@ extern const struct aj_cli_command aj_cli_template_validate;
 extern const struct aj_cli_command aj_cli_run;
 extern const struct aj_cli_command aj_cli_render;
 extern const struct aj_cli_command aj_cli_code_stats;
+extern const struct aj_cli_command aj_cli_list;
+extern const struct aj_cli_command aj_cli_status;
+extern const struct aj_cli_command aj_cli_cancel;
 
 /*
  * Parse argv[0..argc) (the words after the command name) for cmd into o.
@@ -127,5 +146,25 @@ int aj_cli_write(const char *text, size_t len, struct aj_errors *err);
 int aj_cli_attach(cJSON *obj, const char *key, cJSON *item);
 /* The typed JobSpec as JSON (for render --jobspec). NULL on out of memory. */
 cJSON *aj_cli_jobspec_json(const struct aj_jobspec *s);
+
+/*
+ * Connect k to the cluster the options name: --kubeconfig (else KUBECONFIG,
+ * ~/.kube/config), --context, else `context` (the template's
+ * target.context, at `context_node` for messages; both may be NULL), else
+ * the kubeconfig's current context. k->cfg.namespace is --namespace, else
+ * the context's namespace. k is zeroed first, so aj_kube_release() is
+ * always safe afterwards. 0 / -1.
+ */
+int aj_cli_kube_open(struct aj_kube *k, const struct aj_cli_opts *o,
+		     const char *context, const struct aj_node *context_node,
+		     struct aj_errors *err);
+/*
+ * Create the AjJob `job` (its metadata names it) and print its name, or the
+ * created object with -o; with --wait follow it to the end. Returns -1 with
+ * err filled, else the exit status (0, or 1 when the waited-for job did not
+ * succeed, 130 when waiting was interrupted).
+ */
+int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
+		       const struct aj_cli_opts *o, struct aj_errors *err);
 
 #endif

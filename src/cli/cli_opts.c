@@ -41,6 +41,10 @@ static const struct opt_def opt_defs[] = {
 	{ AJ_OPT_OUTPUT, 'o', "output", 1 },
 	{ AJ_OPT_AMLT, 0, "amlt", 0 },
 	{ AJ_OPT_JOBSPEC, 0, "jobspec", 0 },
+	{ AJ_OPT_CONTEXT, 0, "context", 1 },
+	{ AJ_OPT_KUBECONFIG, 0, "kubeconfig", 1 },
+	{ AJ_OPT_WAIT, 'w', "wait", 0 },
+	{ AJ_OPT_ALL_NAMESPACES, 'A', "all-namespaces", 0 },
 };
 
 int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -122,15 +126,32 @@ static int apply(const struct aj_cli_command *cmd, const struct opt_def *d,
 	case AJ_OPT_JOBSPEC:
 		o->jobspec = 1;
 		return AJ_EXIT_OK;
+	case AJ_OPT_CONTEXT:
+		o->context = value;
+		return AJ_EXIT_OK;
+	case AJ_OPT_KUBECONFIG:
+		o->kubeconfig = value;
+		return AJ_EXIT_OK;
+	case AJ_OPT_WAIT:
+		o->wait = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_ALL_NAMESPACES:
+		o->all_namespaces = 1;
+		return AJ_EXIT_OK;
 	default: /* AJ_OPT_OUTPUT */
+		o->format_set = 1;
 		if (!strcmp(value, "yaml"))
 			o->format = AJ_FORMAT_YAML;
 		else if (!strcmp(value, "json"))
 			o->format = AJ_FORMAT_JSON;
+		else if (!strcmp(value, "wide") && (cmd->options & AJ_OPT_WIDE))
+			o->format = AJ_FORMAT_WIDE;
 		else
 			return aj_cli_usage_error(cmd->name,
-						  "%s: expected yaml or json, got '%s'",
-						  spelled, value);
+						  "%s: expected %s, got '%s'", spelled,
+						  cmd->options & AJ_OPT_WIDE ?
+						  "wide, yaml or json" : "yaml or json",
+						  value);
 		return AJ_EXIT_OK;
 	}
 }
@@ -226,8 +247,9 @@ int aj_cli_parse(const struct aj_cli_command *cmd, int argc, char **argv,
 			o->arg = argv[i];
 		}
 	}
-	if (cmd->args == AJ_ARGS_NAME && !o->arg)
-		return aj_cli_usage_error(cmd->name, "missing template NAME (try aj %s --help)",
+	if ((cmd->args == AJ_ARGS_NAME || cmd->args == AJ_ARGS_JOB) && !o->arg)
+		return aj_cli_usage_error(cmd->name, "missing %s NAME (try aj %s --help)",
+					  cmd->args == AJ_ARGS_JOB ? "AjJob" : "template",
 					  cmd->name);
 	return AJ_EXIT_OK;
 }

@@ -2,10 +2,10 @@
  * cli_run.c - `aj run` and `aj render`: one pipeline, different ends.
  *
  * Both resolve the template, convert it to a JobSpec with the command line's
- * shape and let the backend validate it. run then prints the AjJob custom
- * resource the controller would receive (or hands an amlt config to amlt);
- * render prints what the backend would create, the JobSpec, or the amlt
- * config.
+ * shape and let the backend validate it. run then creates the AjJob custom
+ * resource for the controller (cli_kube.c), prints it with --dry-run, or
+ * hands an amlt config to amlt; render prints what the backend would
+ * create, the JobSpec, or the amlt config.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,6 +27,7 @@
 #include "core/resolve.h"
 #include "core/source.h"
 #include "core/yaml.h"
+#include "kube/client.h"
 
 extern char **environ;
 
@@ -456,30 +457,39 @@ static int finish(int rc, struct aj_errors *err, struct pipeline *p, char *canon
 	aj_errors_release(err);
 	pipeline_release(p);
 	aj_free(canonical);
-	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+	return rc < 0 ? AJ_EXIT_FAIL : rc;
 }
 
 static int run(const struct aj_cli_opts *o)
 {
 	const struct aj_cli_command *cmd = &aj_cli_run;
 	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_kube kube;
 	struct pipeline p;
 	char *canonical;
 	cJSON *doc;
-	int rc = check_usage(cmd, o);
+	int rc = check_usage(cmd, o), submit = !o->dry_run && !o->amlt;
 
 	if (rc)
 		return rc;
-	if (!o->dry_run && !o->amlt)
-		return aj_cli_usage_error(cmd->name,
-					  "submitting to a cluster needs a kubeconfig and is not available in this build; use --dry-run to print the AjJob (kubectl apply -f accepts it)");
+	if (o->wait && !submit)
+		return aj_cli_usage_error(cmd->name, "--wait follows a submitted AjJob: "
+					  "it excludes --dry-run and --amlt");
 	if (!o->argc || !o->argv[0][0])
 		return aj_cli_usage_error(cmd->name, "missing COMMAND (try aj run --help)");
 	canonical = aj_cli_template_canonical(cmd->name, o->template_name);
 	if (!canonical)
 		return AJ_EXIT_USAGE;
+	memset(&kube, 0, sizeof(kube));
 	pipeline_init(&p);
 	rc = pipeline_load(o, canonical, &p, &err);
+	if (!rc && submit) {
+		rc = aj_cli_kube_open(&kube, o, p.spec.target.context,
+				      aj_node_at(p.tpl.config, "target.context"), &err);
+		/* Neither --namespace nor target.namespace: the context's. */
+		if (!rc && !o->namespace_ && !p.spec.target.namespace_)
+			p.namespace_ = kube.cfg.namespace;
+	}
 	if (!rc && !o->amlt)
 		rc = pipeline_check_build(&p, &err);
 	if (!rc) {
@@ -488,11 +498,15 @@ static int run(const struct aj_cli_opts *o)
 			rc = -1;
 		else if (o->amlt && !o->dry_run)
 			rc = amlt_submit(&p, doc, &err);
+		else if (submit)
+			rc = aj_cli_kube_submit(&kube, doc, o, &err);
 		else
 			rc = aj_cli_print_doc(doc, o->amlt ? AJ_FORMAT_YAML : o->format, &err);
 		cJSON_Delete(doc);
 	}
-	return finish(rc, &err, &p, canonical);
+	rc = finish(rc, &err, &p, canonical);
+	aj_kube_release(&kube);
+	return rc;
 }
 
 /* Several objects print as one Kubernetes List so the output stays one document. */
@@ -561,31 +575,36 @@ static int render(const struct aj_cli_opts *o)
 	"      --ppn K           launcher processes per node (else\n" \
 	"                        jobs[0].process_count_per_node, then 1)\n" \
 	"      --namespace NS    Kubernetes namespace of the AjJob (else\n" \
-	"                        target.namespace, then default)\n" \
+	"                        target.namespace, then the context's namespace;\n" \
+	"                        default when nothing is submitted)\n" \
 	"      --name NAME       object name (else the first job's name plus a\n" \
 	"                        random suffix)\n" \
 	"  -o, --output FORMAT   yaml (default) or json\n"
 
 const struct aj_cli_command aj_cli_run = {
 	"run",
-	"validate a job and print its AjJob resource",
-	"usage: aj run -t NAME [OPTIONS] --dry-run [--] COMMAND [ARGS...]\n"
+	"submit a job to the cluster as an AjJob",
+	"usage: aj run -t NAME [OPTIONS] [--] COMMAND [ARGS...]\n"
 	"\n"
-	"Resolve the template, build and validate the job exactly as it would\n"
-	"be submitted, and print the AjJob resource for the controller: the leaf\n"
-	"template and every file it inherits from, the command (one item per\n"
-	"argument, never joined) and the resolved node and process counts.\n"
+	"Resolve the template, build and validate the job, and create the AjJob\n"
+	"resource the controller runs: the leaf template and every file it\n"
+	"inherits from, the command (one item per argument, never joined) and\n"
+	"the resolved node and process counts. Prints ajjob.aj.dev/NAME created.\n"
 	"Options come before COMMAND; everything from COMMAND on is the job's.\n"
 	"\n"
 	SHAPE_HELP
-	"  -d, --dry-run         print the AjJob instead of submitting it\n"
+	"  -d, --dry-run         print the AjJob instead of creating it\n"
+	"  -w, --wait            follow the AjJob until it ends, one line per\n"
+	"                        phase; exit 0 if it succeeded, 1 if it failed or\n"
+	"                        was cancelled. Ctrl-C stops waiting, not the job.\n"
+	"      --context NAME    kubeconfig context (else target.context, then\n"
+	"                        the current context)\n"
+	"      --kubeconfig FILE kubeconfig (else $KUBECONFIG, ~/.kube/config)\n"
 	"      --amlt            hand the resolved config (without _extra) to\n"
-	"                        `amlt run`; with --dry-run print it instead\n"
-	"\n"
-	"Submitting to a cluster directly is not available in this build: use\n"
-	"--dry-run and apply the output with kubectl.\n",
+	"                        `amlt run`; with --dry-run print it instead\n",
 	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN |
-	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_DRY_RUN | AJ_OPT_OUTPUT | AJ_OPT_AMLT,
+	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_DRY_RUN | AJ_OPT_OUTPUT | AJ_OPT_AMLT |
+	AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_WAIT,
 	AJ_ARGS_COMMAND,
 	run
 };

@@ -14,6 +14,9 @@
 static const struct aj_cli_command *const top_commands[] = {
 	&aj_cli_run,
 	&aj_cli_render,
+	&aj_cli_list,
+	&aj_cli_status,
+	&aj_cli_cancel,
 	NULL
 };
 
@@ -50,7 +53,9 @@ static void print_usage(FILE *f)
 	print_commands(f, code_commands);
 	fputs("\n"
 	      "Templates are read from $AJ_HOME, or .azure_jobs in the current\n"
-	      "directory. Run `aj COMMAND --help` for a command's options.\n"
+	      "directory. The cluster is the kubeconfig's (--kubeconfig, else\n"
+	      "$KUBECONFIG, else ~/.kube/config). Run `aj COMMAND --help` for a\n"
+	      "command's options.\n"
 	      "Exit status: 0 success, 1 failure, 2 usage error.\n", f);
 }
 

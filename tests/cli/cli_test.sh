@@ -186,11 +186,16 @@ group_usage() {
 	expect_rc 2
 	expect_err "missing COMMAND"
 
-	case_ "run without --dry-run cannot submit in this build"
-	AJ_HOME=$EXAMPLES aj run -t volcano python train.py
-	expect_rc 2
-	expect_err "kubeconfig"
+	case_ "run without --dry-run needs a cluster"
+	AJ_HOME=$EXAMPLES KUBECONFIG=$tmp/no-such-kubeconfig aj run -t volcano python train.py
+	expect_rc 1
+	expect_err "KUBECONFIG=$tmp/no-such-kubeconfig: none of these files exists"
 	expect_out_empty
+
+	case_ "--wait needs a submission"
+	AJ_HOME=$EXAMPLES aj run -t volcano --dry-run --wait python train.py
+	expect_rc 2
+	expect_err "--wait follows a submitted AjJob"
 
 	case_ "invalid --name"
 	AJ_HOME=$EXAMPLES aj run -t volcano --name Bad_Name --dry-run echo
