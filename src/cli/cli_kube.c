@@ -569,8 +569,9 @@ static int list(const struct aj_cli_opts *o)
 	t.cols = last - first;
 	for (i = first; i < last; i++)
 		table_add(&t, heads[i]);
-	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(items_list, "items"))
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(items_list, "items")) {
 		list_row(&t, item, o->all_namespaces, wide, now);
+	}
 	rc = table_print(&t, &err) ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 	aj_strlist_release(&t.cells);
 	cJSON_Delete(items_list);
