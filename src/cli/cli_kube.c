@@ -401,9 +401,10 @@ static int wait_event(void *ctx, struct aj_watch_event *ev)
 }
 
 /* Problems the watch retries by itself: say so, the wait goes on. */
-static void wait_log(void *ctx, const char *message)
+static void wait_log(void *ctx, void *watch_ctx, const char *message)
 {
 	(void)ctx;
+	(void)watch_ctx;
 	fprintf(stderr, "aj: still waiting: %s\n", message);
 }
 
