@@ -233,6 +233,8 @@ if [[ -n $apiserver_pid ]]; then
   kill -KILL "$apiserver_pid"
   while kill -0 "$apiserver_pid" 2>/dev/null; do sleep 0.2; done
   nohup "${cmd[@]}" >>"$AJ_CP_DIR/kube-apiserver.log" 2>&1 &
+  # The fixture's stop.sh stops the pid in the env file: record the new one.
+  sed -i "s/^export AJ_CP_APISERVER_PID=.*/export AJ_CP_APISERVER_PID=$!/" "$AJ_CP_ENV"
   expect_ok "the API server comes back" wait_for 60 k get --raw /readyz
   submit after-restart job
   expect_ok "an AjJob created after the restart is submitted" wait_for 60 phase_is after-restart Submitted
