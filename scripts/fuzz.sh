@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
   [ -f "$dict" ] && dictarg=(-dict="$dict") || dictarg=()
   log=$build/$t.log
   start=$(date +%s)
-  if nice -n "$nice_level" ./"$build"/tests/fuzz/"$t" -max_total_time="$secs" \
+  if nice -n "$nice_level" "$build"/tests/fuzz/"$t" -max_total_time="$secs" \
        -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dictarg[@]}" \
        -artifact_prefix="$crashes/" "$work" $seeds >"$log" 2>&1; then
     res=ok
@@ -47,9 +47,10 @@ for t in "${targets[@]}"; do
     status=1
   fi
   took=$(( $(date +%s) - start ))
-  execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
-  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | awk '{print $2}')
-  corp=$(grep -oE 'corp: [0-9]+' "$log" | tail -1 | awk '{print $2}')
+  # A run that died early has none of these lines: report "?" and go on.
+  execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | awk '{print $2}' || true)
+  corp=$(grep -oE 'corp: [0-9]+' "$log" | tail -1 | awk '{print $2}' || true)
   found=$(find "$crashes" -type f | wc -l)
   printf '%-18s %-6s executions=%s coverage=%s corpus=%s crashes=%s seconds=%s\n' \
     "$t" "$res" "${execs:-?}" "${cov:-?}" "${corp:-?}" "$found" "$took"
