@@ -511,6 +511,7 @@ int aj_controller_run(const struct aj_controller_opts *o,
 		aj_errors_add(err, NULL, "cannot create a mutex");
 		goto out_early;
 	}
+	c.rec.privileged_namespaces = o->privileged_namespaces;
 
 	if (client_new(o, &wk, 0, 0, err))
 		goto out;

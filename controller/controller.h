@@ -31,6 +31,9 @@ struct aj_controller_opts {
 	const char *lease_namespace;   /* default: the kubeconfig's namespace */
 	const char *lease_name;        /* "aj-controller" */
 	const char *identity;          /* default: host name + pid */
+	/* comma-separated namespaces where jobs may add capabilities or mount
+	 * storage, "*" for all; NULL: none */
+	const char *privileged_namespaces;
 };
 
 void aj_controller_opts_defaults(struct aj_controller_opts *o);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "controller.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -42,6 +43,9 @@ static void usage(FILE *f)
 	      "  --lease-name NAME        name of the Lease (aj-controller)\n"
 	      "  --identity ID            leader identity (default: host name and pid) [POD_NAME]\n"
 	      "  --log-level LEVEL        debug|info|warn|error (info)          [AJ_LOG_LEVEL]\n"
+	      "  --privileged-namespaces LIST  namespaces (comma-separated, * for all) where jobs\n"
+	      "                           may add capabilities or mount storage (none)\n"
+	      "                           [AJ_PRIVILEGED_NAMESPACES]\n"
 	      "  --version, --help\n", f);
 }
 
@@ -96,6 +100,7 @@ int main(int argc, char **argv)
 		{ "lease-name", required_argument, NULL, 'N' },
 		{ "identity", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, 'v' },
+		{ "privileged-namespaces", required_argument, NULL, 'P' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -118,6 +123,7 @@ int main(int argc, char **argv)
 	o.health_addr = env("AJ_HEALTH_ADDR") ? env("AJ_HEALTH_ADDR") : o.health_addr;
 	o.lease_namespace = env("AJ_LEASE_NAMESPACE");
 	o.identity = env("POD_NAME");
+	o.privileged_namespaces = env("AJ_PRIVILEGED_NAMESPACES");
 	o.leader_elect = (v = env("AJ_LEADER_ELECT")) && !strcmp(v, "true");
 	if (((v = env("AJ_WORKERS")) && parse_int(v, 1, 256, &n) == 0))
 		o.workers = (int)n;
@@ -159,6 +165,7 @@ int main(int argc, char **argv)
 		case 'N': o.lease_name = optarg; break;
 		case 'i': o.identity = optarg; break;
 		case 'v': level = optarg; break;
+		case 'P': o.privileged_namespaces = optarg; break;
 		case 'V':
 			printf("aj-controller %s\n", AJ_VERSION);
 			return 0;
@@ -172,6 +179,15 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "aj-controller: unexpected argument: %s\n", argv[optind]);
+		return 2;
+	}
+	if (aj_backend_permit_list_check(o.privileged_namespaces, &err)) {
+		struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+		aj_errors_format_all(&err, &b);
+		fprintf(stderr, "aj-controller: --privileged-namespaces: %s", aj_buf_cstr(&b));
+		aj_buf_release(&b);
+		aj_errors_release(&err);
 		return 2;
 	}
 	if (level) {

@@ -209,8 +209,14 @@ static int build(struct job *j, char **service, cJSON **objects,
 	volcano_name(j->v.name, vname, sizeof(vname));
 	{
 		struct aj_build_ctx ctx = { vname, j->v.ns, j->v.uid, j->v.name, api_version };
+		/* the code `aj run` placed in the shared volume */
+		const cJSON *digest = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(j->v.object, "spec"), "code"), "digest");
 
+		if (cJSON_IsString(digest) && !(spec.code.digest = aj_strdup(digest->valuestring)))
+			goto oom;
 		if (!be || be->validate(&spec, problems) ||
+		    aj_backend_permit(&spec, j->v.ns, j->r->privileged_namespaces, problems) ||
 		    be->build(&spec, &ctx, objects, problems))
 			goto out;
 	}

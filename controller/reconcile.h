@@ -34,6 +34,8 @@ struct aj_reconciler {
 	 */
 	struct aj_strmap created;
 	pthread_mutex_t lock;
+	/* where jobs may add capabilities or mount storage (aj_backend_permit) */
+	const char *privileged_namespaces;
 };
 
 int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance);

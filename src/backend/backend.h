@@ -64,6 +64,47 @@ int aj_shell_quote(struct aj_buf *b, const char *s);
  */
 int aj_dns_label(const char *s, size_t max);
 
+/*
+ * Volcano's shared volume: the PersistentVolumeClaim named by
+ * AMLT_PERSISTENT_VOLUME_NAME in the first job's submit_args.env, mounted at
+ * AMLT_PERSISTENT_VOLUME_MOUNT_DIR. Code goes through it only when both are
+ * set: an archive with digest D is unpacked into
+ * <mount_dir>/AJ_CODE_STORE/D, which the job's pods copy into AJ_WORK_DIR.
+ */
+#define AJ_PVC_NAME_VAR "AMLT_PERSISTENT_VOLUME_NAME"
+#define AJ_PVC_DIR_VAR "AMLT_PERSISTENT_VOLUME_MOUNT_DIR"
+#define AJ_CODE_STORE ".aj-code"
+#define AJ_WORK_DIR "/aj/code"
+
+struct aj_code_volume {
+	const char *pvc;          /* claim name */
+	const char *mount_dir;    /* absolute path inside the pods */
+};
+
+/* Fill v (pointing into spec) and return 1 when both variables are set; else 0. */
+int aj_code_volume(const struct aj_jobspec *spec, struct aj_code_volume *v);
+
+/* Is s 64 lowercase hexadecimal digits (a SHA-256 as aj writes it)? */
+int aj_sha256_hex(const char *s);
+
+/*
+ * Security rule of the controller: a job may add Linux capabilities or
+ * mount storage (blobfuse2 pods run privileged for /dev/fuse) only in a
+ * namespace the controller permits, so creating an AjJob never grants more
+ * than creating the pods directly. `permitted` is a comma-separated list of
+ * namespaces, "*" for all; NULL or empty permits none. Pure; every
+ * refusal names the template key, the namespace and the controller
+ * setting. 0 / -1.
+ */
+int aj_backend_permit(const struct aj_jobspec *spec, const char *ns,
+		      const char *permitted, struct aj_errors *err);
+
+/*
+ * Check a permitted-namespace list as written in the controller's
+ * configuration: entries are namespace names or "*". 0 / -1.
+ */
+int aj_backend_permit_list_check(const char *permitted, struct aj_errors *err);
+
 /* Append each line followed by a newline. 0 / -1. */
 int aj_shell_add_lines(struct aj_buf *b, const struct aj_strlist *lines);
 

@@ -13,9 +13,18 @@
  * NODE_RANK to the task's offset (pods in earlier tasks) plus VK_TASK_INDEX.
  * A variable the template sets in submit_args.env wins over these.
  *
- * Pods run ["/bin/bash", "-lc", script]: set -eo pipefail, NODE_RANK,
- * environment.setup, jobs[0].command, then the task command (the user command
- * quoted word by word). The image is used exactly as written.
+ * Pods run ["/bin/bash", "-lc", script]: set -eo pipefail, NODE_RANK, the
+ * code copy, environment.setup, jobs[0].command, then the task command (the
+ * user command quoted word by word). The image is used exactly as written.
+ *
+ * Lifecycle: the master task finishing completes the job (workers that never
+ * exit are stopped); a pod evicted or failed restarts the whole gang, at most
+ * _extra.volcano.max_retry times (default 3), then the job fails.
+ *
+ * Code: with both shared-volume variables set (backend.h) the claim is
+ * mounted in every pod; with a code digest in the spec each pod
+ * first copies <mount>/.aj-code/<digest> into the emptyDir at AJ_WORK_DIR and
+ * runs there (spec->code.digest). The CLI put it there (cli_code_upload.c).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -36,6 +45,12 @@
 #define RDMA_RESOURCE "rdma/rdma_shared_device_a"
 #define SHM_PATH "/dev/shm"
 #define TASKS_PATH "config._extra.volcano.tasks"
+#define MAX_RETRY_PATH "config._extra.volcano.max_retry"
+#define MAX_RETRY_DEFAULT 3
+#define MAX_RETRY_LIMIT 100
+#define ENV_PATH "config.jobs[0].submit_args.env."
+#define SCRATCH_PATH "config.jobs[0].submit_args.container_args.scratch_mount_path"
+#define SUBDOMAIN_MAX 253
 
 /* Name limits: the job name feeds <job>-svc / <job>-ssh (63) and a DNS-1035 Service. */
 #define JOB_NAME_MAX 59
@@ -174,6 +189,98 @@ static int paths_overlap(const char *a, const char *b)
 	return la == lb || (la < lb ? b[n] == '/' || n == 1 : a[n] == '/' || n == 1);
 }
 
+int aj_code_volume(const struct aj_jobspec *spec, struct aj_code_volume *v)
+{
+	const char *pvc = spec->jobs_nr ? aj_kvlist_get(&spec->jobs[0].env, AJ_PVC_NAME_VAR) : NULL;
+	const char *dir = spec->jobs_nr ? aj_kvlist_get(&spec->jobs[0].env, AJ_PVC_DIR_VAR) : NULL;
+
+	if (!pvc || !*pvc || !dir || !*dir)
+		return 0;
+	v->pvc = pvc;
+	v->mount_dir = dir;
+	return 1;
+}
+
+int aj_sha256_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return !s[64];
+}
+
+/* A DNS-1123 subdomain (what a PersistentVolumeClaim may be called). */
+static int dns_subdomain(const char *s)
+{
+	char label[LABEL_MAX + 1];
+	size_t len;
+
+	if (strlen(s) > SUBDOMAIN_MAX)
+		return 0;
+	for (;;) {
+		len = strcspn(s, ".");
+		if (!len || len > LABEL_MAX)
+			return 0;
+		memcpy(label, s, len);
+		label[len] = '\0';
+		if (!aj_dns_label(label, LABEL_MAX))
+			return 0;
+		if (!s[len])
+			return 1;
+		s += len + 1;
+	}
+}
+
+/* The shared volume's variables, when both are set. */
+static int check_code_volume(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	struct aj_code_volume v;
+	int ret = 0;
+
+	if (!aj_code_volume(spec, &v))
+		return 0;
+	if (!dns_subdomain(v.pvc)) {
+		struct aj_where w = where_path(ENV_PATH AJ_PVC_NAME_VAR);
+
+		ret = aj_errors_add(err, &w, "\"%s\" is not a PersistentVolumeClaim name "
+				    "(lowercase letters, digits, '-' and '.')", v.pvc);
+	}
+	if (v.mount_dir[0] != '/' || !v.mount_dir[strspn(v.mount_dir, "/")]) {
+		struct aj_where w = where_path(ENV_PATH AJ_PVC_DIR_VAR);
+
+		ret = aj_errors_add(err, &w, "\"%s\" must be an absolute path other than /",
+				    v.mount_dir);
+	} else if (paths_overlap(v.mount_dir, SHM_PATH) || paths_overlap(v.mount_dir, AJ_WORK_DIR)) {
+		struct aj_where w = where_path(ENV_PATH AJ_PVC_DIR_VAR);
+
+		ret = aj_errors_add(err, &w, "%s overlaps %s", v.mount_dir,
+				    paths_overlap(v.mount_dir, SHM_PATH) ?
+				    "the shared-memory mount " SHM_PATH :
+				    "the work directory " AJ_WORK_DIR);
+	}
+	return ret;
+}
+
+/* _extra.volcano.max_retry: how often the gang restarts before failing. */
+static int max_retry(const struct aj_jobspec *spec, int *out, struct aj_errors *err)
+{
+	const struct aj_node *n = spec->extra && spec->extra->type == AJ_NODE_MAP ?
+		aj_node_at(spec->extra, "volcano.max_retry") : NULL;
+	struct aj_where w;
+
+	*out = MAX_RETRY_DEFAULT;
+	if (!n || n->type == AJ_NODE_NULL)
+		return 0;
+	if (n->type == AJ_NODE_INT && n->v.integer >= 0 && n->v.integer <= MAX_RETRY_LIMIT) {
+		*out = (int)n->v.integer;
+		return 0;
+	}
+	aj_node_where(n, MAX_RETRY_PATH, &w);
+	return aj_errors_add(err, &w, "expected an integer from 0 to %d", MAX_RETRY_LIMIT);
+}
+
 static int check_quantity(const char *value, const char *path, struct aj_errors *err)
 {
 	struct aj_where w = where_path(path);
@@ -188,6 +295,7 @@ static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 	const struct aj_container_args *a = &spec->jobs[0].container;
 	struct aj_strlist caps = AJ_STRLIST_INIT;
 	struct aj_buf shm = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_code_volume v;
 	int ret = 0;
 	size_t i;
 
@@ -204,16 +312,25 @@ static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 	aj_strlist_release(&caps);
 	if (!a->scratch_mount_path)
 		return ret;
-	if (paths_overlap(a->scratch_mount_path, SHM_PATH)) {
-		struct aj_where w = where_path("config.jobs[0].submit_args.container_args.scratch_mount_path");
+	if (paths_overlap(a->scratch_mount_path, SHM_PATH) ||
+	    paths_overlap(a->scratch_mount_path, AJ_WORK_DIR)) {
+		struct aj_where w = where_path(SCRATCH_PATH);
 
-		ret = aj_errors_add(err, &w, "%s overlaps the shared-memory mount " SHM_PATH,
-				    a->scratch_mount_path);
+		ret = aj_errors_add(err, &w, "%s overlaps %s", a->scratch_mount_path,
+				    paths_overlap(a->scratch_mount_path, SHM_PATH) ?
+				    "the shared-memory mount " SHM_PATH :
+				    "the work directory " AJ_WORK_DIR);
+	}
+	if (aj_code_volume(spec, &v) && paths_overlap(a->scratch_mount_path, v.mount_dir)) {
+		struct aj_where w = where_path(SCRATCH_PATH);
+
+		ret = aj_errors_add(err, &w, "%s overlaps the shared volume %s (%s)",
+				    a->scratch_mount_path, v.pvc, v.mount_dir);
 	}
 	for (i = 0; i < spec->storage_nr; i++) {
 		if (spec->storage[i].mount_dir &&
 		    paths_overlap(a->scratch_mount_path, spec->storage[i].mount_dir)) {
-			struct aj_where w = where_path("config.jobs[0].submit_args.container_args.scratch_mount_path");
+			struct aj_where w = where_path(SCRATCH_PATH);
 
 			ret = aj_errors_add(err, &w, "%s overlaps storage mount %s (%s)",
 					    a->scratch_mount_path, spec->storage[i].name,
@@ -380,7 +497,7 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 
 static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 {
-	int ret = 0;
+	int ret = 0, retries;
 
 	if (!spec->environment.image || !*spec->environment.image) {
 		struct aj_where w = where_path("config.environment.image");
@@ -388,6 +505,8 @@ static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 		ret = aj_errors_add(err, &w, "required for service volcano");
 	}
 	if (spec->jobs_nr && check_container(spec, err))
+		ret = -1;
+	if (check_code_volume(spec, err) || max_retry(spec, &retries, err))
 		ret = -1;
 	if (check_quantity(spec->target.memory, "config.target.memory", err))
 		ret = -1;
@@ -507,12 +626,37 @@ static void add_env_int(cJSON *env, const struct aj_job *j, const char *name, lo
 	add_env(env, j, name, num, oom);
 }
 
-static char *script(const struct aj_jobspec *spec, const struct role *r)
+/*
+ * Copy the code from the shared volume into the work directory; a missing
+ * upload stops the pod with a message rather than running without code.
+ */
+static int code_copy(struct aj_buf *b, const struct aj_code_volume *v, const char *digest)
+{
+	struct aj_buf src = AJ_BUF_INIT(AJ_BUF_SMALL), msg = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int ret;
+
+	aj_buf_addf(&src, "%s/" AJ_CODE_STORE "/%s", v->mount_dir, digest);
+	aj_buf_addf(&msg, "aj: code %s is not in volume %s at %s: submit the job again with aj run",
+		    digest, v->pvc, aj_buf_cstr(&src));
+	ret = src.failed || msg.failed ||
+	      aj_buf_addstr(b, "test -d ") || aj_shell_quote(b, aj_buf_cstr(&src)) ||
+	      aj_buf_addstr(b, " || { echo ") || aj_shell_quote(b, aj_buf_cstr(&msg)) ||
+	      aj_buf_addstr(b, " >&2; exit 1; }\ncp -a ") ||
+	      aj_buf_addstr(&src, "/.") || aj_shell_quote(b, aj_buf_cstr(&src)) ||
+	      aj_buf_addstr(b, " " AJ_WORK_DIR "/\ncd " AJ_WORK_DIR "\n") ? -1 : 0;
+	aj_buf_release(&src);
+	aj_buf_release(&msg);
+	return ret;
+}
+
+static char *script(const struct aj_jobspec *spec, const struct role *r, const char *digest)
 {
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
+	struct aj_code_volume v;
 
 	if (aj_buf_addf(&b, "set -eo pipefail\nexport NODE_RANK=$((%d + ${VK_TASK_INDEX:-0}))\n",
 			r->offset) ||
+	    (digest && aj_code_volume(spec, &v) && code_copy(&b, &v, digest)) ||
 	    aj_shell_add_lines(&b, &spec->environment.setup) ||
 	    aj_shell_add_command(&b, spec, r->task))
 		return NULL;
@@ -541,6 +685,10 @@ struct build {
 	const char *job;
 	const char *shm;          /* normalised shm size, or NULL */
 	const struct aj_strlist *caps;
+	const char *digest;       /* code to copy from the shared volume, or NULL */
+	int has_volume;
+	struct aj_code_volume volume;
+	int max_retry;
 	int total_pods;
 	long long world_size;
 	int oom;
@@ -583,11 +731,13 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 	cJSON *c = aj_body_add_object(containers, NULL, &bd->oom);
 	cJSON *cmd, *env, *mounts, *m;
 	struct aj_buf addr = AJ_BUF_INIT(AJ_BUF_SMALL);
-	char *text = script(spec, r);
+	char *text = script(spec, r, bd->digest);
 	size_t i;
 
 	aj_body_add_string(c, "name", r->name, &bd->oom);
 	aj_body_add_string(c, "image", spec->environment.image, &bd->oom);
+	if (bd->digest)
+		aj_body_add_string(c, "workingDir", AJ_WORK_DIR, &bd->oom);
 	cmd = aj_body_add_array(c, "command", &bd->oom);
 	aj_body_add_string(cmd, NULL, "/bin/bash", &bd->oom);
 	aj_body_add_string(cmd, NULL, "-lc", &bd->oom);
@@ -619,6 +769,16 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 		m = aj_body_add_object(mounts, NULL, &bd->oom);
 		aj_body_add_string(m, "name", "scratch", &bd->oom);
 		aj_body_add_string(m, "mountPath", a->scratch_mount_path, &bd->oom);
+	}
+	if (bd->has_volume) {
+		m = aj_body_add_object(mounts, NULL, &bd->oom);
+		aj_body_add_string(m, "name", "shared", &bd->oom);
+		aj_body_add_string(m, "mountPath", bd->volume.mount_dir, &bd->oom);
+	}
+	if (bd->digest) {
+		m = aj_body_add_object(mounts, NULL, &bd->oom);
+		aj_body_add_string(m, "name", "code", &bd->oom);
+		aj_body_add_string(m, "mountPath", AJ_WORK_DIR, &bd->oom);
 	}
 	if (r->rdma) {
 		cJSON *ports = aj_body_add_array(c, "ports", &bd->oom);
@@ -691,6 +851,17 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 		if (a->scratch_size)
 			aj_body_add_string(dir, "sizeLimit", a->scratch_size, &bd->oom);
 	}
+	if (bd->has_volume) {
+		v = aj_body_add_object(vols, NULL, &bd->oom);
+		aj_body_add_string(v, "name", "shared", &bd->oom);
+		dir = aj_body_add_object(v, "persistentVolumeClaim", &bd->oom);
+		aj_body_add_string(dir, "claimName", bd->volume.pvc, &bd->oom);
+	}
+	if (bd->digest) {
+		v = aj_body_add_object(vols, NULL, &bd->oom);
+		aj_body_add_string(v, "name", "code", &bd->oom);
+		aj_body_add_object(v, "emptyDir", &bd->oom);
+	}
 	add_container(bd, pod, r);
 }
 
@@ -720,12 +891,20 @@ static void add_metadata(struct build *bd, cJSON *job, const struct aj_build_ctx
 	}
 }
 
+static void add_policy(cJSON *policies, const char *event, const char *action, int *oom)
+{
+	cJSON *p = aj_body_add_object(policies, NULL, oom);
+
+	aj_body_add_string(p, "event", event, oom);
+	aj_body_add_string(p, "action", action, oom);
+}
+
 static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 			const struct role *r, size_t nr)
 {
 	const struct aj_target *t = &bd->spec->target;
 	cJSON *job = cJSON_CreateObject();
-	cJSON *spec, *plugins, *tasks;
+	cJSON *spec, *plugins, *tasks, *policies;
 	size_t i;
 
 	if (!job)
@@ -739,6 +918,11 @@ static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 	aj_body_add_int(spec, "minAvailable", bd->total_pods, &bd->oom);
 	if (t->priority_class)
 		aj_body_add_string(spec, "priorityClassName", t->priority_class, &bd->oom);
+	aj_body_add_int(spec, "maxRetry", bd->max_retry, &bd->oom);
+	/* the pods are one gang: losing any of them restarts them all */
+	policies = aj_body_add_array(spec, "policies", &bd->oom);
+	add_policy(policies, "PodEvicted", "RestartJob", &bd->oom);
+	add_policy(policies, "PodFailed", "RestartJob", &bd->oom);
 	plugins = aj_body_add_object(spec, "plugins", &bd->oom);
 	aj_body_add_array(plugins, "ssh", &bd->oom);
 	aj_body_add_array(plugins, "svc", &bd->oom);
@@ -750,6 +934,10 @@ static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 		aj_body_add_string(task, "name", r[i].name, &bd->oom);
 		aj_body_add_int(task, "replicas", r[i].replicas, &bd->oom);
 		aj_body_add_int(task, "minAvailable", r[i].replicas, &bd->oom);
+		/* workers may run until stopped: the master's end is the job's */
+		if (!strcmp(r[i].name, "master"))
+			add_policy(aj_body_add_array(task, "policies", &bd->oom), "TaskCompleted",
+				   "CompleteJob", &bd->oom);
 		add_pod(bd, aj_body_add_object(task, "template", &bd->oom), &r[i]);
 	}
 	return job;
@@ -774,6 +962,9 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 				     "the job shape is not resolved");
 	if (ctx->owner_uid && (!ctx->owner_api_version || !ctx->owner_name))
 		return aj_errors_add(err, NULL, "an owner uid needs the owner's name and apiVersion");
+	if (spec->code.digest && !aj_sha256_hex(spec->code.digest))
+		return aj_errors_add(err, NULL, "code digest \"%s\" is not a SHA-256 in hex",
+				     spec->code.digest);
 	r = aj_calloc(spec->tasks_nr + 1, sizeof(*r));
 	if (!r)
 		return aj_errors_oom(err);
@@ -781,11 +972,21 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 	bd.spec = spec;
 	bd.job = ctx->job_name;
 	bd.caps = &caps;
+	bd.has_volume = aj_code_volume(spec, &bd.volume);
+	bd.digest = spec->code.digest;
+	if (bd.digest && !bd.has_volume) {
+		struct aj_where w = where_path("config.jobs[0].submit_args.env");
+
+		ret = aj_errors_add(err, &w, "the job carries code (%s) but names no shared volume: "
+				    "set both " AJ_PVC_NAME_VAR " and " AJ_PVC_DIR_VAR, bd.digest);
+		goto out;
+	}
 	if (roles(spec, r, &nr)) {
 		ret = aj_errors_oom(err);
 		goto out;
 	}
 	if (check_container(spec, err) || check_quantity(spec->target.memory, "config.target.memory", err) ||
+	    check_code_volume(spec, err) || max_retry(spec, &bd.max_retry, err) ||
 	    check_names(bd.job, r, nr, err) ||
 	    capabilities(&spec->jobs[0].container.capabilities, &caps, err))
 		goto out;

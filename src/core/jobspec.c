@@ -126,6 +126,7 @@ void aj_jobspec_release(struct aj_jobspec *s)
 	aj_free(s->environment.registry);
 	aj_strlist_release(&s->environment.setup);
 	aj_free(s->code.local_dir);
+	aj_free(s->code.digest);
 	aj_strlist_release(&s->code.ignore);
 	for (i = 0; i < s->storage_nr; i++) {
 		aj_free(s->storage[i].name);

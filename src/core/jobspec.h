@@ -70,6 +70,12 @@ struct aj_environment {
 struct aj_code {
 	char *local_dir;          /* amlt compatibility data only */
 	struct aj_strlist ignore;
+	/*
+	 * SHA-256 (hex) of the code archive placed in the job's shared volume,
+	 * or NULL. Not from the template: the CLI sets it after uploading, the
+	 * controller from the AjJob's spec.code.digest.
+	 */
+	char *digest;
 };
 
 struct aj_storage {

@@ -503,6 +503,201 @@ static void homogeneous_errors(void **state)
 		       &one, "scratch_mount_path: /mnt/data/tmp/ overlaps storage mount data (/mnt/data)");
 }
 
+/* volcano.md §4: the master's end completes the job; a lost pod restarts the gang, bounded */
+static void lifecycle_policies(void **state)
+{
+	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL };
+	static const char *const argv[] = { "python", "train.py" };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *job;
+
+	(void)state;
+	aj_test_spec(homogeneous, &no_args, user_cmd, 4, &s);
+	job = build(&s, &ctx, &arr);
+	assert_int_equal(aj_test_json_int(job, "spec.maxRetry"), 3);
+	assert_int_equal(aj_test_json_size(job, "spec.policies"), 2);
+	assert_string_equal(aj_test_json_str(job, "spec.policies[0].event"), "PodEvicted");
+	assert_string_equal(aj_test_json_str(job, "spec.policies[0].action"), "RestartJob");
+	assert_string_equal(aj_test_json_str(job, "spec.policies[1].event"), "PodFailed");
+	assert_string_equal(aj_test_json_str(job, "spec.policies[1].action"), "RestartJob");
+	assert_int_equal(aj_test_json_size(job, "spec.tasks[0].policies"), 1);
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].policies[0].event"), "TaskCompleted");
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].policies[0].action"), "CompleteJob");
+	assert_null(aj_test_json_at(job, "spec.tasks[1].policies"));
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+
+	/* heterogeneous: only master carries the policy, wherever it was written */
+	aj_test_spec(hetero, &no_args, argv, 2, &s);
+	job = build(&s, &ctx, &arr);
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].policies[0].event"), "TaskCompleted");
+	assert_null(aj_test_json_at(job, "spec.tasks[1].policies"));
+	assert_null(aj_test_json_at(job, "spec.tasks[2].policies"));
+	assert_int_equal(aj_test_json_int(job, "spec.maxRetry"), 3);
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}], "
+		     "_extra: {volcano: {max_retry: 0}}}", &(struct aj_shape_args){ 1, 0, 0 }, NULL, 0, &s);
+	job = build(&s, &ctx, &arr);
+	assert_int_equal(aj_test_json_int(job, "spec.maxRetry"), 0);
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+static void max_retry_errors(void **state)
+{
+	struct aj_shape_args one = { 1, 0, 0 };
+
+	(void)state;
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}], "
+		       "_extra: {volcano: {max_retry: -1}}}", &one,
+		       "config._extra.volcano.max_retry: expected an integer from 0 to 100");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}], "
+		       "_extra: {volcano: {max_retry: 101}}}", &one,
+		       "config._extra.volcano.max_retry: expected an integer from 0 to 100");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}], "
+		       "_extra: {volcano: {max_retry: often}}}", &one,
+		       "test.yaml:1:112: config._extra.volcano.max_retry: expected an integer");
+}
+
+#define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+#define SHARED(extra) \
+	"config: {target: {gpus_per_node: 0}, environment: {image: x, setup: [make]}, " \
+	"jobs: [{sku: C1, submit_args: {env: {AMLT_PERSISTENT_VOLUME_NAME: team-pvc, " \
+	"AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/shared}" extra "}}]}"
+
+/* seed "Volcano example": code goes helper pod -> PVC -> each pod's work directory */
+static void code_from_shared_volume(void **state)
+{
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_shape_args args = { 2, 0, 0 };
+	static const char *const argv[] = { "python", "train.py" };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *pod, *c;
+
+	(void)state;
+	aj_test_spec(SHARED(""), &args, argv, 2, &s);
+	s.code.digest = aj_strdup(SHA_EMPTY);
+	pod = aj_test_json_at(build(&s, &ctx, &arr), "spec.tasks[1].template.spec");
+	assert_int_equal(aj_test_json_size(pod, "volumes"), 3);
+	assert_string_equal(aj_test_json_str(pod, "volumes[1].name"), "shared");
+	assert_string_equal(aj_test_json_str(pod, "volumes[1].persistentVolumeClaim.claimName"), "team-pvc");
+	assert_string_equal(aj_test_json_str(pod, "volumes[2].name"), "code");
+	assert_int_equal(aj_test_json_size(pod, "volumes[2].emptyDir"), 0);
+	c = aj_test_json_at(pod, "containers[0]");
+	assert_string_equal(aj_test_json_str(c, "workingDir"), "/aj/code");
+	assert_int_equal(aj_test_json_size(c, "volumeMounts"), 3);
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[1].name"), "shared");
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[1].mountPath"), "/mnt/shared");
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[2].name"), "code");
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[2].mountPath"), "/aj/code");
+	/* the copy comes after the rank and before setup */
+	assert_string_equal(aj_test_json_str(c, "command[2]"),
+			    "set -eo pipefail\nexport NODE_RANK=$((1 + ${VK_TASK_INDEX:-0}))\n"
+			    "test -d '/mnt/shared/.aj-code/" SHA_EMPTY "' || { echo 'aj: code " SHA_EMPTY
+			    " is not in volume team-pvc at /mnt/shared/.aj-code/" SHA_EMPTY
+			    ": submit the job again with aj run' >&2; exit 1; }\n"
+			    "cp -a '/mnt/shared/.aj-code/" SHA_EMPTY "/.' /aj/code/\n"
+			    "cd /aj/code\n"
+			    "make\n'python' 'train.py'\n");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+
+	/* the volume without code: mounted, nothing copied, the image's own work directory */
+	aj_test_spec(SHARED(""), &args, argv, 2, &s);
+	pod = aj_test_json_at(build(&s, &ctx, &arr), "spec.tasks[0].template.spec");
+	assert_int_equal(aj_test_json_size(pod, "volumes"), 2);
+	assert_string_equal(aj_test_json_str(pod, "volumes[1].persistentVolumeClaim.claimName"), "team-pvc");
+	c = aj_test_json_at(pod, "containers[0]");
+	assert_null(aj_test_json_at(c, "workingDir"));
+	assert_int_equal(aj_test_json_size(c, "volumeMounts"), 2);
+	assert_string_equal(aj_test_json_str(c, "command[2]"),
+			    "set -eo pipefail\nexport NODE_RANK=$((0 + ${VK_TASK_INDEX:-0}))\n"
+			    "make\n'python' 'train.py'\n");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+
+	/* one variable alone is not a shared volume */
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		     "jobs: [{sku: C1, submit_args: {env: {AMLT_PERSISTENT_VOLUME_NAME: team-pvc}}}]}",
+		     &args, argv, 2, &s);
+	pod = aj_test_json_at(build(&s, &ctx, &arr), "spec.tasks[0].template.spec");
+	assert_int_equal(aj_test_json_size(pod, "volumes"), 1);
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+static void code_volume_errors(void **state)
+{
+	struct aj_shape_args one = { 1, 0, 0 };
+	static const char *bad_pvc =
+		"config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, submit_args: "
+		"{env: {AMLT_PERSISTENT_VOLUME_NAME: Team_PVC, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/s}}}]}";
+
+	(void)state;
+	validate_fails(bad_pvc, &one, "config.jobs[0].submit_args.env.AMLT_PERSISTENT_VOLUME_NAME: "
+		       "\"Team_PVC\" is not a PersistentVolumeClaim name");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, submit_args: "
+		       "{env: {AMLT_PERSISTENT_VOLUME_NAME: a..b, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/s}}}]}",
+		       &one, "\"a..b\" is not a PersistentVolumeClaim name");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, submit_args: "
+		       "{env: {AMLT_PERSISTENT_VOLUME_NAME: p, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: mnt/s}}}]}",
+		       &one, "config.jobs[0].submit_args.env.AMLT_PERSISTENT_VOLUME_MOUNT_DIR: \"mnt/s\" "
+		       "must be an absolute path other than /");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, submit_args: "
+		       "{env: {AMLT_PERSISTENT_VOLUME_NAME: p, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: //}}}]}",
+		       &one, "\"//\" must be an absolute path other than /");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, submit_args: "
+		       "{env: {AMLT_PERSISTENT_VOLUME_NAME: p, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /dev}}}]}",
+		       &one, "AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /dev overlaps the shared-memory mount /dev/shm");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, submit_args: "
+		       "{env: {AMLT_PERSISTENT_VOLUME_NAME: p, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /aj/code/pvc}}}]}",
+		       &one, "AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /aj/code/pvc overlaps the work directory /aj/code");
+	validate_fails(SHARED(", container_args: {scratch_mount_path: /mnt}"), &one,
+		       "scratch_mount_path: /mnt overlaps the shared volume team-pvc (/mnt/shared)");
+	validate_fails(SHARED(", container_args: {scratch_mount_path: /aj}"), &one,
+		       "scratch_mount_path: /aj overlaps the work directory /aj/code");
+}
+
+/* A digest needs a volume to come from, and must be a digest */
+static void code_digest_errors(void **state)
+{
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_shape_args one = { 1, 0, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+
+	(void)state;
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
+		     &one, NULL, 0, &s);
+	s.code.digest = aj_strdup(SHA_EMPTY);
+	assert_int_equal(volcano()->validate(&s, &err), 0);
+	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
+	assert_null(arr);
+	assert_true(aj_test_errors_contain(&err, "config.jobs[0].submit_args.env: the job carries code ("
+					   SHA_EMPTY ") but names no shared volume: set both "
+					   "AMLT_PERSISTENT_VOLUME_NAME and AMLT_PERSISTENT_VOLUME_MOUNT_DIR"));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+
+	aj_test_spec(SHARED(""), &one, NULL, 0, &s);
+	s.code.digest = aj_strdup("E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855");
+	assert_int_equal(volcano()->validate(&s, &err), 0);
+	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "is not a SHA-256 in hex"));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+
+	assert_true(aj_sha256_hex(SHA_EMPTY));
+	assert_false(aj_sha256_hex(SHA_EMPTY "0"));
+	assert_false(aj_sha256_hex("e3b0"));
+	assert_false(aj_sha256_hex("g3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+}
+
 static void build_fails(const char *job_name, int nodes, const char *fragment)
 {
 	struct aj_build_ctx ctx = { job_name, NULL, NULL, NULL, NULL };
@@ -718,6 +913,11 @@ int main(void)
 		cmocka_unit_test(table_lists_backends),
 		cmocka_unit_test(survives_allocation_failures),
 		cmocka_unit_test(kubernetes_names_are_checked),
+		cmocka_unit_test(lifecycle_policies),
+		cmocka_unit_test(max_retry_errors),
+		cmocka_unit_test(code_from_shared_volume),
+		cmocka_unit_test(code_volume_errors),
+		cmocka_unit_test(code_digest_errors),
 	};
 
 	aj_alloc_hook_cjson();
