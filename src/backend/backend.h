@@ -84,6 +84,28 @@ struct aj_code_volume {
 /* Fill v (pointing into spec) and return 1 when both variables are set; else 0. */
 int aj_code_volume(const struct aj_jobspec *spec, struct aj_code_volume *v);
 
+/*
+ * The helper pod that receives code into the shared volume: the job's
+ * image with the claim at its mount point, idling until deleted (at most
+ * AJ_CODE_HELPER_DEADLINE seconds), no privileges. NULL when out of memory
+ * or when spec names no shared volume.
+ */
+#define AJ_CODE_HELPER_DEADLINE 3600
+cJSON *aj_code_helper_pod(const struct aj_jobspec *spec, const char *name, const char *ns);
+
+/*
+ * Shell scripts run in the helper pod as `sh -c SCRIPT aj ARGS...`, so no
+ * value is ever spliced into them. Check: args STORE DIGEST; exit 0 when
+ * STORE/DIGEST exists. Receive: args STORE DIGEST SIZE; reads exactly SIZE
+ * bytes of archive from stdin into a temporary directory in STORE, checks
+ * their SHA-256 against DIGEST (exit 3 and nothing kept on a mismatch,
+ * including a short read), unpacks them and renames the result to
+ * STORE/DIGEST, the only step that makes an upload visible. Stale
+ * temporaries of interrupted uploads older than a day are removed.
+ */
+extern const char aj_code_check_script[];
+extern const char aj_code_receive_script[];
+
 /* Is s 64 lowercase hexadecimal digits (a SHA-256 as aj writes it)? */
 int aj_sha256_hex(const char *s);
 

@@ -263,6 +263,76 @@ static int check_code_volume(const struct aj_jobspec *spec, struct aj_errors *er
 	return ret;
 }
 
+const char aj_code_check_script[] = "test -d \"$1/$2\"";
+
+const char aj_code_receive_script[] =
+	"set -e\n"
+	"store=$1 want=$2 size=$3\n"
+	"mkdir -p \"$store\"\n"
+	"find \"$store\" -maxdepth 1 -name '.tmp-*' -mmin +1440 -exec rm -rf {} + 2>/dev/null || true\n"
+	"tmp=$(mktemp -d \"$store/.tmp-$want.XXXXXX\")\n"
+	"trap 'rm -rf \"$tmp\"' EXIT\n"
+	"head -c \"$size\" >\"$tmp/archive\"\n"
+	"got=$(sha256sum \"$tmp/archive\" | cut -d ' ' -f 1)\n"
+	"if [ \"$got\" != \"$want\" ]; then\n"
+	"  echo \"aj: digest mismatch: received $(wc -c <\"$tmp/archive\") of $size bytes"
+	" with SHA-256 $got, expected $want\" >&2\n"
+	"  exit 3\n"
+	"fi\n"
+	"mkdir \"$tmp/$want\"\n"
+	"tar -xzf \"$tmp/archive\" -C \"$tmp/$want\"\n"
+	"mv \"$tmp/$want\" \"$store/\" 2>/dev/null || test -d \"$store/$want\"\n";
+
+cJSON *aj_code_helper_pod(const struct aj_jobspec *spec, const char *name, const char *ns)
+{
+	struct aj_code_volume v;
+	cJSON *pod, *meta, *labels, *ps, *c, *cmd, *m, *sc, *vol;
+	int oom = 0;
+
+	if (!aj_code_volume(spec, &v) || !spec->environment.image)
+		return NULL;
+	pod = cJSON_CreateObject();
+	if (!pod)
+		return NULL;
+	aj_body_add_string(pod, "apiVersion", "v1", &oom);
+	aj_body_add_string(pod, "kind", "Pod", &oom);
+	meta = aj_body_add_object(pod, "metadata", &oom);
+	aj_body_add_string(meta, "name", name, &oom);
+	if (ns)
+		aj_body_add_string(meta, "namespace", ns, &oom);
+	labels = aj_body_add_object(meta, "labels", &oom);
+	aj_body_add_string(labels, "app.kubernetes.io/managed-by", "aj", &oom);
+	aj_body_add_string(labels, "app.kubernetes.io/component", "code-upload", &oom);
+	ps = aj_body_add_object(pod, "spec", &oom);
+	aj_body_add_string(ps, "restartPolicy", "Never", &oom);
+	aj_body_add_int(ps, "activeDeadlineSeconds", AJ_CODE_HELPER_DEADLINE, &oom);
+	aj_body_add_int(ps, "terminationGracePeriodSeconds", 0, &oom);
+	c = aj_body_add_object(aj_body_add_array(ps, "containers", &oom), NULL, &oom);
+	aj_body_add_string(c, "name", "upload", &oom);
+	aj_body_add_string(c, "image", spec->environment.image, &oom);
+	cmd = aj_body_add_array(c, "command", &oom);
+	aj_body_add_string(cmd, NULL, "sleep", &oom);
+	aj_body_add_string(cmd, NULL, "3600", &oom);
+	m = aj_body_add_object(aj_body_add_array(c, "volumeMounts", &oom), NULL, &oom);
+	aj_body_add_string(m, "name", "shared", &oom);
+	aj_body_add_string(m, "mountPath", v.mount_dir, &oom);
+	sc = aj_body_add_object(c, "securityContext", &oom);
+	aj_body_add_bool(sc, "allowPrivilegeEscalation", 0, &oom);
+	aj_body_add_string(aj_body_add_array(aj_body_add_object(sc, "capabilities", &oom), "drop", &oom),
+			   NULL, "ALL", &oom);
+	aj_body_add_string(aj_body_add_object(sc, "seccompProfile", &oom), "type", "RuntimeDefault",
+			   &oom);
+	vol = aj_body_add_object(aj_body_add_array(ps, "volumes", &oom), NULL, &oom);
+	aj_body_add_string(vol, "name", "shared", &oom);
+	aj_body_add_string(aj_body_add_object(vol, "persistentVolumeClaim", &oom), "claimName", v.pvc,
+			   &oom);
+	if (oom) {
+		cJSON_Delete(pod);
+		return NULL;
+	}
+	return pod;
+}
+
 /* _extra.volcano.max_retry: how often the gang restarts before failing. */
 static int max_retry(const struct aj_jobspec *spec, int *out, struct aj_errors *err)
 {
@@ -636,7 +706,7 @@ static int code_copy(struct aj_buf *b, const struct aj_code_volume *v, const cha
 	int ret;
 
 	aj_buf_addf(&src, "%s/" AJ_CODE_STORE "/%s", v->mount_dir, digest);
-	aj_buf_addf(&msg, "aj: code %s is not in volume %s at %s: submit the job again with aj run",
+	aj_buf_addf(&msg, "aj: code %s is not in volume %s at %s: upload it with aj code upload",
 		    digest, v->pvc, aj_buf_cstr(&src));
 	ret = src.failed || msg.failed ||
 	      aj_buf_addstr(b, "test -d ") || aj_shell_quote(b, aj_buf_cstr(&src)) ||

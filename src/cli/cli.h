@@ -107,6 +107,7 @@ extern const struct aj_cli_command aj_cli_code_stats;
 extern const struct aj_cli_command aj_cli_list;
 extern const struct aj_cli_command aj_cli_status;
 extern const struct aj_cli_command aj_cli_cancel;
+extern const struct aj_cli_command aj_cli_code_upload_cmd;
 
 /*
  * Parse argv[0..argc) (the words after the command name) for cmd into o.
@@ -166,5 +167,19 @@ int aj_cli_kube_open(struct aj_kube *k, const struct aj_cli_opts *o,
  */
 int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 		       const struct aj_cli_opts *o, struct aj_errors *err);
+
+/*
+ * A volcano job's code through its shared volume (cli_code_upload.c); both
+ * do nothing for a spec that names no shared volume.
+ * aj_cli_code_digest: set spec->code.digest to the SHA-256 of the archive
+ * of the current directory, sending nothing (run --dry-run, render).
+ * aj_cli_code_upload: place that archive in the volume through a helper
+ * pod in namespace ns, then set spec->code.digest; progress on stderr.
+ * 0 / -1.
+ */
+struct aj_kube;
+int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err);
+int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
+		       struct aj_errors *err);
 
 #endif

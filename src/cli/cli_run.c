@@ -152,6 +152,9 @@ static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 		return aj_errors_add(err, &w,
 				     "heterogeneous jobs cannot be handed to amlt (--amlt)");
 	}
+	/* the code a volcano job will copy from its shared volume */
+	if (!o->amlt && !strcmp(p->backend->name, "volcano") && aj_cli_code_digest(&p->spec, err))
+		return -1;
 	p->name = o->name ? aj_strdup(o->name) :
 		  derive_name(p->spec.jobs_nr ? p->spec.jobs[0].name : NULL, err);
 	if (!p->name)
@@ -310,6 +313,10 @@ static cJSON *ajjob_json(const struct pipeline *p, const struct aj_cli_opts *o,
 		if (!cJSON_AddItemToArray(cmd, cJSON_CreateString(o->argv[i])))
 			goto oom;
 	if (!cmd)
+		goto oom;
+	if (p->spec.code.digest &&
+	    !cJSON_AddStringToObject(cJSON_AddObjectToObject(spec, "code"), "digest",
+				     p->spec.code.digest))
 		goto oom;
 	if (!p->spec.heterogeneous &&
 	    (add_count(spec, "nodes", p->spec.nodes) ||

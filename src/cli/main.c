@@ -29,6 +29,7 @@ static const struct aj_cli_command *const template_commands[] = {
 
 static const struct aj_cli_command *const code_commands[] = {
 	&aj_cli_code_stats,
+	&aj_cli_code_upload_cmd,
 	NULL
 };
 

@@ -599,7 +599,7 @@ static void code_from_shared_volume(void **state)
 			    "set -eo pipefail\nexport NODE_RANK=$((1 + ${VK_TASK_INDEX:-0}))\n"
 			    "test -d '/mnt/shared/.aj-code/" SHA_EMPTY "' || { echo 'aj: code " SHA_EMPTY
 			    " is not in volume team-pvc at /mnt/shared/.aj-code/" SHA_EMPTY
-			    ": submit the job again with aj run' >&2; exit 1; }\n"
+			    ": upload it with aj code upload' >&2; exit 1; }\n"
 			    "cp -a '/mnt/shared/.aj-code/" SHA_EMPTY "/.' /aj/code/\n"
 			    "cd /aj/code\n"
 			    "make\n'python' 'train.py'\n");

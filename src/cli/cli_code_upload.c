@@ -1,0 +1,424 @@
+/*
+ * cli_code_upload.c - a volcano job's code, through its shared volume.
+ *
+ * The CLI moves the code, not the controller: the CLI has the code tree
+ * and acts with the user's own credentials, so uploading needs nothing the
+ * user could not do with kubectl, while the controller would need exec
+ * rights on pods in every namespace it serves.
+ *
+ * aj_cli_code_upload():
+ *  1. archive the current directory into an unlinked temporary file; its
+ *     SHA-256 names the upload (the archive is deterministic, so the same
+ *     tree always lands in the same place);
+ *  2. create a helper pod (aj_code_helper_pod: the job's image, the claim
+ *     mounted, no privileges, a deadline) and wait until it runs;
+ *  3. exec aj_code_check_script: an upload already there is not repeated;
+ *  4. exec aj_code_receive_script with the archive on stdin: it checks the
+ *     digest on the far side and only then renames its temporary directory
+ *     to <mount>/.aj-code/<digest>, so an interrupted or corrupted upload is
+ *     never visible to a job;
+ *  5. delete the helper pod, whatever happened.
+ * The job's pods then copy that directory into their work directory
+ * (volcano.c). `aj code upload` runs this alone and prints the digest.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "cli.h"
+#include "code/archive.h"
+#include "code/ignore.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/jobspec.h"
+#include "core/resolve.h"
+#include "core/source.h"
+#include "kube/client.h"
+#include "kube/exec.h"
+
+#define HELPER_TIMEOUT_DEFAULT 300
+#define HELPER_TIMEOUT_MAX 86400
+#define RECEIVE_MISMATCH 3
+
+static const struct aj_kube_resource pods = { "", "v1", "pods", 1 };
+
+/* Archive "." under the template's rules into fd (-1: digest only). */
+static int archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
+		   struct aj_errors *err)
+{
+	struct aj_ignore ig = AJ_IGNORE_INIT;
+	int rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
+		 aj_archive_create(".", &ig, 0, fd < 0 ? NULL : aj_archive_sink_fd,
+				   fd < 0 ? NULL : &fd, res, err);
+
+	aj_ignore_release(&ig);
+	return rc ? -1 : 0;
+}
+
+int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err)
+{
+	struct aj_archive_result res;
+	struct aj_code_volume v;
+
+	if (!aj_code_volume(spec, &v) || spec->code.digest)
+		return 0;
+	if (archive(spec, -1, &res, err))
+		return -1;
+	spec->code.digest = aj_strdup(res.sha256_hex);
+	return spec->code.digest ? 0 : aj_errors_oom(err);
+}
+
+/* An unlinked temporary file holding the archive, rewound. -1 on failure. */
+static int archive_file(const struct aj_jobspec *spec, struct aj_archive_result *res,
+			struct aj_errors *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int fd = -1;
+
+	aj_buf_addf(&path, "%s/aj-code-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (path.failed) {
+		aj_errors_oom(err);
+		goto out;
+	}
+	fd = mkstemp(path.buf);
+	if (fd < 0) {
+		aj_errors_add(err, NULL, "cannot create a temporary file in %s: %s",
+			      tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		goto out;
+	}
+	unlink(path.buf);
+	if (archive(spec, fd, res, err) || lseek(fd, 0, SEEK_SET)) {
+		if (!aj_errors_count(err))
+			aj_errors_add(err, NULL, "cannot rewind the code archive: %s", strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+out:
+	aj_buf_release(&path);
+	return fd;
+}
+
+static int read_fd(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err)
+{
+	ssize_t n;
+
+	do
+		n = read(*(int *)data, buf, cap);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return aj_errors_add(err, NULL, "reading the code archive: %s", strerror(errno));
+	*len = (size_t)n;
+	return 0;
+}
+
+static int helper_timeout(void)
+{
+	const char *v = getenv("AJ_CODE_HELPER_TIMEOUT");
+	char *end;
+	long t;
+
+	if (!v || !*v)
+		return HELPER_TIMEOUT_DEFAULT;
+	errno = 0;
+	t = strtol(v, &end, 10);
+	return errno || *end || t < 1 || t > HELPER_TIMEOUT_MAX ? HELPER_TIMEOUT_DEFAULT : (int)t;
+}
+
+static const char *str_at(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Why a pod waits: its container's waiting reason, else its phase. */
+static const char *pod_reason(const cJSON *pod)
+{
+	const cJSON *cs = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(pod, "status"), "containerStatuses"), 0);
+	const char *r = str_at(cJSON_GetObjectItemCaseSensitive(cs, "state"), "waiting", "reason");
+
+	if (r)
+		return r;
+	r = str_at(pod, "status", "phase");
+	return r ? r : "no status yet";
+}
+
+/* Poll until the helper pod runs; it never will if it failed or finished. */
+static int wait_running(struct aj_kube *k, const struct aj_kube_ref *ref, struct aj_errors *err)
+{
+	int timeout = helper_timeout(), waited;
+	struct timespec second = { 1, 0 };
+	char reason[128] = "no status yet";
+
+	for (waited = 0; waited <= timeout; waited++) {
+		cJSON *pod = NULL;
+		const char *phase;
+
+		if (aj_kube_get(k, ref, &pod, NULL, err))
+			return -1;
+		phase = str_at(pod, "status", "phase");
+		snprintf(reason, sizeof(reason), "%s", pod_reason(pod));
+		cJSON_Delete(pod);
+		if (phase && !strcmp(phase, "Running"))
+			return 0;
+		if (phase && (!strcmp(phase, "Failed") || !strcmp(phase, "Succeeded")))
+			return aj_errors_add(err, NULL, "helper pod %s/%s ended (%s) before the upload",
+					     ref->ns, ref->name, phase);
+		if (waited < timeout)
+			nanosleep(&second, NULL);
+	}
+	return aj_errors_add(err, NULL, "helper pod %s/%s did not start within %d s (%s); "
+			     "AJ_CODE_HELPER_TIMEOUT sets the wait", ref->ns, ref->name, timeout,
+			     reason);
+}
+
+/* Run one script in the helper pod; *code is its exit code. */
+static int run_script(struct aj_kube *k, const struct aj_kube_ref *pod, const char *script,
+		      const char *const *args, size_t nargs, int *fd, int *code,
+		      struct aj_buf *stderr_text, struct aj_errors *err)
+{
+	const char *argv[8] = { "sh", "-c", script, "aj" };
+	struct aj_exec_request r;
+	struct aj_exec_result res;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < nargs && i + 4 < sizeof(argv) / sizeof(argv[0]); i++)
+		argv[i + 4] = args[i];
+	memset(&r, 0, sizeof(r));
+	r.ns = pod->ns;
+	r.pod = pod->name;
+	r.argv = argv;
+	r.argc = 4 + i;
+	if (fd) {
+		r.read = read_fd;
+		r.read_data = fd;
+	}
+	aj_exec_result_init(&res);
+	rc = aj_exec_run(k, &r, &res, err);
+	*code = res.exit_code;
+	if (!rc && res.err.len)
+		aj_buf_add(stderr_text, res.err.buf, res.err.len);
+	aj_exec_result_release(&res);
+	return rc;
+}
+
+static char *helper_name(const char *digest, struct aj_errors *err)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	unsigned char rnd[5];
+	size_t i;
+	char *out;
+
+	if (getentropy(rnd, sizeof(rnd))) {
+		aj_errors_add(err, NULL, "cannot read random bytes: %s", strerror(errno));
+		return NULL;
+	}
+	aj_buf_addf(&b, "aj-code-%.12s-", digest);
+	for (i = 0; i < sizeof(rnd); i++)
+		aj_buf_addch(&b, alphabet[rnd[i] % (sizeof(alphabet) - 1)]);
+	out = aj_buf_detach(&b, NULL);
+	if (!out)
+		aj_errors_oom(err);
+	return out;
+}
+
+/* Steps 3 and 4 in a running helper pod. */
+static int transfer(struct aj_kube *k, const struct aj_kube_ref *ref, const char *store,
+		    const struct aj_archive_result *res, int fd, struct aj_errors *err)
+{
+	const char *args[3];
+	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_SMALL);
+	char size[32];
+	int code;
+
+	args[0] = store;
+	args[1] = res->sha256_hex;
+	if (run_script(k, ref, aj_code_check_script, args, 2, NULL, &code, &text, err))
+		goto fail;
+	if (!code) {
+		fprintf(stderr, "aj: code %.12s is already in the volume\n", res->sha256_hex);
+		aj_buf_release(&text);
+		return 0;
+	}
+	if (code != 1) {
+		aj_errors_add(err, NULL, "checking for code in pod %s/%s failed (exit %d)",
+			      ref->ns, ref->name, code);
+		goto fail;
+	}
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)res->size);
+	args[2] = size;
+	aj_buf_reset(&text);
+	if (run_script(k, ref, aj_code_receive_script, args, 3, &fd, &code, &text, err))
+		goto fail;
+	if (code) {
+		/* the far side says why: a digest mismatch or a tool failing */
+		while (text.len && text.buf[text.len - 1] == '\n')
+			text.buf[--text.len] = '\0';
+		aj_errors_add(err, NULL, "receiving code in pod %s/%s failed (exit %d)%s%s%s",
+			      ref->ns, ref->name, code, code == RECEIVE_MISMATCH ? ", nothing kept" : "",
+			      text.len ? ": " : "", aj_buf_cstr(&text));
+		goto fail;
+	}
+	fprintf(stderr, "aj: code %.12s uploaded (%llu bytes)\n", res->sha256_hex,
+		(unsigned long long)res->size);
+	aj_buf_release(&text);
+	return 0;
+fail:
+	aj_buf_release(&text);
+	return -1;
+}
+
+int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
+		       struct aj_errors *err)
+{
+	struct aj_archive_result res;
+	struct aj_code_volume v;
+	struct aj_kube_ref ref = { &pods, ns, NULL, NULL };
+	struct aj_kube_delete_opts del = { AJ_KUBE_PROPAGATION_BACKGROUND, NULL, NULL };
+	struct aj_buf store = AJ_BUF_INIT(AJ_BUF_SMALL);
+	cJSON *pod = NULL;
+	char *name = NULL;
+	int fd, rc = -1;
+
+	if (!aj_code_volume(spec, &v)) {
+		fprintf(stderr, "aj: no code is transferred: the first job's submit_args.env "
+			"does not set both " AJ_PVC_NAME_VAR " and " AJ_PVC_DIR_VAR "\n");
+		return 0;
+	}
+	fd = archive_file(spec, &res, err);
+	if (fd < 0)
+		return -1;
+	if (aj_buf_addf(&store, "%s/" AJ_CODE_STORE, v.mount_dir) ||
+	    !(name = helper_name(res.sha256_hex, err)) ||
+	    !(pod = aj_code_helper_pod(spec, name, ns))) {
+		if (!aj_errors_count(err))
+			aj_errors_oom(err);
+		goto out;
+	}
+	fprintf(stderr, "aj: code %.12s (%llu files, %llu bytes) goes to volume %s in %s\n",
+		res.sha256_hex, (unsigned long long)res.files, (unsigned long long)res.size,
+		v.pvc, ns);
+	if (aj_kube_create(k, &ref, pod, NULL, NULL, err))
+		goto out;
+	ref.name = name;
+	rc = wait_running(k, &ref, err) ||
+	     transfer(k, &ref, aj_buf_cstr(&store), &res, fd, err) ? -1 : 0;
+	if (aj_kube_delete(k, &ref, &del, NULL, NULL, err)) {
+		fprintf(stderr, "aj: could not delete helper pod %s/%s; delete it with kubectl\n",
+			ns, name);
+		rc = -1;
+	}
+	if (!rc && !(spec->code.digest = aj_strdup(res.sha256_hex)))
+		rc = aj_errors_oom(err);
+out:
+	close(fd);
+	cJSON_Delete(pod);
+	aj_free(name);
+	aj_buf_release(&store);
+	return rc;
+}
+
+/* --- aj code upload --- */
+
+static int upload_run(const struct aj_cli_opts *o, const char *canonical, struct aj_errors *err)
+{
+	struct aj_source src;
+	struct aj_template tpl;
+	struct aj_jobspec spec;
+	struct aj_kube_config_opts ko;
+	struct aj_kube_config cfg;
+	struct aj_kube k;
+	const struct aj_backend *be;
+	int rc, have_kube = 0;
+	size_t before;
+
+	memset(&src, 0, sizeof(src));
+	memset(&ko, 0, sizeof(ko));
+	aj_template_init(&tpl);
+	aj_jobspec_init(&spec);
+	aj_kube_config_init(&cfg);
+	rc = aj_cli_open_home(&src, err) || aj_template_resolve(&src, canonical, &tpl, err);
+	if (!rc) {
+		before = err->nr;
+		rc = aj_jobspec_from_config(tpl.config, tpl.name, &o->shape, NULL, 0, &spec, err);
+		be = rc ? NULL : aj_backend_find(spec.target.service);
+		if (!rc && (!be || strcmp(be->name, "volcano")))
+			rc = aj_errors_add(err, NULL, "%s: code goes through a shared volume only for "
+					   "service volcano", tpl.display);
+		if (!rc)
+			rc = be->validate(&spec, err);
+		if (rc)
+			aj_cli_errors_locate(err, before, tpl.display);
+	}
+	if (!rc) {
+		aj_kube_config_opts_from_env(&ko);
+		ko.context = spec.target.context;
+		ko.namespace = o->namespace_ ? o->namespace_ : spec.target.namespace_;
+		rc = aj_kube_global_init(err) || aj_kube_config_load(&cfg, &ko, err) ||
+		     aj_kube_init(&k, &cfg, err);
+		have_kube = !rc;
+	}
+	if (!rc)
+		rc = aj_cli_code_upload(&k, k.cfg.namespace, &spec, err);
+	if (!rc && spec.code.digest)
+		printf("%s\n", spec.code.digest);
+	if (have_kube)
+		aj_kube_release(&k);
+	aj_kube_config_release(&cfg);
+	aj_jobspec_release(&spec);
+	aj_template_release(&tpl);
+	aj_source_release(&src);
+	return rc ? -1 : 0;
+}
+
+static int upload(const struct aj_cli_opts *o)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	char *canonical;
+	int rc;
+
+	if (!o->template_name)
+		return aj_cli_usage_error(aj_cli_code_upload_cmd.name,
+					  "no template: use -t NAME (try aj code upload --help)");
+	canonical = aj_cli_template_canonical(aj_cli_code_upload_cmd.name, o->template_name);
+	if (!canonical)
+		return AJ_EXIT_USAGE;
+	rc = upload_run(o, canonical, &err);
+	aj_cli_print_errors(&err);
+	aj_errors_release(&err);
+	aj_free(canonical);
+	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+}
+
+const struct aj_cli_command aj_cli_code_upload_cmd = {
+	"code upload",
+	"put the code of this directory into a volcano job's shared volume",
+	"usage: aj code upload -t NAME [--namespace NS]\n"
+	"\n"
+	"Archive the current directory as a submission would, and place it in\n"
+	"the PersistentVolumeClaim named by the first job's submit_args.env\n"
+	"(AMLT_PERSISTENT_VOLUME_NAME, mounted at AMLT_PERSISTENT_VOLUME_MOUNT_DIR)\n"
+	"through a short-lived helper pod, under .aj-code/<sha256>. An archive\n"
+	"already there is not sent again. Prints the SHA-256, which is what\n"
+	"`aj run --dry-run` writes into the AjJob (spec.code.digest).\n"
+	"\n"
+	"The cluster is the kubeconfig's (KUBECONFIG, ~/.kube/config) with\n"
+	"target.context; the namespace is --namespace, else target.namespace,\n"
+	"else the context's. AJ_CODE_HELPER_TIMEOUT (seconds, 300) bounds the\n"
+	"wait for the helper pod.\n"
+	"\n"
+	"  -t, --template NAME   the template (<home>/template/NAME.yaml)\n"
+	"      --namespace NS    namespace of the job\n",
+	AJ_OPT_TEMPLATE | AJ_OPT_NAMESPACE,
+	AJ_ARGS_NONE,
+	upload
+};
