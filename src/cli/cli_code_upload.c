@@ -159,16 +159,17 @@ static int wait_running(struct aj_kube *k, const struct aj_kube_ref *ref, struct
 
 	for (waited = 0; waited <= timeout; waited++) {
 		cJSON *pod = NULL;
-		const char *phase;
+		char phase[32];
 
 		if (aj_kube_get(k, ref, &pod, NULL, err))
 			return -1;
-		phase = str_at(pod, "status", "phase");
+		snprintf(phase, sizeof(phase), "%s", str_at(pod, "status", "phase") ?
+			 str_at(pod, "status", "phase") : "");
 		snprintf(reason, sizeof(reason), "%s", pod_reason(pod));
 		cJSON_Delete(pod);
-		if (phase && !strcmp(phase, "Running"))
+		if (!strcmp(phase, "Running"))
 			return 0;
-		if (phase && (!strcmp(phase, "Failed") || !strcmp(phase, "Succeeded")))
+		if (!strcmp(phase, "Failed") || !strcmp(phase, "Succeeded"))
 			return aj_errors_add(err, NULL, "helper pod %s/%s ended (%s) before the upload",
 					     ref->ns, ref->name, phase);
 		if (waited < timeout)

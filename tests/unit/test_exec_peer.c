@@ -120,19 +120,27 @@ static void peer_wait_exited(const struct peer *p, int count)
 	fail_msg("the peer's command did not exit");
 }
 
-static void client(struct aj_kube *k, const struct peer *p, const char *token)
+/* A client for the peer; with ca_pem (a file) over TLS trusting only that. */
+static void client_ca(struct aj_kube *k, const struct peer *p, const char *token, const char *ca_pem)
 {
 	struct aj_kube_config cfg;
 	struct aj_errors err = AJ_ERRORS_INIT;
 	char url[64];
 
 	aj_kube_config_init(&cfg);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", p->port);
+	snprintf(url, sizeof(url), "%s://127.0.0.1:%d", ca_pem ? "https" : "http", p->port);
+	if (ca_pem)
+		cfg.ca.data = (unsigned char *)aj_test_read(ca_pem, &cfg.ca.len);
 	cfg.server = aj_strdup(url);
 	cfg.namespace = aj_strdup("team-a");
 	cfg.token = aj_strdup(token);
 	assert_int_equal(aj_kube_init(k, &cfg, &err), 0);
 	aj_errors_release(&err);
+}
+
+static void client(struct aj_kube *k, const struct peer *p, const char *token)
+{
+	client_ca(k, p, token, NULL);
 }
 
 struct source {
@@ -343,6 +351,56 @@ static void wrong_token_refused(void **state)
 	peer_stop(&p);
 }
 
+/* A self-signed certificate for 127.0.0.1 in dir: NAME.crt, NAME.key. */
+static void make_cert(const char *dir, const char *name)
+{
+	char key[1024], crt[1024];
+	char *argv[] = { (char *)"openssl", (char *)"req", (char *)"-x509", (char *)"-newkey",
+			 (char *)"ec", (char *)"-pkeyopt", (char *)"ec_paramgen_curve:prime256v1", (char *)"-nodes", (char *)"-keyout", key, (char *)"-out", crt,
+			 (char *)"-days", (char *)"1", (char *)"-subj", (char *)"/CN=127.0.0.1",
+			 (char *)"-addext", (char *)"subjectAltName=IP:127.0.0.1", NULL };
+
+	snprintf(key, sizeof(key), "%s/%s.key", dir, name);
+	snprintf(crt, sizeof(crt), "%s/%s.crt", dir, name);
+	assert_int_equal(aj_test_spawn(argv, NULL, NULL, NULL, NULL), 0);
+}
+
+/* Over TLS the server is verified against the kubeconfig's CA, and only that. */
+static void tls_verified(void **state)
+{
+	static const char *const argv[] = { "echo", "over tls" };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_exec_result res;
+	struct aj_kube k;
+	struct peer p;
+	char *certs = aj_test_mkdtemp(), crt[1024], key[1024], other[1024];
+	char *args[] = { (char *)"--cert", crt, (char *)"--key", key, NULL };
+
+	(void)state;
+	make_cert(certs, "server");
+	make_cert(certs, "other");
+	snprintf(crt, sizeof(crt), "%s/server.crt", certs);
+	snprintf(key, sizeof(key), "%s/server.key", certs);
+	snprintf(other, sizeof(other), "%s/other.crt", certs);
+	peer_start(&p, args);
+	client_ca(&k, &p, TOKEN, crt);
+	if (run(&k, argv, 2, NULL, &res, &err))
+		fail_msg("%s", aj_test_errors_text(&err));
+	assert_string_equal(aj_buf_cstr(&res.out), "over tls\n");
+	aj_exec_result_release(&res);
+	aj_kube_release(&k);
+
+	client_ca(&k, &p, TOKEN, other);
+	assert_int_equal(run(&k, argv, 2, NULL, &res, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "exec in pod team-a/helper: cannot connect"));
+	aj_exec_result_release(&res);
+	aj_kube_release(&k);
+	aj_errors_release(&err);
+	peer_stop(&p);
+	aj_test_rm_rf(certs);
+	free(certs);
+}
+
 /* --- the code receive script, driven through the peer --- */
 
 struct upload {
@@ -540,6 +598,7 @@ int main(void)
 		cmocka_unit_test(v4_fallback),
 		cmocka_unit_test(fragmented_output),
 		cmocka_unit_test(wrong_token_refused),
+		cmocka_unit_test(tls_verified),
 		cmocka_unit_test(upload_and_skip),
 		cmocka_unit_test(dropped_connection_keeps_nothing),
 		cmocka_unit_test(digest_mismatch_keeps_nothing),
