@@ -269,7 +269,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		if (s->stdin_done || s->done || s->failed || !s->req->read)
 			return 0;
 		if (send_stdin(wsi, s)) {
-			fail(s, "sending stdin failed");
+			fail(s, "the connection closed before the command finished (sending stdin)");
 			return -1;
 		}
 		return 0;

@@ -68,6 +68,14 @@ static int check(const cJSON *job, struct aj_errors *err)
 	     aj_jobspec_from_config(tpl.config, tpl.name, &bundle.args,
 				    (const char *const *)bundle.command.items,
 				    bundle.command.nr, &spec, err);
+	/* as the controller: the code the AjJob names (spec.code.digest) */
+	if (!rc) {
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(job, "spec"), "code"), "digest");
+
+		if (cJSON_IsString(d) && !(spec.code.digest = aj_strdup(d->valuestring)))
+			rc = -1;
+	}
 	if (!rc) {
 		backend = aj_backend_find(spec.target.service);
 		rc = !backend || backend->validate(&spec, err) ||
