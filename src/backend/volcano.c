@@ -50,7 +50,6 @@
 #define MAX_RETRY_LIMIT 100
 #define ENV_PATH "config.jobs[0].submit_args.env."
 #define SCRATCH_PATH "config.jobs[0].submit_args.container_args.scratch_mount_path"
-#define SUBDOMAIN_MAX 253
 
 /* Name limits: the job name feeds <job>-svc / <job>-ssh (63) and a DNS-1035 Service. */
 #define JOB_NAME_MAX 59
@@ -211,25 +210,26 @@ int aj_sha256_hex(const char *s)
 	return !s[64];
 }
 
-/* A DNS-1123 subdomain (what a PersistentVolumeClaim may be called). */
+/* A DNS-1123 subdomain: dot-separated DNS labels, at most 253 bytes in all. */
 static int dns_subdomain(const char *s)
 {
 	char label[LABEL_MAX + 1];
-	size_t len;
+	const char *dot;
+	size_t n;
 
-	if (strlen(s) > SUBDOMAIN_MAX)
+	if (strlen(s) > 253)
 		return 0;
-	for (;;) {
-		len = strcspn(s, ".");
-		if (!len || len > LABEL_MAX)
+	for (;; s = dot + 1) {
+		dot = strchr(s, '.');
+		n = dot ? (size_t)(dot - s) : strlen(s);
+		if (n > LABEL_MAX)
 			return 0;
-		memcpy(label, s, len);
-		label[len] = '\0';
+		memcpy(label, s, n);
+		label[n] = '\0';
 		if (!aj_dns_label(label, LABEL_MAX))
 			return 0;
-		if (!s[len])
+		if (!dot)
 			return 1;
-		s += len + 1;
 	}
 }
 
@@ -465,29 +465,6 @@ static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 	if (ret)
 		clear_tasks(spec);
 	return ret;
-}
-
-/* A DNS-1123 subdomain: dot-separated DNS labels, at most 253 bytes in all. */
-static int dns_subdomain(const char *s)
-{
-	char label[LABEL_MAX + 1];
-	const char *dot;
-	size_t n;
-
-	if (strlen(s) > 253)
-		return 0;
-	for (;; s = dot + 1) {
-		dot = strchr(s, '.');
-		n = dot ? (size_t)(dot - s) : strlen(s);
-		if (n > LABEL_MAX)
-			return 0;
-		memcpy(label, s, n);
-		label[n] = '\0';
-		if (!aj_dns_label(label, LABEL_MAX))
-			return 0;
-		if (!dot)
-			return 1;
-	}
 }
 
 /* A label value, or the name part of a label key: [A-Za-z0-9._-], alnum ends. */
