@@ -85,6 +85,13 @@ struct aj_code_volume {
 int aj_code_volume(const struct aj_jobspec *spec, struct aj_code_volume *v);
 
 /*
+ * Does the code go through the shared volume? Both variables set and
+ * _extra.code_upload.strategy absent or "kubectl-exec" (the seed's default;
+ * "blob" ships it another way). Fills v like aj_code_volume. 1 / 0.
+ */
+int aj_code_via_volume(const struct aj_jobspec *spec, struct aj_code_volume *v);
+
+/*
  * The helper pod that receives code into the shared volume: the job's
  * image with the claim at its mount point, idling until deleted (at most
  * AJ_CODE_HELPER_DEADLINE seconds), no privileges. NULL when out of memory

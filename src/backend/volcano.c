@@ -46,6 +46,9 @@
 #define SHM_PATH "/dev/shm"
 #define TASKS_PATH "config._extra.volcano.tasks"
 #define MAX_RETRY_PATH "config._extra.volcano.max_retry"
+#define STRATEGY_PATH "config._extra.code_upload.strategy"
+#define STRATEGY_EXEC "kubectl-exec"
+#define STRATEGY_BLOB "blob"
 #define MAX_RETRY_DEFAULT 3
 #define MAX_RETRY_LIMIT 100
 #define ENV_PATH "config.jobs[0].submit_args.env."
@@ -200,6 +203,21 @@ int aj_code_volume(const struct aj_jobspec *spec, struct aj_code_volume *v)
 	return 1;
 }
 
+static const char *code_strategy(const struct aj_jobspec *spec)
+{
+	const struct aj_node *n = spec->extra && spec->extra->type == AJ_NODE_MAP ?
+		aj_node_at(spec->extra, "code_upload.strategy") : NULL;
+
+	return n && n->type == AJ_NODE_STRING ? n->str : NULL;
+}
+
+int aj_code_via_volume(const struct aj_jobspec *spec, struct aj_code_volume *v)
+{
+	const char *strategy = code_strategy(spec);
+
+	return (!strategy || !strcmp(strategy, STRATEGY_EXEC)) && aj_code_volume(spec, v);
+}
+
 int aj_sha256_hex(const char *s)
 {
 	size_t i;
@@ -236,11 +254,21 @@ static int dns_subdomain(const char *s)
 /* The shared volume's variables, when both are set. */
 static int check_code_volume(const struct aj_jobspec *spec, struct aj_errors *err)
 {
+	const struct aj_node *strategy = spec->extra && spec->extra->type == AJ_NODE_MAP ?
+		aj_node_at(spec->extra, "code_upload.strategy") : NULL;
 	struct aj_code_volume v;
 	int ret = 0;
 
+	if (strategy && strategy->type != AJ_NODE_NULL &&
+	    (strategy->type != AJ_NODE_STRING || (strcmp(strategy->str, STRATEGY_EXEC) &&
+						  strcmp(strategy->str, STRATEGY_BLOB)))) {
+		struct aj_where w;
+
+		aj_node_where(strategy, STRATEGY_PATH, &w);
+		ret = aj_errors_add(err, &w, "expected " STRATEGY_EXEC " or " STRATEGY_BLOB);
+	}
 	if (!aj_code_volume(spec, &v))
-		return 0;
+		return ret;
 	if (!dns_subdomain(v.pvc)) {
 		struct aj_where w = where_path(ENV_PATH AJ_PVC_NAME_VAR);
 
@@ -1021,11 +1049,13 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 	bd.caps = &caps;
 	bd.has_volume = aj_code_volume(spec, &bd.volume);
 	bd.digest = spec->code.digest;
-	if (bd.digest && !bd.has_volume) {
+	if (bd.digest && !aj_code_via_volume(spec, &bd.volume)) {
 		struct aj_where w = where_path("config.jobs[0].submit_args.env");
 
-		ret = aj_errors_add(err, &w, "the job carries code (%s) but names no shared volume: "
-				    "set both " AJ_PVC_NAME_VAR " and " AJ_PVC_DIR_VAR, bd.digest);
+		ret = aj_errors_add(err, &w, "the job carries code (%s) but its code does not go "
+				    "through a shared volume: set both " AJ_PVC_NAME_VAR " and "
+				    AJ_PVC_DIR_VAR ", and no other _extra.code_upload.strategy",
+				    bd.digest);
 		goto out;
 	}
 	if (roles(spec, r, &nr)) {

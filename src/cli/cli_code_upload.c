@@ -65,7 +65,7 @@ int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err)
 	struct aj_archive_result res;
 	struct aj_code_volume v;
 
-	if (!aj_code_volume(spec, &v) || spec->code.digest)
+	if (!aj_code_via_volume(spec, &v) || spec->code.digest)
 		return 0;
 	if (archive(spec, -1, &res, err))
 		return -1;
@@ -290,9 +290,10 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 	char *name = NULL;
 	int fd, rc = -1;
 
-	if (!aj_code_volume(spec, &v)) {
-		fprintf(stderr, "aj: no code is transferred: the first job's submit_args.env "
-			"does not set both " AJ_PVC_NAME_VAR " and " AJ_PVC_DIR_VAR "\n");
+	if (!aj_code_via_volume(spec, &v)) {
+		fprintf(stderr, "aj: no code goes through a shared volume: the first job's "
+			"submit_args.env does not set both " AJ_PVC_NAME_VAR " and " AJ_PVC_DIR_VAR
+			", or _extra.code_upload.strategy chooses another way\n");
 		return 0;
 	}
 	fd = archive_file(spec, &res, err);

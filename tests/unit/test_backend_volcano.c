@@ -660,6 +660,12 @@ static void code_volume_errors(void **state)
 		       "scratch_mount_path: /mnt overlaps the shared volume team-pvc (/mnt/shared)");
 	validate_fails(SHARED(", container_args: {scratch_mount_path: /aj}"), &one,
 		       "scratch_mount_path: /aj overlaps the work directory /aj/code");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}], "
+		       "_extra: {code_upload: {strategy: rsync}}}", &one,
+		       "config._extra.code_upload.strategy: expected kubectl-exec or blob");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}], "
+		       "_extra: {code_upload: {strategy: [blob]}}}", &one,
+		       "config._extra.code_upload.strategy: expected kubectl-exec or blob");
 }
 
 /* A digest needs a volume to come from, and must be a digest */
@@ -679,8 +685,21 @@ static void code_digest_errors(void **state)
 	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
 	assert_null(arr);
 	assert_true(aj_test_errors_contain(&err, "config.jobs[0].submit_args.env: the job carries code ("
-					   SHA_EMPTY ") but names no shared volume: set both "
-					   "AMLT_PERSISTENT_VOLUME_NAME and AMLT_PERSISTENT_VOLUME_MOUNT_DIR"));
+					   SHA_EMPTY ") but its code does not go through a shared volume: "
+					   "set both AMLT_PERSISTENT_VOLUME_NAME and "
+					   "AMLT_PERSISTENT_VOLUME_MOUNT_DIR"));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+
+	/* the seed's blob alternative: the volume is mounted, the code goes another way */
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, "
+		     "submit_args: {env: {AMLT_PERSISTENT_VOLUME_NAME: p, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /m}}}], "
+		     "_extra: {code_upload: {strategy: blob}}}", &one, NULL, 0, &s);
+	assert_int_equal(volcano()->validate(&s, &err), 0);
+	assert_false(aj_code_via_volume(&s, &(struct aj_code_volume){ NULL, NULL }));
+	s.code.digest = aj_strdup(SHA_EMPTY);
+	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "and no other _extra.code_upload.strategy"));
 	aj_errors_release(&err);
 	aj_jobspec_release(&s);
 
