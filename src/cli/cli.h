@@ -174,8 +174,9 @@ int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
  * aj_cli_code_digest: set spec->code.digest to the SHA-256 of the archive
  * of the current directory, sending nothing (run --dry-run, render).
  * aj_cli_code_upload: place that archive in the volume through a helper
- * pod in namespace ns, then set spec->code.digest; progress on stderr.
- * 0 / -1.
+ * pod in namespace ns and set spec->code.digest (a digest already set
+ * must match: the tree may not change in between); says on stderr what it
+ * did, or that no code is transferred. 0 / -1.
  */
 struct aj_kube;
 int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err);

@@ -6,7 +6,7 @@
  * user could not do with kubectl, while the controller would need exec
  * rights on pods in every namespace it serves.
  *
- * aj_cli_code_upload():
+ * aj_cli_code_upload() (aj run before it creates the AjJob, aj code upload):
  *  1. archive the current directory into an unlinked temporary file; its
  *     SHA-256 names the upload (the archive is deterministic, so the same
  *     tree always lands in the same place);
@@ -319,7 +319,11 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 			ns, name);
 		rc = -1;
 	}
-	if (!rc && !(spec->code.digest = aj_strdup(res.sha256_hex)))
+	if (!rc && spec->code.digest && strcmp(spec->code.digest, res.sha256_hex))
+		rc = aj_errors_add(err, NULL, "the code changed while it was being submitted "
+				   "(%.12s, then %.12s): submit again", spec->code.digest,
+				   res.sha256_hex);
+	else if (!rc && !spec->code.digest && !(spec->code.digest = aj_strdup(res.sha256_hex)))
 		rc = aj_errors_oom(err);
 out:
 	close(fd);

@@ -68,7 +68,7 @@ static void peer_start(struct peer *p, char *const *extra)
 		argv[n++] = *extra++;
 	argv[n] = NULL;
 	assert_int_equal(posix_spawnp(&p->pid, "python3", NULL, NULL, argv, environ), 0);
-	for (i = 0; i < 400; i++) {
+	for (i = 0; i < 1200; i++) {
 		struct timespec ts = { 0, 25 * 1000 * 1000 };
 		FILE *f = fopen(portfile, "r");
 
@@ -101,7 +101,7 @@ static void peer_wait_exited(const struct peer *p, int count)
 {
 	int i;
 
-	for (i = 0; i < 400; i++) {
+	for (i = 0; i < 1200; i++) {
 		struct timespec ts = { 0, 25 * 1000 * 1000 };
 		size_t len;
 		char *text = access(p->log, R_OK) ? NULL : aj_test_read(p->log, &len);
@@ -177,7 +177,7 @@ static int run(struct aj_kube *k, const char *const *argv, size_t argc, struct s
 	r.argv = argv;
 	r.argc = argc;
 	r.out_max = 1u << 20;
-	r.idle_timeout = 20;
+	r.idle_timeout = 60;
 	if (in) {
 		r.read = read_source;
 		r.read_data = in;
