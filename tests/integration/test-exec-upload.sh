@@ -148,6 +148,16 @@ expect_fail "a malformed digest is refused by the schema" "spec.code.digest" \
 expect_fail "without a kubelet the helper pod times out" "did not start within 3 s (Pending)" \
   env AJ_CODE_HELPER_TIMEOUT=3 bash -c "cd '$work/code' && '$AJ_BIN' code upload -t job --namespace '$ns'"
 expect_eq "...and is deleted" "" k get pods -n "$ns" -o name
+expect_fail "aj run uploads before it creates the AjJob: the pod never starts, so no AjJob" \
+  "did not start within 3 s" env AJ_CODE_HELPER_TIMEOUT=3 bash -c \
+  "cd '$work/code' && '$AJ_BIN' run -t job --name up-2 --namespace '$ns' -- python train.py"
+expect_eq "...and no AjJob or helper pod is left" "" bash -c \
+  "'$AJ_KUBECTL' get ajjobs,pods -n '$ns' -o name"
+sed '/AMLT_PERSISTENT_VOLUME/d; /env:/d; /submit_args:/d' "$AJ_HOME/template/job.yaml" >"$AJ_HOME/template/plain.yaml"
+expect_ok "without the two variables aj run submits" bash -c \
+  "cd '$work/code' && '$AJ_BIN' run -t plain --name up-3 --namespace '$ns' -- python train.py 2>'$work/err'"
+expect_ok "...saying no code is transferred" grep -q "no code goes through a shared volume" "$work/err"
+expect_eq "...with no spec.code in the AjJob" "" k get ajjob -n "$ns" up-3 -o 'jsonpath={.spec.code}'
 expect_fail "a missing template is reported before anything is created" "template/nope" \
   bash -c "cd '$work/code' && '$AJ_BIN' code upload -t nope --namespace '$ns'"
 finish
