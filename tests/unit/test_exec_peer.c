@@ -355,10 +355,13 @@ static void wrong_token_refused(void **state)
 static void make_cert(const char *dir, const char *name)
 {
 	char key[1024], crt[1024];
-	char *argv[] = { (char *)"openssl", (char *)"req", (char *)"-x509", (char *)"-newkey",
-			 (char *)"ec", (char *)"-pkeyopt", (char *)"ec_paramgen_curve:prime256v1", (char *)"-nodes", (char *)"-keyout", key, (char *)"-out", crt,
-			 (char *)"-days", (char *)"1", (char *)"-subj", (char *)"/CN=127.0.0.1",
-			 (char *)"-addext", (char *)"subjectAltName=IP:127.0.0.1", NULL };
+	char *argv[] = {
+		(char *)"openssl", (char *)"req", (char *)"-x509", (char *)"-newkey", (char *)"ec",
+		(char *)"-pkeyopt", (char *)"ec_paramgen_curve:prime256v1", (char *)"-nodes",
+		(char *)"-keyout", key, (char *)"-out", crt, (char *)"-days", (char *)"1",
+		(char *)"-subj", (char *)"/CN=127.0.0.1", (char *)"-addext",
+		(char *)"subjectAltName=IP:127.0.0.1", NULL
+	};
 
 	snprintf(key, sizeof(key), "%s/%s.key", dir, name);
 	snprintf(crt, sizeof(crt), "%s/%s.crt", dir, name);
