@@ -50,7 +50,7 @@ class Socket:
     def __init__(self, rfile, sock):
         self.rfile = rfile
         self.sock = sock
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # a message's fragments never interleave with another
 
     def read_exact(self, n):
         data = self.rfile.read(n)
@@ -103,14 +103,15 @@ class Socket:
 
     def send_message(self, stream, data, fragments=1):
         """One binary message; with fragments > 1 the stream byte travels alone first."""
-        if fragments <= 1 or not data:
-            self.send_frame(True, 2, bytes([stream]) + data)
-            return
-        self.send_frame(False, 2, bytes([stream]))
-        step = max(1, -(-len(data) // (fragments - 1)))
-        chunks = [data[i:i + step] for i in range(0, len(data), step)]
-        for i, c in enumerate(chunks):
-            self.send_frame(i == len(chunks) - 1, 0, c)
+        with self.lock:
+            if fragments <= 1 or not data:
+                self.send_frame(True, 2, bytes([stream]) + data)
+                return
+            self.send_frame(False, 2, bytes([stream]))
+            step = max(1, -(-len(data) // (fragments - 1)))
+            chunks = [data[i:i + step] for i in range(0, len(data), step)]
+            for i, c in enumerate(chunks):
+                self.send_frame(i == len(chunks) - 1, 0, c)
 
 
 def status_json(code):

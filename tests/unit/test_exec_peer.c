@@ -86,12 +86,15 @@ static void peer_start(struct peer *p, char *const *extra)
 
 static void peer_stop(struct peer *p)
 {
-	int status;
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int status, i;
 
 	kill(p->pid, SIGTERM);
 	while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	aj_test_rm_rf(p->dir);
+	/* python3 may be a launcher whose interpreter outlives it for a moment */
+	for (i = 0; i < 50 && (aj_test_rm_rf(p->dir) || !access(p->dir, F_OK)); i++)
+		nanosleep(&ts, NULL);
 	free(p->dir);
 	free(p->log);
 }
