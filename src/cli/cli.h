@@ -176,11 +176,13 @@ int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
  * aj_cli_code_upload: place that archive in the volume through a helper
  * pod in namespace ns and set spec->code.digest (a digest already set
  * must match: the tree may not change in between); says on stderr what it
- * did, or that no code is transferred. 0 / -1.
+ * did. That no code is transferred it says when always_say is set, or when
+ * only one of the two variables is (aj run stays quiet for jobs whose image
+ * holds the code). 0 / -1.
  */
 struct aj_kube;
 int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err);
 int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
-		       struct aj_errors *err);
+		       int always_say, struct aj_errors *err);
 
 #endif

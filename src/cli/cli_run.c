@@ -501,7 +501,7 @@ static int run(const struct aj_cli_opts *o)
 		rc = pipeline_check_build(&p, &err);
 	/* only a valid job ships code: a volcano job's goes into its shared volume first */
 	if (!rc && submit && !strcmp(p.backend->name, "volcano"))
-		rc = aj_cli_code_upload(&kube, p.namespace_, &p.spec, &err);
+		rc = aj_cli_code_upload(&kube, p.namespace_, &p.spec, 0, &err);
 	if (!rc) {
 		doc = o->amlt ? amlt_config(&p, o, &err) : ajjob_json(&p, o, &err);
 		if (!doc)
