@@ -93,8 +93,9 @@ _aj() {
       esac ;;
     code)
       case $sub in
-        "") mapfile -t COMPREPLY < <(compgen -W "stats" -- "$cur"); return 0 ;;
+        "") mapfile -t COMPREPLY < <(compgen -W "stats upload" -- "$cur"); return 0 ;;
         stats) opts="-t --template --help" ;;
+        upload) opts="-t --template --namespace --help" ;;
       esac ;;
     *) return 0 ;;
   esac
