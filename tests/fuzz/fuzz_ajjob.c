@@ -1,8 +1,9 @@
 /*
  * AjJob objects as the controller receives them from the API server: JSON
- * through the controller's cache (put, then a view), then the bundle it
- * carries through bundle read, resolve, JobSpec, validate and build. Nothing
- * may crash or leak; any failure must come with an error message.
+ * through the controller's cache (put, then a view), the next status computed
+ * from the status it carries, then its bundle through bundle read, resolve,
+ * JobSpec, validate and build. Nothing may crash or leak; any failure must
+ * come with an error message.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include "core/json.h"
 #include "core/node.h"
 #include "core/resolve.h"
+#include "status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,6 +40,19 @@ static void through_cache(const cJSON *job)
 		abort();   /* a cached AjJob always has its name */
 	aj_ajjob_view_release(&v);
 	aj_cache_release(&c);
+}
+
+static void next_status(const cJSON *job)
+{
+	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidTemplate", "bad", "volcano", 3, NULL };
+	cJSON *next;
+	int changed = -1;
+
+	next = aj_status_next(cJSON_GetObjectItemCaseSensitive(job, "status"), &st,
+			      "2026-01-01T00:00:00Z", &changed);
+	if (!next || (changed != 0 && changed != 1))
+		abort();
+	cJSON_Delete(next);
 }
 
 static void through_pipeline(const cJSON *job)
@@ -91,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!job)
 		return 0;
 	through_cache(job);
+	next_status(job);
 	through_pipeline(job);
 	cJSON_Delete(job);
 	return 0;
