@@ -9,6 +9,7 @@
 # executions, coverage (edges), corpus size and crashes.
 #   AJ_FUZZ_BUILD  build directory (default build-fuzz)
 #   AJ_FUZZ_NICE   nice level for the fuzzers (default 10)
+#   AJ_FUZZ_RUNS   stop a target after this many executions as well
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +37,7 @@ for t in "${targets[@]}"; do
   [ -d "$seeds" ] || seeds=
   dict=tests/fuzz/$t.dict
   [ -f "$dict" ] && dictarg=(-dict="$dict") || dictarg=()
+  [ -n "${AJ_FUZZ_RUNS:-}" ] && dictarg+=(-runs="$AJ_FUZZ_RUNS")
   log=$build/$t.log
   start=$(date +%s)
   if nice -n "$nice_level" "$build"/tests/fuzz/"$t" -max_total_time="$secs" \
