@@ -36,12 +36,12 @@ for t in "${targets[@]}"; do
   seeds=tests/fuzz/corpus/$t
   [ -d "$seeds" ] || seeds=
   dict=tests/fuzz/$t.dict
-  [ -f "$dict" ] && dictarg=(-dict="$dict") || dictarg=()
-  [ -n "${AJ_FUZZ_RUNS:-}" ] && dictarg+=(-runs="$AJ_FUZZ_RUNS")
+  [ -f "$dict" ] && extra=(-dict="$dict") || extra=()
+  [ -n "${AJ_FUZZ_RUNS:-}" ] && extra+=(-runs="$AJ_FUZZ_RUNS")
   log=$build/$t.log
   start=$(date +%s)
   if nice -n "$nice_level" "$build"/tests/fuzz/"$t" -max_total_time="$secs" \
-       -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dictarg[@]}" \
+       -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${extra[@]}" \
        -artifact_prefix="$crashes/" "$work" $seeds >"$log" 2>&1; then
     res=ok
   else
