@@ -11,6 +11,11 @@ Serves, on 127.0.0.1 and a free port:
                             POST .../jobs/{id}/cancel, GET .../jobs (paged),
                             long-running operation polls (Location and
                             Azure-AsyncOperation forms)
+  * ARM / Azure ML assets   GET/PUT .../workspaces/{ws}/environments/{n}/versions/{v}
+  * Singularity             GET /subscriptions (paged), POST Resource Graph
+                            /providers/Microsoft.ResourceGraph/resources
+                            (virtual clusters, paged by $skipToken), GET a
+                            virtual cluster (quotas), GET .../Microsoft.Singularity/images
 following the published wire formats: IMDS answers with string values,
 Entra with numbers, ARM errors as {"error": {"code", "message"}}.
 
@@ -19,7 +24,11 @@ Tests steer it through /_peer/*:
   POST /_peer/config   {...}   merge settings (see DEFAULTS)
   POST /_peer/faults   [...]   queue faults; each {"path": regex, "method",
                                "times", "status", "headers", "body", "delay",
-                               "drop"} answers the next matching requests
+                               "drop"} answers the next matching requests;
+                               with "lose_reply" the request is carried out
+                               and then the connection dropped (a reply lost
+                               after the service committed)
+  POST /_peer/job-status {"name", "status"}  set a stored job's status
   POST /_peer/revoke           make every token issued so far invalid
   GET  /_peer/requests         every request seen (method, path, query,
                                headers with lower-case names, body)
@@ -57,11 +66,20 @@ DEFAULTS = {
     "lro_mode": "location",      # DELETE: "location" or "async"
     "lro_final": "Succeeded",    # async operation outcome
     "status_sequence": ["NotStarted", "Queued", "Running", "Completed"],
+    "subscriptions": [],         # [{"subscriptionId", "state"}]
+    "vcs": [],                   # [{"subscriptionId", "resourceGroup", "name", "resource": {...}}]
+    "graph_page_size": 2,        # virtual clusters per Resource Graph page
+    "images": {},                # subscription -> [image resources]
 }
 
 JOB_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9\-_]{0,254}$")
 WS_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
                    r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/jobs(?:/([^/]+)(/cancel)?)?$")
+ASSET_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
+                      r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/environments/([^/]+)/versions/([^/]+)$")
+VC_RE = re.compile(r"^/subscriptions/([^/]+)/resourceGroups/([^/]+)/providers/"
+                   r"Microsoft\.MachineLearningServices/virtualclusters/([^/]+)$", re.I)
+IMAGES_RE = re.compile(r"^/subscriptions/([^/]+)/providers/Microsoft\.Singularity/images$")
 OP_RE = re.compile(r"^/providers/Microsoft\.MachineLearningServices/locations/local/"
                    r"(mfeOperationResults|mfeOperationsStatus)/([0-9a-f-]+)$")
 
@@ -79,6 +97,7 @@ class State:
         self.ops = {}         # id -> {"polls", "job", "kind"}
         self.blobs = {}       # path -> bytes
         self.blocks = {}      # (path, block id) -> bytes
+        self.environments = {}  # ARM id -> resource
         self.faults = []
         self.requests = []
         self.counter = 0
@@ -102,6 +121,13 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- plumbing ---------------------------------------------------------
     def reply(self, status, body=None, headers=None):
+        if getattr(self, "lose_reply", False):
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
         if isinstance(body, (dict, list)):
             data = json.dumps(body).encode()
             ctype = "application/json; charset=utf-8"
@@ -136,6 +162,7 @@ class Handler(BaseHTTPRequestHandler):
         path, query = unquote(parts.path), parse_qs(parts.query, keep_blank_values=True)
         self.q = {k: v[0] for k, v in query.items()}
         self.raw = raw
+        self.lose_reply = False
         if path.startswith("/_peer/"):
             return self.control(path, raw)
         with STATE.lock:
@@ -144,13 +171,15 @@ class Handler(BaseHTTPRequestHandler):
                 "headers": {k.lower(): v for k, v in self.headers.items()},
                 "body": raw.decode("utf-8", "replace")})
             fault = self.take_fault(path)
-        if fault is not None:
+        if fault is not None and fault.get("lose_reply"):
+            self.lose_reply = True
+        elif fault is not None:
             return self.apply_fault(fault)
         if path == "/metadata/identity/oauth2/token":
             return self.imds()
         if re.match(r"^/[^/]+/oauth2/v2\.0/token$", path):
             return self.entra()
-        if path.startswith("/subscriptions/") or path.startswith("/providers/"):
+        if path == "/subscriptions" or path.startswith(("/subscriptions/", "/providers/")):
             return self.arm(path)
         if path.startswith("/blob/"):
             return self.blob(path)
@@ -191,6 +220,8 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.config.update(body)
             elif path == "/_peer/faults":
                 STATE.faults.extend(body)
+            elif path == "/_peer/job-status":
+                STATE.jobs[body["name"]]["properties"]["status"] = body["status"]
             elif path == "/_peer/revoke":
                 STATE.tokens = {t: 0 for t in STATE.tokens}
             elif path == "/_peer/requests":
@@ -292,6 +323,21 @@ class Handler(BaseHTTPRequestHandler):
         m = OP_RE.match(path)
         if m and self.command == "GET":
             return self.poll(m.group(1), m.group(2))
+        if path == "/subscriptions" and self.command == "GET":
+            return self.subscriptions()
+        if path == "/providers/Microsoft.ResourceGraph/resources" and self.command == "POST":
+            return self.resource_graph()
+        m = VC_RE.match(path)
+        if m and self.command == "GET":
+            return self.virtual_cluster(*m.groups())
+        m = IMAGES_RE.match(path)
+        if m and self.command == "GET":
+            with STATE.lock:
+                images = STATE.config["images"].get(m.group(1), [])
+            return self.reply(200, {"value": images})
+        m = ASSET_RE.match(path)
+        if m:
+            return self.environment(path)
         m = WS_RE.match(path)
         if not m:
             return self.arm_error(404, "NotFound", "No route for %s %s" % (self.command, path))
@@ -339,6 +385,8 @@ class Handler(BaseHTTPRequestHandler):
             existed = name in STATE.jobs
             props = dict(props)
             props["status"] = STATE.config["status_sequence"][0]
+            props["services"] = {"Studio": {"jobServiceType": "Studio",
+                                            "endpoint": "https://ml.azure.com/runs/%s?wsid=%s" % (name, ws)}}
             job = {"id": "%s/jobs/%s" % (ws, name), "name": name,
                    "type": "Microsoft.MachineLearningServices/workspaces/jobs",
                    "properties": props,
@@ -357,10 +405,16 @@ class Handler(BaseHTTPRequestHandler):
             if job is None:
                 return self.arm_error(404, "UserError", "Could not find job '%s'." % name)
             seq = STATE.config["status_sequence"]
-            if job["properties"]["status"] in seq:
+            if job["properties"]["status"] == "CancelRequested":
+                # the service finishes a cancel on its own: one GET later
+                job["cancel_seen"] = job.get("cancel_seen", 0) + 1
+                if job["cancel_seen"] > 1:
+                    job["properties"]["status"] = "Canceled"
+            elif job["properties"]["status"] in seq:
                 STATE.gets[name] += 1
                 job["properties"]["status"] = seq[min(STATE.gets[name], len(seq) - 1)]
             body = copy.deepcopy(job)
+        body.pop("cancel_seen", None)
         self.reply(200, body)
 
     def list_jobs(self, ws):
@@ -374,6 +428,74 @@ class Handler(BaseHTTPRequestHandler):
             body["nextLink"] = "%s%s/jobs?api-version=%s&$skipToken=%d" % (
                 self.base_url(), ws, self.q["api-version"], skip + size)
         self.reply(200, body)
+
+    def environment(self, path):
+        if self.command == "GET":
+            with STATE.lock:
+                env = STATE.environments.get(path)
+            if env is None:
+                return self.arm_error(404, "UserError", "Could not find asset %s" % path)
+            return self.reply(200, env)
+        if self.command != "PUT":
+            return self.arm_error(405, "MethodNotAllowed", "%s is not supported here" % self.command)
+        try:
+            props = json.loads(self.raw or b"null")["properties"]
+        except (ValueError, KeyError, TypeError):
+            return self.arm_error(400, "UserError", "properties is required.")
+        if not isinstance(props, dict) or not props.get("image"):
+            return self.arm_error(400, "UserError", "An environment needs an image or a build context.")
+        with STATE.lock:
+            existed = path in STATE.environments
+            env = {"id": path, "name": path.rsplit("/", 1)[1],
+                   "type": "Microsoft.MachineLearningServices/workspaces/environments/versions",
+                   "properties": dict(props, environmentType="UserCreated")}
+            STATE.environments[path] = env
+        self.reply(200 if existed else 201, env)
+
+    def subscriptions(self):
+        with STATE.lock:
+            subs = copy.deepcopy(STATE.config["subscriptions"])
+        self.reply(200, {"value": subs})
+
+    def resource_graph(self):
+        try:
+            body = json.loads(self.raw or b"null")
+            query, subs = body["query"], body["subscriptions"]
+        except (ValueError, KeyError, TypeError):
+            return self.arm_error(400, "BadRequest", "Please provide a query and subscriptions.")
+        if "microsoft.machinelearningservices/virtualclusters" not in query:
+            return self.arm_error(400, "BadRequest", "The peer answers virtual cluster queries only.")
+        skip = int((body.get("options") or {}).get("$skipToken") or 0)
+        with STATE.lock:
+            rows = [{"name": v["name"], "resourceGroup": v["resourceGroup"],
+                     "subscriptionId": v["subscriptionId"]}
+                    for v in sorted(STATE.config["vcs"], key=lambda v: v["name"])
+                    if v["subscriptionId"] in subs]
+            size = STATE.config["graph_page_size"]
+        page = rows[skip:skip + size]
+        out = {"totalRecords": len(rows), "count": len(page), "data": page,
+               "facets": [], "resultTruncated": "false"}
+        if skip + size < len(rows):
+            out["$skipToken"] = str(skip + size)
+        self.reply(200, out)
+
+    def virtual_cluster(self, sub, rg, name):
+        with STATE.lock:
+            for v in STATE.config["vcs"]:
+                if (v["subscriptionId"], v["resourceGroup"].lower(), v["name"].lower()) == \
+                        (sub, rg.lower(), name.lower()):
+                    res = copy.deepcopy(v.get("resource") or {})
+                    break
+            else:
+                res = None
+        if res is None:
+            return self.arm_error(404, "ResourceNotFound",
+                                  "The Resource 'Microsoft.MachineLearningServices/virtualclusters/%s' "
+                                  "under resource group '%s' was not found." % (name, rg))
+        res.setdefault("id", "/subscriptions/%s/resourceGroups/%s/providers/"
+                       "Microsoft.MachineLearningServices/virtualclusters/%s" % (sub, rg, name))
+        res.setdefault("name", name)
+        self.reply(200, res)
 
     def start_op(self, name, kind):
         op = str(uuid.uuid4())

@@ -1,0 +1,438 @@
+#include "azure/aml.h"
+
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "azure/arm.h"
+#include "azure/vcselect.h"
+#include "core/alloc.h"
+#include "core/error.h"
+#include "core/strlist.h"
+
+#define PROVIDER "/providers/Microsoft.MachineLearningServices"
+
+static const char *api(const struct aj_aml_workspace *ws)
+{
+	return ws->api_version ? ws->api_version : AJ_AML_API_VERSION;
+}
+
+static const cJSON *at(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *str_at(const cJSON *o, const char *k)
+{
+	const cJSON *v = at(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int aj_aml_workspace_id(const struct aj_aml_workspace *ws, struct aj_buf *out)
+{
+	return aj_buf_addf(out, "/subscriptions/%s/resourceGroups/%s" PROVIDER "/workspaces/%s",
+			   ws->subscription, ws->resource_group, ws->name);
+}
+
+int aj_aml_vc_id(const char *subscription, const char *resource_group, const char *name,
+		 struct aj_buf *out)
+{
+	return aj_buf_addf(out, "/subscriptions/%s/resourceGroups/%s" PROVIDER "/virtualclusters/%s",
+			   subscription, resource_group, name);
+}
+
+static int sha256_hex(const char *s, char *out, size_t digits)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	size_t i;
+
+	if (!EVP_Digest(s, strlen(s), md, &len, EVP_sha256(), NULL) || len * 2 < digits)
+		return -1;
+	for (i = 0; i < digits; i++)
+		out[i] = hex[(md[i / 2] >> (i % 2 ? 0 : 4)) & 0xf];
+	out[digits] = '\0';
+	return 0;
+}
+
+static int add_name_part(struct aj_buf *out, const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < max; i++) {
+		char c = s[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '_' || c == '-';
+
+		if (aj_buf_addch(out, ok ? c : '-'))
+			return -1;
+	}
+	return 0;
+}
+
+int aj_aml_job_name(const char *ns, const char *name, const char *uid, struct aj_buf *out)
+{
+	/* "k8s-" + ns + "-" + name + "-" + 8 hex */
+	const size_t room = AJ_AML_JOB_NAME_MAX - 4 - 1 - 1 - 8;
+	size_t ns_len = strlen(ns), name_len = strlen(name);
+	char h[9];
+
+	if (ns_len + name_len > room) {
+		/* Namespaces are at most 63 bytes; the name gets what is left. */
+		if (ns_len > room / 2)
+			ns_len = room / 2;
+		name_len = room - ns_len;
+	}
+	if (sha256_hex(uid, h, 8))
+		return -1;
+	return aj_buf_addstr(out, "k8s-") || add_name_part(out, ns, ns_len) ||
+	       aj_buf_addch(out, '-') || add_name_part(out, name, name_len) ||
+	       aj_buf_addf(out, "-%s", h);
+}
+
+int aj_aml_environment_version(const char *image, char out[17])
+{
+	return sha256_hex(image, out, 16);
+}
+
+/* A request whose 404 is an answer rather than a failure: 0, 1 (404), -1. */
+static int request_maybe(struct aj_arm *a, const char *method, const char *path,
+			 const char *api_version, const cJSON *body,
+			 struct aj_arm_response *resp, struct aj_errors *err)
+{
+	struct aj_errors e = AJ_ERRORS_INIT;
+
+	if (!aj_arm_request(a, method, path, api_version, body, resp, &e)) {
+		aj_errors_release(&e);
+		return 0;
+	}
+	if (resp->status == 404 && !e.oom) {
+		aj_errors_release(&e);
+		return 1;
+	}
+	aj_errors_splice(err, &e);
+	return -1;
+}
+
+int aj_aml_environment_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
+			      const char *name, const char *image, char **id,
+			      struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_arm_response resp;
+	char version[17];
+	cJSON *body = NULL, *props;
+	int r;
+
+	*id = NULL;
+	aj_arm_response_init(&resp);
+	if (aj_aml_environment_version(image, version) || aj_aml_workspace_id(ws, &path) ||
+	    aj_buf_addf(&path, "/environments/%s/versions/%s", name, version)) {
+		r = aj_errors_oom(err);
+		goto out;
+	}
+	r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
+	if (r == 1) {
+		aj_arm_response_release(&resp);
+		body = cJSON_CreateObject();
+		props = cJSON_AddObjectToObject(body, "properties");
+		if (!props || !cJSON_AddStringToObject(props, "image", image) ||
+		    !cJSON_AddStringToObject(props, "osType", "Linux")) {
+			r = aj_errors_oom(err);
+			goto out;
+		}
+		r = aj_arm_request(a, "PUT", aj_buf_cstr(&path), api(ws), body, &resp, err);
+	}
+	if (r)
+		goto out;
+	if (!str_at(resp.json, "id")) {
+		r = aj_errors_add(err, NULL, "environment %s version %s: the reply carries no id",
+				  name, version);
+		goto out;
+	}
+	if (!(*id = aj_strdup(str_at(resp.json, "id"))))
+		r = aj_errors_oom(err);
+out:
+	cJSON_Delete(body);
+	aj_arm_response_release(&resp);
+	aj_buf_release(&path);
+	return r ? -1 : 0;
+}
+
+void aj_aml_job_release(struct aj_aml_job *j)
+{
+	aj_free(j->name);
+	aj_free(j->status);
+	aj_free(j->portal_url);
+	aj_free(j->compute_id);
+	memset(j, 0, sizeof(*j));
+}
+
+static int dup_opt(char **dst, const char *s)
+{
+	return s && !(*dst = aj_strdup(s)) ? -1 : 0;
+}
+
+int aj_aml_job_read(const cJSON *resource, struct aj_aml_job *out)
+{
+	const cJSON *props = at(resource, "properties");
+
+	memset(out, 0, sizeof(*out));
+	if (dup_opt(&out->name, str_at(resource, "name")) ||
+	    dup_opt(&out->status, str_at(props, "status")) ||
+	    dup_opt(&out->portal_url, str_at(at(at(props, "services"), "Studio"), "endpoint")) ||
+	    dup_opt(&out->compute_id, str_at(props, "computeId"))) {
+		aj_aml_job_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+enum aj_aml_state aj_aml_state_of(const char *status)
+{
+	static const struct {
+		const char *name;
+		enum aj_aml_state state;
+	} map[] = {
+		{ "Running", AJ_AML_RUNNING },
+		{ "Finalizing", AJ_AML_RUNNING },
+		{ "CancelRequested", AJ_AML_RUNNING },
+		/* may return to any earlier state */
+		{ "NotResponding", AJ_AML_RUNNING },
+		{ "Paused", AJ_AML_RUNNING },
+		{ "Completed", AJ_AML_COMPLETED },
+		{ "Failed", AJ_AML_FAILED },
+		{ "Canceled", AJ_AML_CANCELED },
+	};
+	size_t i;
+
+	for (i = 0; status && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(status, map[i].name))
+			return map[i].state;
+	return AJ_AML_QUEUED;
+}
+
+int aj_aml_state_terminal(enum aj_aml_state s)
+{
+	return s == AJ_AML_COMPLETED || s == AJ_AML_FAILED || s == AJ_AML_CANCELED;
+}
+
+static int job_path(const struct aj_aml_workspace *ws, const char *name, const char *tail,
+		    struct aj_buf *path)
+{
+	return aj_aml_workspace_id(ws, path) || aj_buf_addstr(path, "/jobs/") ||
+	       aj_buf_addstr(path, name) || aj_buf_addstr(path, tail);
+}
+
+/* Fill out from resp; -1 (OOM). */
+static int read_reply(const struct aj_arm_response *resp, struct aj_aml_job *out,
+		      struct aj_errors *err)
+{
+	if (aj_aml_job_read(resp->json, out))
+		return aj_errors_oom(err);
+	return 0;
+}
+
+int aj_aml_job_put(struct aj_arm *a, const struct aj_aml_workspace *ws, const char *name,
+		   const cJSON *body, struct aj_aml_job *out, int *created,
+		   long *http_status, struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_arm_response resp;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	*created = 0;
+	aj_arm_response_init(&resp);
+	if (job_path(ws, name, "", &path)) {
+		aj_buf_release(&path);
+		return aj_errors_oom(err);
+	}
+	r = aj_arm_request(a, "PUT", aj_buf_cstr(&path), api(ws), body, &resp, err);
+	*http_status = resp.status;
+	if (!r) {
+		*created = resp.status == 201;
+		r = read_reply(&resp, out, err);
+	}
+	aj_arm_response_release(&resp);
+	aj_buf_release(&path);
+	return r;
+}
+
+int aj_aml_job_get(struct aj_arm *a, const struct aj_aml_workspace *ws, const char *name,
+		   struct aj_aml_job *out, struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_arm_response resp;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	aj_arm_response_init(&resp);
+	if (job_path(ws, name, "", &path)) {
+		aj_buf_release(&path);
+		return aj_errors_oom(err);
+	}
+	r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
+	if (!r && read_reply(&resp, out, err))
+		r = -1;
+	aj_arm_response_release(&resp);
+	aj_buf_release(&path);
+	return r;
+}
+
+int aj_aml_job_cancel(struct aj_arm *a, const struct aj_aml_workspace *ws, const char *name,
+		      struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_arm_response resp;
+	int r;
+
+	aj_arm_response_init(&resp);
+	if (job_path(ws, name, "/cancel", &path)) {
+		aj_buf_release(&path);
+		return aj_errors_oom(err);
+	}
+	r = request_maybe(a, "POST", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
+	aj_arm_response_release(&resp);
+	aj_buf_release(&path);
+	return r;
+}
+
+int aj_aml_subscriptions(struct aj_arm *a, struct aj_strlist *out, struct aj_errors *err)
+{
+	char *next = aj_strdup("/subscriptions");
+	int r = next ? 0 : aj_errors_oom(err);
+
+	while (!r && next) {
+		struct aj_arm_response resp;
+		const cJSON *s;
+
+		aj_arm_response_init(&resp);
+		r = aj_arm_request(a, "GET", next, AJ_AML_SUBSCRIPTIONS_API_VERSION, NULL, &resp, err);
+		aj_free(next);
+		next = NULL;
+		const cJSON *value = r ? NULL : at(resp.json, "value");
+
+		cJSON_ArrayForEach(s, value) {
+			const char *id = str_at(s, "subscriptionId"), *state = str_at(s, "state");
+
+			if (id && (!state || !strcmp(state, "Enabled")) && aj_strlist_add(out, id))
+				r = aj_errors_oom(err);
+		}
+		if (!r && str_at(resp.json, "nextLink") &&
+		    !(next = aj_strdup(str_at(resp.json, "nextLink"))))
+			r = aj_errors_oom(err);
+		aj_arm_response_release(&resp);
+	}
+	aj_free(next);
+	return r;
+}
+
+void aj_aml_vcs_free(struct aj_vc *vcs, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		aj_vc_release(&vcs[i]);
+	aj_free(vcs);
+}
+
+static cJSON *graph_body(const struct aj_strlist *subscriptions, const char *skip)
+{
+	cJSON *body = cJSON_CreateObject(), *subs;
+	size_t i;
+
+	if (!body || !cJSON_AddStringToObject(body, "query",
+			"resources | where type == 'microsoft.machinelearningservices/virtualclusters' "
+			"| order by name asc | project name, resourceGroup, subscriptionId") ||
+	    !(subs = cJSON_AddArrayToObject(body, "subscriptions")))
+		goto fail;
+	for (i = 0; i < subscriptions->nr; i++) {
+		cJSON *s = cJSON_CreateString(subscriptions->items[i]);
+
+		if (!s || !cJSON_AddItemToArray(subs, s)) {
+			cJSON_Delete(s);
+			goto fail;
+		}
+	}
+	if (skip) {
+		cJSON *opts = cJSON_AddObjectToObject(body, "options");
+
+		if (!opts || !cJSON_AddStringToObject(opts, "$skipToken", skip))
+			goto fail;
+	}
+	return body;
+fail:
+	cJSON_Delete(body);
+	return NULL;
+}
+
+int aj_aml_vc_discover(struct aj_arm *a, const struct aj_strlist *subscriptions,
+		       struct aj_vc **vcs, size_t *nr, struct aj_errors *err)
+{
+	size_t alloc = *nr;
+	char *skip = NULL;
+	int r = 0;
+
+	if (!subscriptions->nr)
+		return 0;
+	do {
+		struct aj_arm_response resp;
+		cJSON *body = graph_body(subscriptions, skip);
+		const cJSON *row, *data;
+
+		aj_free(skip);
+		skip = NULL;
+		if (!body)
+			return aj_errors_oom(err);
+		aj_arm_response_init(&resp);
+		r = aj_arm_request(a, "POST", "/providers/Microsoft.ResourceGraph/resources",
+				   AJ_AML_GRAPH_API_VERSION, body, &resp, err);
+		cJSON_Delete(body);
+		data = r ? NULL : at(resp.json, "data");
+		cJSON_ArrayForEach(row, data) {
+			const char *name = str_at(row, "name"), *rg = str_at(row, "resourceGroup");
+			const char *sub = str_at(row, "subscriptionId");
+
+			if (!name || !rg || !sub)
+				continue;
+			if (AJ_GROW(*vcs, *nr + 1, alloc)) {
+				r = aj_errors_oom(err);
+				break;
+			}
+			aj_vc_init(&(*vcs)[*nr]);
+			(*nr)++;
+			if (aj_vc_set(&(*vcs)[*nr - 1], sub, rg, name)) {
+				r = aj_errors_oom(err);
+				break;
+			}
+		}
+		if (!r && str_at(resp.json, "$skipToken") &&
+		    !(skip = aj_strdup(str_at(resp.json, "$skipToken"))))
+			r = aj_errors_oom(err);
+		aj_arm_response_release(&resp);
+	} while (!r && skip);
+	aj_free(skip);
+	return r;
+}
+
+int aj_aml_vc_quotas(struct aj_arm *a, struct aj_vc *vc, struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_arm_response resp;
+	int r;
+
+	aj_arm_response_init(&resp);
+	if (aj_aml_vc_id(vc->subscription, vc->resource_group, vc->name, &path)) {
+		aj_buf_release(&path);
+		return aj_errors_oom(err);
+	}
+	r = aj_arm_request(a, "GET", aj_buf_cstr(&path), AJ_AML_VC_API_VERSION, NULL, &resp, err);
+	if (!r)
+		r = aj_vc_read_quotas(vc, resp.json, err);
+	aj_arm_response_release(&resp);
+	aj_buf_release(&path);
+	return r;
+}
