@@ -512,6 +512,9 @@ int aj_controller_run(const struct aj_controller_opts *o,
 		goto out_early;
 	}
 	c.rec.privileged_namespaces = o->privileged_namespaces;
+	if (o->azure.workspace &&
+	    aj_azure_forwarder_new(&o->azure, &c.queue, &c.rec.azure, err))
+		goto out;
 
 	if (client_new(o, &wk, 0, 0, err))
 		goto out;
@@ -640,6 +643,7 @@ out:
 		aj_strmap_release(&c.feeds[i].listed);
 	if (have_wk)
 		aj_kube_release(&wk);
+	aj_azure_forwarder_free(c.rec.azure);
 	aj_reconciler_release(&c.rec);
 out_early:
 	aj_cache_release(&c.cache);

@@ -15,6 +15,8 @@
 
 #include <signal.h>
 
+#include "reconcile_azure.h"
+
 struct aj_errors;
 
 struct aj_controller_opts {
@@ -34,6 +36,7 @@ struct aj_controller_opts {
 	/* comma-separated namespaces where jobs may add capabilities or mount
 	 * storage, "*" for all; NULL: none */
 	const char *privileged_namespaces;
+	struct aj_azure_opts azure;    /* forwarding aml/sing AjJobs; off without a workspace */
 };
 
 void aj_controller_opts_defaults(struct aj_controller_opts *o);

@@ -1,5 +1,6 @@
 /*
- * aj-controller: turns AjJob resources into Volcano Jobs. Flags override
+ * aj-controller: turns AjJob resources into Volcano Jobs, and forwards aml
+ * and sing AjJobs to Azure ML when given a workspace. Flags override
  * environment variables (AJ_*), which override the defaults; see --help.
  */
 #include <errno.h>
@@ -46,6 +47,13 @@ static void usage(FILE *f)
 	      "  --privileged-namespaces LIST  namespaces (comma-separated, * for all) where jobs\n"
 	      "                           may add capabilities or mount storage (none)\n"
 	      "                           [AJ_PRIVILEGED_NAMESPACES]\n"
+	      "Azure ML / Singularity forwarding (on with a workspace; identity from AZURE_* variables):\n"
+	      "  --azure-workspace S/RG/W default workspace                     [AJ_AZURE_WORKSPACE]\n"
+	      "  --azure-allow RULES      NS=workspace:S/RG/W,vc:S/RG/VC;...     [AJ_AZURE_ALLOW]\n"
+	      "  --azure-arm-endpoint URL ARM endpoint                          [AJ_AZURE_ARM_ENDPOINT]\n"
+	      "  --azure-ca-file FILE     CA bundle for Azure endpoints         [AJ_AZURE_CA_FILE]\n"
+	      "  --azure-client-id ID     user-assigned managed identity        [AJ_AZURE_IDENTITY_CLIENT_ID]\n"
+	      "  --azure-poll SECONDS     job status poll interval (30)         [AJ_AZURE_POLL_SECONDS]\n"
 	      "  --version, --help\n", f);
 }
 
@@ -101,6 +109,12 @@ int main(int argc, char **argv)
 		{ "identity", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, 'v' },
 		{ "privileged-namespaces", required_argument, NULL, 'P' },
+		{ "azure-workspace", required_argument, NULL, 'W' },
+		{ "azure-allow", required_argument, NULL, 'A' },
+		{ "azure-arm-endpoint", required_argument, NULL, 'E' },
+		{ "azure-ca-file", required_argument, NULL, 'C' },
+		{ "azure-client-id", required_argument, NULL, 'I' },
+		{ "azure-poll", required_argument, NULL, 'O' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -133,6 +147,13 @@ int main(int argc, char **argv)
 		o.burst = (int)n;
 	if ((v = env("AJ_HEALTH_PORT")) && !parse_int(v, 0, 65535, &n))
 		o.health_port = (int)n;
+	o.azure.workspace = env("AJ_AZURE_WORKSPACE");
+	o.azure.allow = env("AJ_AZURE_ALLOW");
+	o.azure.arm_endpoint = env("AJ_AZURE_ARM_ENDPOINT");
+	o.azure.ca_file = env("AJ_AZURE_CA_FILE");
+	o.azure.identity_client_id = env("AJ_AZURE_IDENTITY_CLIENT_ID");
+	if ((v = env("AJ_AZURE_POLL_SECONDS")))
+		parse_double(v, 0.1, &o.azure.poll_seconds);
 
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -166,6 +187,15 @@ int main(int argc, char **argv)
 		case 'i': o.identity = optarg; break;
 		case 'v': level = optarg; break;
 		case 'P': o.privileged_namespaces = optarg; break;
+		case 'W': o.azure.workspace = optarg; break;
+		case 'A': o.azure.allow = optarg; break;
+		case 'E': o.azure.arm_endpoint = optarg; break;
+		case 'C': o.azure.ca_file = optarg; break;
+		case 'I': o.azure.identity_client_id = optarg; break;
+		case 'O':
+			if (parse_double(optarg, 0.1, &o.azure.poll_seconds))
+				goto bad;
+			break;
 		case 'V':
 			printf("aj-controller %s\n", AJ_VERSION);
 			return 0;

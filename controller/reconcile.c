@@ -22,6 +22,7 @@
 #include "events.h"
 #include "kube/client.h"
 #include "log.h"
+#include "reconcile_azure.h"
 #include "resources.h"
 #include "status.h"
 
@@ -153,7 +154,9 @@ static int fail_job(struct job *j, const char *backend, const char *reason,
 
 /*
  * Resolve and build. Returns 0 with *objects, 1 when the AjJob itself is at
- * fault (problems in `problems`, *service set when known), -1 on OOM.
+ * fault (problems in `problems`, *service set when known), -1 on OOM; aml
+ * and sing AjJobs go to the Azure forwarder when there is one (2, or 3 when
+ * it asks for a retry with its errors in `problems`).
  */
 static int build(struct job *j, char **service, cJSON **objects,
 		 struct aj_errors *problems)
@@ -192,6 +195,12 @@ static int build(struct job *j, char **service, cJSON **objects,
 		goto out;
 	if (!(*service = aj_strdup(spec.target.service)))
 		goto oom;
+	if (strcmp(spec.target.service, "volcano") && j->r->azure &&
+	    aj_azure_serves(spec.target.service)) {
+		/* 2: forwarded; 3: the forwarder wants a retry (errors in problems) */
+		ret = aj_reconcile_azure(j->r->azure, j->k, &j->v, &spec, problems) ? 3 : 2;
+		goto out;
+	}
 	if (strcmp(spec.target.service, "volcano")) {
 		aj_errors_add(problems, NULL, "backend %s is not served by this controller: "
 			      "it forwards volcano jobs only", spec.target.service);
@@ -322,6 +331,12 @@ static int submit(struct job *j, struct aj_errors *err)
 	b = build(j, &service, &objects, &problems);
 	if (b < 0) {
 		ret = aj_errors_oom(err);
+		goto out;
+	}
+	if (b >= 2) {
+		if (b == 3)
+			aj_errors_splice(err, &problems);
+		ret = b == 3 ? -1 : 0;
 		goto out;
 	}
 	if (b > 0) {
@@ -499,6 +514,10 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	found = aj_cache_ajjob_get(r->cache, key, &j.v);
 	if (found < 0)
 		return aj_errors_oom(err);
+	if (found && r->azure && aj_azure_claims(&j.v)) {
+		ret = aj_reconcile_azure(r->azure, k, &j.v, NULL, err);
+		goto out;
+	}
 	/* Gone: the API server's garbage collector follows our owner references. */
 	if (!found || j.v.deleting) {
 		aj_free(take_created(r, key));
@@ -546,6 +565,7 @@ int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const ch
 {
 	r->cache = cache;
 	r->instance = instance;
+	r->azure = NULL;
 	aj_strmap_init(&r->created);
 	return pthread_mutex_init(&r->lock, NULL) ? -1 : 0;
 }

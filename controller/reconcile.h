@@ -24,6 +24,8 @@ struct aj_cache;
 struct aj_errors;
 struct aj_kube;
 
+struct aj_azure_forwarder;
+
 struct aj_reconciler {
 	struct aj_cache *cache;
 	const char *instance;     /* this controller's name in Events */
@@ -36,6 +38,7 @@ struct aj_reconciler {
 	pthread_mutex_t lock;
 	/* where jobs may add capabilities or mount storage (aj_backend_permit) */
 	const char *privileged_namespaces;
+	struct aj_azure_forwarder *azure;   /* aml/sing AjJobs (reconcile_azure.h); NULL: refused */
 };
 
 int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance);

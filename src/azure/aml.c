@@ -167,6 +167,8 @@ void aj_aml_job_release(struct aj_aml_job *j)
 	aj_free(j->status);
 	aj_free(j->portal_url);
 	aj_free(j->compute_id);
+	aj_free(j->instance_type);
+	aj_free(j->tier);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -178,12 +180,15 @@ static int dup_opt(char **dst, const char *s)
 int aj_aml_job_read(const cJSON *resource, struct aj_aml_job *out)
 {
 	const cJSON *props = at(resource, "properties");
+	const cJSON *res = at(props, "resources");
 
 	memset(out, 0, sizeof(*out));
 	if (dup_opt(&out->name, str_at(resource, "name")) ||
 	    dup_opt(&out->status, str_at(props, "status")) ||
 	    dup_opt(&out->portal_url, str_at(at(at(props, "services"), "Studio"), "endpoint")) ||
-	    dup_opt(&out->compute_id, str_at(props, "computeId"))) {
+	    dup_opt(&out->compute_id, str_at(props, "computeId")) ||
+	    dup_opt(&out->instance_type, str_at(res, "instanceType")) ||
+	    dup_opt(&out->tier, str_at(at(at(res, "properties"), "AISuperComputer"), "slaTier"))) {
 		aj_aml_job_release(out);
 		return -1;
 	}
@@ -429,9 +434,9 @@ int aj_aml_vc_quotas(struct aj_arm *a, struct aj_vc *vc, struct aj_errors *err)
 		aj_buf_release(&path);
 		return aj_errors_oom(err);
 	}
-	r = aj_arm_request(a, "GET", aj_buf_cstr(&path), AJ_AML_VC_API_VERSION, NULL, &resp, err);
-	if (!r)
-		r = aj_vc_read_quotas(vc, resp.json, err);
+	r = request_maybe(a, "GET", aj_buf_cstr(&path), AJ_AML_VC_API_VERSION, NULL, &resp, err);
+	if (!r && aj_vc_read_quotas(vc, resp.json, err))
+		r = -1;
 	aj_arm_response_release(&resp);
 	aj_buf_release(&path);
 	return r;

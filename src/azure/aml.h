@@ -71,6 +71,8 @@ struct aj_aml_job {
 	char *status;         /* properties.status; NULL when absent */
 	char *portal_url;     /* properties.services.Studio.endpoint */
 	char *compute_id;
+	char *instance_type;  /* properties.resources.instanceType */
+	char *tier;           /* ...resources.properties.AISuperComputer.slaTier */
 };
 
 void aj_aml_job_release(struct aj_aml_job *j);
@@ -111,7 +113,7 @@ int aj_aml_subscriptions(struct aj_arm *a, struct aj_strlist *out, struct aj_err
  */
 int aj_aml_vc_discover(struct aj_arm *a, const struct aj_strlist *subscriptions,
 		       struct aj_vc **vcs, size_t *nr, struct aj_errors *err);
-/* Fill vc's quotas from its resource. */
+/* Fill vc's quotas from its resource: 0, 1 when the VC does not exist, -1. */
 int aj_aml_vc_quotas(struct aj_arm *a, struct aj_vc *vc, struct aj_errors *err);
 /* Release and free an array of VCs. */
 void aj_aml_vcs_free(struct aj_vc *vcs, size_t nr);

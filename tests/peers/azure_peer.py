@@ -29,6 +29,7 @@ Tests steer it through /_peer/*:
                                and then the connection dropped (a reply lost
                                after the service committed)
   POST /_peer/job-status {"name", "status"}  set a stored job's status
+  GET  /_peer/jobs             the stored jobs' names
   POST /_peer/revoke           make every token issued so far invalid
   GET  /_peer/requests         every request seen (method, path, query,
                                headers with lower-case names, body)
@@ -224,6 +225,8 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.jobs[body["name"]]["properties"]["status"] = body["status"]
             elif path == "/_peer/revoke":
                 STATE.tokens = {t: 0 for t in STATE.tokens}
+            elif path == "/_peer/jobs":
+                return self.reply(200, sorted(STATE.jobs))
             elif path == "/_peer/requests":
                 return self.reply(200, STATE.requests)
             elif path.startswith("/_peer/blob/"):

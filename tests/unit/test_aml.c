@@ -400,12 +400,17 @@ static void discover_and_select(void **state)
 	assert_non_null(strstr(c.others[2].why, "no Standard or Basic quota for ND_A100_v4"));
 	aj_vc_choice_release(&c);
 
-	/* A VC that has gone away is an error naming it. */
+	/* A VC that has gone away is told apart from a failure. */
 	aj_vc_release(&vcs[0]);
 	aj_vc_init(&vcs[0]);
 	assert_int_equal(aj_vc_set(&vcs[0], "s1", "rg", "gone"), 0);
-	assert_int_equal(aj_aml_vc_quotas(&f->arm, &vcs[0], &e), -1);
-	assert_true(aj_test_errors_contain(&e, "ResourceNotFound"));
+	assert_int_equal(aj_aml_vc_quotas(&f->arm, &vcs[0], &e), 1);
+	assert_true(aj_errors_empty(&e));
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/virtualclusters/\", \"status\": 403, \"body\": {\"error\":"
+		" {\"code\": \"AuthorizationFailed\", \"message\": \"no read\"}}}]"), 0);
+	assert_int_equal(aj_aml_vc_quotas(&f->arm, &vcs[1], &e), -1);
+	assert_true(aj_test_errors_contain(&e, "AuthorizationFailed: no read"));
 	no_token_in(aj_test_errors_text(&e));
 	aj_aml_vcs_free(vcs, nr);
 	aj_strlist_release(&subs);

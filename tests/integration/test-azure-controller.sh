@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# aj-controller forwarding aml and sing AjJobs to Azure ML, against the real
+# API server (with the permissions of deploy/rbac.yaml) and the loopback Azure
+# peer (tests/peers/azure_peer.py) for IMDS and ARM. Checks: one PUT per
+# AjJob, also when the reply to it is lost; status mirrored from the job;
+# Singularity auto-selection; the namespace rules; cancel and finalizer on
+# delete; no token ever in the controller's output.
+source "$(dirname "$0")/lib.sh"
+: "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
+
+ns=$(new_namespace az)
+sys=$(new_namespace azsys)
+work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-azure.XXXXXX")
+sub=00000000-1111-2222-3333-444444444444
+ws_id=/subscriptions/$sub/resourceGroups/ml-rg/providers/Microsoft.MachineLearningServices/workspaces/ws-main
+
+pids=()
+finish() {
+  local p
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  if ((it_fail)); then
+    for f in "$work"/*.log; do [[ -f $f ]] && { echo "--- $f"; tail -n 30 "$f"; }; done
+  fi
+  rm -rf "$work" "$it_out"
+}
+trap finish EXIT
+
+# --- the Azure peer ---
+python3 "$repo_root/tests/peers/azure_peer.py" --port-file "$work/peer.port" >"$work/peer.log" 2>&1 &
+pids+=($!)
+for ((i = 0; i < 100; i++)); do [[ -s $work/peer.port ]] && break; sleep 0.1; done
+peer=http://127.0.0.1:$(cat "$work/peer.port")
+peer_post() { curl -sf -X POST -H 'Content-Type: application/json' "$peer/_peer/$1" -d "$2" >/dev/null; }
+# requests METHOD PATH-REGEX: how many the peer saw
+requests() {
+  curl -sf "$peer/_peer/requests" | python3 -c '
+import json, re, sys
+print(sum(1 for r in json.load(sys.stdin) if r["method"] == sys.argv[1] and re.search(sys.argv[2], r["path"])))' "$1" "$2"
+}
+at_least() { (( $(requests "$2" "$3") >= $1 )); }   # at_least N METHOD PATH-REGEX
+peer_jobs() { curl -sf "$peer/_peer/jobs" | python3 -c 'import json, sys; print(" ".join(json.load(sys.stdin)))'; }
+peer_job() { # peer_job NAME FIELD-PATH: a value of the job as last PUT
+  python3 - "$peer" "$1" "$2" <<'PY'
+import json, sys, urllib.request
+peer, name, path = sys.argv[1:]
+reqs = json.load(urllib.request.urlopen(peer + "/_peer/requests"))
+puts = [json.loads(r["body"]) for r in reqs if r["method"] == "PUT" and r["path"].endswith("/jobs/" + name)]
+v = puts[-1]
+for k in path.split("."):
+    v = v[k]
+print(v if not isinstance(v, (dict, list)) else json.dumps(v, sort_keys=True))
+PY
+}
+# Jobs stay Running until the test moves them (the first two GETs walk NotStarted, Queued).
+peer_post config '{"status_sequence": ["NotStarted", "Queued", "Running"],
+  "subscriptions": [{"subscriptionId": "'$sub'", "state": "Enabled"}],
+  "vcs": [
+    {"subscriptionId": "'$sub'", "resourceGroup": "sing-rg", "name": "vc-small",
+     "resource": {"location": "westus2", "properties": {"managed": {"quotas": {"westus2": {"limits": [
+       {"id": "ND_A100_v4", "slaTier": "Premium", "limit": 32, "used": 16}]}}}}}},
+    {"subscriptionId": "'$sub'", "resourceGroup": "sing-rg", "name": "vc-big",
+     "resource": {"location": "westus2", "properties": {"managed": {"quotas": {"westus2": {"limits": [
+       {"id": "ND_A100_v4", "slaTier": "Premium", "limit": 128, "used": 16}]}}}}}},
+    {"subscriptionId": "'$sub'", "resourceGroup": "sing-rg", "name": "vc-forbidden",
+     "resource": {"location": "westus2", "properties": {"managed": {"quotas": {"westus2": {"limits": [
+       {"id": "ND_A100_v4", "slaTier": "Premium", "limit": 1024, "used": 0}]}}}}}}]}'
+
+# --- the controller's identity: deploy/rbac.yaml in a namespace of its own ---
+awk -v sys="$sys" '
+  /^---/ { kind = "" }
+  /^kind: / { kind = $2 }
+  (kind == "ClusterRole" || kind == "ClusterRoleBinding") && $0 == "  name: aj-controller" {
+    print "  name: aj-controller-" sys; next }
+  { sub(/namespace: aj-system/, "namespace: " sys); print }
+' "$repo_root/deploy/rbac.yaml" >"$work/rbac.yaml"
+expect_ok "install the controller's RBAC" k apply -f "$work/rbac.yaml"
+token=$(k -n "$sys" create token aj-controller --duration=2h) || { echo "FAIL - create token"; exit 1; }
+kc=$work/kubeconfig
+KUBECONFIG=$kc "$AJ_KUBECTL" config set-cluster cp --server="$AJ_KUBE_SERVER" \
+  --certificate-authority="$AJ_KUBE_CA" --embed-certs >/dev/null
+KUBECONFIG=$kc "$AJ_KUBECTL" config set-credentials sa --token="$token" >/dev/null
+KUBECONFIG=$kc "$AJ_KUBECTL" config set-context sa --cluster=cp --user=sa --namespace="$sys" >/dev/null
+KUBECONFIG=$kc "$AJ_KUBECTL" config use-context sa >/dev/null
+
+# Managed identity through IMDS, which the peer plays.
+env -u AZURE_CLIENT_ID -u AZURE_TENANT_ID -u AZURE_CLIENT_SECRET -u AZURE_FEDERATED_TOKEN_FILE \
+  AZURE_POD_IDENTITY_AUTHORITY_HOST="$peer" PATH="/nonexistent" \
+  "$AJ_CONTROLLER_BIN" --kubeconfig "$kc" --namespace "$ns" --health-addr 127.0.0.1 --health-port 0 \
+  --port-file "$work/ctl.port" --lease-namespace "$sys" --log-level debug \
+  --azure-workspace "$sub/ml-rg/ws-main" --azure-arm-endpoint "$peer" --azure-poll 1 \
+  --azure-allow "$ns=workspace:*/ml-rg/ws-main,vc:$sub/sing-rg/vc-small,vc:$sub/sing-rg/vc-big" \
+  >"$work/controller.log" 2>&1 &
+pids+=($!)
+
+wait_for() {
+  local t=$1 i; shift
+  for ((i = 0; i < t * 5; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  "$@"
+}
+phase_is() { [[ $(k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}') == "$2" ]]; }
+# Submitted, or already further along: polls come every second.
+submitted() { [[ $(k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}') == @(Submitted|Running) ]]; }
+message_has() { k -n "$ns" get ajjob "$1" -o jsonpath='{.status.message}' | grep -qF -- "$2"; }
+field() { k -n "$ns" get ajjob "$1" -o jsonpath="$2"; }
+gone() { ! k -n "$ns" get ajjob "$1" >/dev/null 2>&1; }
+ajjob() { # ajjob NAME CONFIG-JSON
+  cat <<YAML | k apply -f - >/dev/null
+apiVersion: aj.dev/v1alpha1
+kind: AjJob
+metadata: {name: $1, namespace: $ns}
+spec:
+  name: template/$1
+  template:
+    config: $2
+  command: [python, train.py]
+YAML
+}
+aml_config='{"target": {"service": "aml", "name": "gpu-cluster", "gpus_per_node": 1},
+  "environment": {"image": "train:1.0", "registry": "registry.example.com/team"},
+  "jobs": [{"name": "train", "sku": "G1", "instance_count": 2, "tags": ["team:vision"]}]}'
+
+# --- aml: one PUT, the job's state in the status ---
+peer_post faults '[{"path": "/jobs/k8s-", "method": "PUT", "lose_reply": true}]'
+ajjob train-1 "$aml_config"
+expect_ok "the AjJob is submitted" wait_for 60 submitted train-1
+uid=$(field train-1 '{.metadata.uid}')
+jobname=$(field train-1 '{.status.azure.jobName}')
+expect_ok "the job name is derived from namespace and name" bash -c "[[ '$jobname' == k8s-$ns-train-1-???????? ]]"
+expect_eq "one job created although the first reply was lost" "$jobname" peer_jobs
+expect_eq "two PUTs (the retry found the job), one job" "2" requests PUT "/jobs/$jobname\$"
+expect_eq "compute is the workspace's cluster" "$ws_id/computes/gpu-cluster" peer_job "$jobname" properties.computeId
+expect_eq "the image is registered with the registry prefix, version from the image" \
+  "$ws_id/environments/k8s-$ns/versions/$(printf %s registry.example.com/team/train:1.0 | sha256sum | cut -c1-16)" \
+  peer_job "$jobname" properties.environmentId
+expect_eq "PyTorch distribution across 2 nodes" '{"distributionType": "PyTorch", "processCountPerInstance": 1}' \
+  peer_job "$jobname" properties.distribution
+expect_eq "managed identity" "Managed" peer_job "$jobname" properties.identity.identityType
+expect_eq "tags name the AjJob" "{\"k8s-name\": \"train-1\", \"k8s-namespace\": \"$ns\", \"k8s-uid\": \"$uid\", \"team\": \"vision\"}" \
+  peer_job "$jobname" properties.tags
+expect_ok "Running is mirrored" wait_for 30 phase_is train-1 Running
+expect_eq "portal URL in the status" "https://ml.azure.com/runs/$jobname?wsid=$ws_id" field train-1 '{.status.azure.portalUrl}'
+expect_eq "workspace in the status" "$ws_id" field train-1 '{.status.azure.workspace}'
+expect_eq "finalizer set" "aj.dev/azure-job" field train-1 '{.metadata.finalizers[0]}'
+expect_eq "the environment version was registered once" "1" requests PUT "/environments/k8s-$ns/versions/"
+peer_post job-status "{\"name\": \"$jobname\", \"status\": \"Completed\"}"
+expect_ok "Completed becomes Succeeded" wait_for 30 phase_is train-1 Succeeded
+expect_eq "still one PUT of that job after all the polls" "2" requests PUT "/jobs/$jobname\$"
+
+# --- deleting a running job: cancel, then the finalizer goes ---
+ajjob train-2 "$aml_config"
+expect_ok "second job Running" wait_for 60 phase_is train-2 Running
+job2=$(field train-2 '{.status.azure.jobName}')
+k -n "$ns" delete ajjob train-2 --wait=false >/dev/null
+expect_ok "cancel POSTed" wait_for 30 at_least 1 POST "/jobs/$job2/cancel\$"
+expect_ok "the AjJob goes once Azure reports Canceled" wait_for 30 gone train-2
+expect_eq "one cancel" "1" requests POST "/jobs/$job2/cancel\$"
+
+# --- cancel by annotation ---
+ajjob train-3 "$aml_config"
+expect_ok "third job Running" wait_for 60 phase_is train-3 Running
+k -n "$ns" annotate ajjob train-3 aj.dev/cancel=true >/dev/null
+expect_ok "cancelled by annotation" wait_for 30 phase_is train-3 Cancelled
+
+# --- sing: auto-selection among the allowed VCs ---
+ajjob sing-1 '{"target": {"service": "sing", "gpus_per_node": 8},
+  "environment": {"image": "amlt-sing/acpt-torch2.7"},
+  "jobs": [{"name": "train", "sku": "{nodes}x80G{processes}-A100", "instance_count": 2, "sla_tier": "Premium"}]}'
+expect_ok "the sing AjJob is submitted" wait_for 60 phase_is sing-1 Running
+expect_eq "the allowed VC with the most quota left" "vc-big" field sing-1 '{.status.azure.virtualCluster}'
+expect_eq "tier and instance type in the status" "Premium/ND96amrs_A100_v4" field sing-1 '{.status.azure.tier}/{.status.azure.instanceType}'
+sjob=$(field sing-1 '{.status.azure.jobName}')
+expect_eq "computeId is the VC" "/subscriptions/$sub/resourceGroups/sing-rg/providers/Microsoft.MachineLearningServices/virtualclusters/vc-big" \
+  peer_job "$sjob" properties.computeId
+expect_eq "the curated image runs through imageVersion" "acpt-torch2.7" \
+  peer_job "$sjob" properties.resources.properties.AISuperComputer.imageVersion
+
+# --- the namespace rules ---
+ajjob other-ws '{"target": {"service": "aml", "name": "c", "workspace_name": "ws-other", "gpus_per_node": 1},
+  "environment": {"image": "i:1"}, "jobs": [{"name": "t", "sku": "G1", "instance_count": 1}]}'
+expect_ok "another workspace is refused" wait_for 30 phase_is other-ws Failed
+expect_ok "...saying why" message_has other-ws "namespace $ns may not use workspace $sub/ml-rg/ws-other"
+ajjob vc-denied '{"target": {"service": "sing", "name": "vc-forbidden", "resource_group": "sing-rg", "gpus_per_node": 8},
+  "environment": {"image": "i:1"}, "jobs": [{"name": "t", "sku": "80G8-A100", "instance_count": 1}]}'
+expect_ok "a VC outside the rules is refused" wait_for 30 phase_is vc-denied Failed
+expect_ok "...saying why" message_has vc-denied "namespace $ns may not use virtual cluster $sub/sing-rg/vc-forbidden"
+expect_eq "nothing was PUT for refused AjJobs" "0" requests PUT "/jobs/k8s-$ns-(other-ws|vc-denied)-"
+
+expect_ok "no token in any AjJob or Event" bash -c "! '$AJ_KUBECTL' -n '$ns' get ajjob,events.events.k8s.io -o json | grep -q 'eyJ0'"
+
+# --- delete the finished and refused ones: nothing blocks ---
+k -n "$ns" delete ajjob train-1 train-3 sing-1 other-ws vc-denied --wait=false >/dev/null
+for j in train-1 train-3 sing-1 other-ws vc-denied; do
+  expect_ok "$j is deleted" wait_for 60 gone "$j"
+done
+
+# --- secrets ---
+expect_ok "the controller's log holds no token" bash -c "! grep -q 'eyJ0' '$work/controller.log'"
+expect_ok "the controller logged at debug (so the check above saw the Azure traffic)" \
+  grep -q 'x-ms-request-id' "$work/controller.log"
+
+((it_fail == 0))
