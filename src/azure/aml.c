@@ -61,7 +61,7 @@ static int add_name_part(struct aj_buf *out, const char *s, size_t max)
 {
 	size_t i;
 
-	for (i = 0; s[i] && i < max; i++) {
+	for (i = 0; i < max && s[i]; i++) {
 		char c = s[i];
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			 (c >= '0' && c <= '9') || c == '_' || c == '-';

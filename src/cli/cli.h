@@ -52,7 +52,8 @@ enum {
 	AJ_OPT_KUBECONFIG = 1u << 11, /* --kubeconfig FILE */
 	AJ_OPT_WAIT = 1u << 12,      /* -w, --wait */
 	AJ_OPT_ALL_NAMESPACES = 1u << 13, /* -A, --all-namespaces */
-	AJ_OPT_WIDE = 1u << 14       /* not an option: -o also accepts wide */
+	AJ_OPT_WIDE = 1u << 14,      /* not an option: -o also accepts wide */
+	AJ_OPT_FULL = 1u << 15       /* --full */
 };
 
 /* What a command takes after its options. */
@@ -84,6 +85,7 @@ struct aj_cli_opts {
 	const char *kubeconfig;
 	int wait;
 	int all_namespaces;
+	int full;
 	const char *arg;                  /* the NAME argument, or NULL */
 	const char *const *argv;          /* the user command */
 	size_t argc;
@@ -108,6 +110,9 @@ extern const struct aj_cli_command aj_cli_list;
 extern const struct aj_cli_command aj_cli_status;
 extern const struct aj_cli_command aj_cli_cancel;
 extern const struct aj_cli_command aj_cli_code_upload_cmd;
+extern const struct aj_cli_command aj_cli_quota_list;
+extern const struct aj_cli_command aj_cli_sku_list;
+extern const struct aj_cli_command aj_cli_image_list;
 
 /*
  * Parse argv[0..argc) (the words after the command name) for cmd into o.

@@ -33,6 +33,14 @@ static const struct aj_cli_command *const code_commands[] = {
 	NULL
 };
 
+/* "<group> <subcommand>" commands that talk to Azure (cli_azure.c). */
+static const struct aj_cli_command *const azure_commands[] = {
+	&aj_cli_quota_list,
+	&aj_cli_sku_list,
+	&aj_cli_image_list,
+	NULL
+};
+
 static void print_commands(FILE *f, const struct aj_cli_command *const *cmds)
 {
 	size_t i;
@@ -52,6 +60,7 @@ static void print_usage(FILE *f)
 	print_commands(f, top_commands);
 	print_commands(f, template_commands);
 	print_commands(f, code_commands);
+	print_commands(f, azure_commands);
 	fputs("\n"
 	      "Templates are read from $AJ_HOME, or .azure_jobs in the current\n"
 	      "directory. The cluster is the kubeconfig's (--kubeconfig, else\n"
@@ -137,6 +146,13 @@ int main(int argc, char **argv)
 		if (!cmd)
 			return aj_cli_usage_error("code", "expected a subcommand: stats");
 		return run_command(cmd, argc - 3, argv + 3);
+	}
+	if (argc >= 3 && !strchr(argv[1], ' ') && strlen(argv[1]) < 32) {
+		char group[40];
+
+		snprintf(group, sizeof(group), "%s ", argv[1]);
+		if ((cmd = find_command(azure_commands, group, argv[2])))
+			return run_command(cmd, argc - 3, argv + 3);
 	}
 	cmd = find_command(top_commands, "", argv[1]);
 	if (!cmd) {
