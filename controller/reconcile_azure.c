@@ -11,6 +11,7 @@
 #include "azure/arm.h"
 #include "azure/credential.h"
 #include "azure/vcselect.h"
+#include "backend/azureml.h"
 #include "backend/backend.h"
 #include "cache.h"
 #include "core/alloc.h"
@@ -733,9 +734,11 @@ static int complete_body(struct run *r, const struct aj_jobspec *spec, const str
 {
 	struct aj_aml_workspace w = { ws->sub, ws->rg, ws->name, NULL };
 	struct aj_buf name = AJ_BUF_INIT(AJ_BUF_SMALL), compute = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_buf ds = AJ_BUF_INIT(AJ_BUF_SMALL);
 	const char *image = str_at(props, "environmentId");
 	char *env_id = NULL;
 	cJSON *tags;
+	size_t i;
 	int oom = 0, ret = -1;
 
 	/* Namespaces are DNS labels, which asset and experiment names accept. */
@@ -744,6 +747,16 @@ static int complete_body(struct run *r, const struct aj_jobspec *spec, const str
 	if (aj_aml_environment_ensure(&r->arm, &w, aj_buf_cstr(&name), image, &env_id, err))
 		goto out;
 	put_string(props, "environmentId", env_id, &oom);
+	for (i = 0; i < spec->storage_nr; i++) {
+		const struct aj_storage *st = &spec->storage[i];
+
+		aj_buf_reset(&ds);
+		if (aj_azureml_datastore_name(&ds, st->name))
+			goto oom;
+		if (aj_aml_datastore_ensure(&r->arm, &w, aj_buf_cstr(&ds), st->account, st->container,
+					    err))
+			goto out;
+	}
 	put_string(props, "experimentName", aj_buf_cstr(&name), &oom);
 	if (!strcmp(spec->target.service, "aml")) {
 		if (aj_buf_addf(&compute, "%s/computes/%s", ws_id, spec->target.name))
@@ -789,6 +802,7 @@ out:
 	aj_free(env_id);
 	aj_buf_release(&name);
 	aj_buf_release(&compute);
+	aj_buf_release(&ds);
 	return ret;
 }
 

@@ -9,7 +9,8 @@
  *      aj.dev/azure-workspace are added before anything exists in Azure;
  *   3. the job name is derived from namespace, name and uid (aml.h); a job
  *      already there under that name is adopted, never submitted again;
- *   4. the image is registered as an environment version, the compute is
+ *   4. the image is registered as an environment version, each storage
+ *      mount's datastore is created when missing, the compute is
  *      the AML compute target.name or the Singularity VC (named, or chosen
  *      by vcselect.h among the allowed VCs from their quotas), and the body
  *      the backend built is PUT with tags naming the AjJob;

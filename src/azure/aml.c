@@ -161,6 +161,42 @@ out:
 	return r ? -1 : 0;
 }
 
+int aj_aml_datastore_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
+			    const char *name, const char *account, const char *container,
+			    struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_arm_response resp;
+	cJSON *body = NULL, *props, *cred;
+	int r;
+
+	aj_arm_response_init(&resp);
+	if (aj_aml_workspace_id(ws, &path) || aj_buf_addf(&path, "/datastores/%s", name)) {
+		r = aj_errors_oom(err);
+		goto out;
+	}
+	r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
+	if (r != 1)
+		goto out;
+	body = cJSON_CreateObject();
+	props = cJSON_AddObjectToObject(body, "properties");
+	if (!props || !cJSON_AddStringToObject(props, "datastoreType", "AzureBlob") ||
+	    !cJSON_AddStringToObject(props, "accountName", account) ||
+	    !cJSON_AddStringToObject(props, "containerName", container) ||
+	    !(cred = cJSON_AddObjectToObject(props, "credentials")) ||
+	    !cJSON_AddStringToObject(cred, "credentialsType", "None")) {
+		r = aj_errors_oom(err);
+		goto out;
+	}
+	aj_arm_response_release(&resp);
+	r = aj_arm_request(a, "PUT", aj_buf_cstr(&path), api(ws), body, &resp, err);
+out:
+	cJSON_Delete(body);
+	aj_arm_response_release(&resp);
+	aj_buf_release(&path);
+	return r ? -1 : 0;
+}
+
 void aj_aml_job_release(struct aj_aml_job *j)
 {
 	aj_free(j->name);

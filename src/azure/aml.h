@@ -65,6 +65,15 @@ int aj_aml_environment_ensure(struct aj_arm *a, const struct aj_aml_workspace *w
 			      const char *name, const char *image, char **id,
 			      struct aj_errors *err);
 
+/*
+ * Make sure datastore `name` exists (GET, and PUT an AzureBlob datastore on
+ * account/container without stored credentials when it is absent: the job's
+ * identity reaches the storage).
+ */
+int aj_aml_datastore_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
+			    const char *name, const char *account, const char *container,
+			    struct aj_errors *err);
+
 /* What the forwarder reads from a job resource. */
 struct aj_aml_job {
 	char *name;

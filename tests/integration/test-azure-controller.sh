@@ -118,6 +118,7 @@ YAML
 }
 aml_config='{"target": {"service": "aml", "name": "gpu-cluster", "gpus_per_node": 1},
   "environment": {"image": "train:1.0", "registry": "registry.example.com/team"},
+  "storage": {"out": {"storage_account_name": "acct1", "container_name": "results", "mount_dir": "/mnt/out"}},
   "jobs": [{"name": "train", "sku": "G1", "instance_count": 2, "tags": ["team:vision"]}]}'
 
 # --- aml: one PUT, the job's state in the status ---
@@ -143,6 +144,8 @@ expect_eq "portal URL in the status" "https://ml.azure.com/runs/$jobname?wsid=$w
 expect_eq "workspace in the status" "$ws_id" field train-1 '{.status.azure.workspace}'
 expect_eq "finalizer set" "aj.dev/azure-job" field train-1 '{.metadata.finalizers[0]}'
 expect_eq "the environment version was registered once" "1" requests PUT "/environments/k8s-$ns/versions/"
+expect_eq "the storage mount's datastore was created once" "1" requests PUT "/workspaces/ws-main/datastores/aj_out\$"
+expect_eq "...and the job writes to it" "azureml://datastores/aj_out/paths/train-1/" peer_job "$jobname" properties.outputs.out.uri
 peer_post job-status "{\"name\": \"$jobname\", \"status\": \"Completed\"}"
 expect_ok "Completed becomes Succeeded" wait_for 30 phase_is train-1 Succeeded
 expect_eq "still one PUT of that job after all the polls" "2" requests PUT "/jobs/$jobname\$"

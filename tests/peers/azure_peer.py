@@ -11,7 +11,8 @@ Serves, on 127.0.0.1 and a free port:
                             POST .../jobs/{id}/cancel, GET .../jobs (paged),
                             long-running operation polls (Location and
                             Azure-AsyncOperation forms)
-  * ARM / Azure ML assets   GET/PUT .../workspaces/{ws}/environments/{n}/versions/{v}
+  * ARM / Azure ML assets   GET/PUT .../workspaces/{ws}/environments/{n}/versions/{v},
+                            GET/PUT .../workspaces/{ws}/datastores/{n}
   * Singularity             GET /subscriptions (paged), POST Resource Graph
                             /providers/Microsoft.ResourceGraph/resources
                             (virtual clusters, paged by $skipToken), GET a
@@ -78,6 +79,8 @@ WS_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
                    r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/jobs(?:/([^/]+)(/cancel)?)?$")
 ASSET_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
                       r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/environments/([^/]+)/versions/([^/]+)$")
+DATASTORE_RE = re.compile(r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
+                          r"Microsoft\.MachineLearningServices/workspaces/[^/]+/datastores/([^/]+)$")
 VC_RE = re.compile(r"^/subscriptions/([^/]+)/resourceGroups/([^/]+)/providers/"
                    r"Microsoft\.MachineLearningServices/virtualclusters/([^/]+)$", re.I)
 IMAGES_RE = re.compile(r"^/subscriptions/([^/]+)/providers/Microsoft\.Singularity/images$")
@@ -98,7 +101,7 @@ class State:
         self.ops = {}         # id -> {"polls", "job", "kind"}
         self.blobs = {}       # path -> bytes
         self.blocks = {}      # (path, block id) -> bytes
-        self.environments = {}  # ARM id -> resource
+        self.environments = {}  # ARM id -> resource (environment versions, datastores)
         self.faults = []
         self.requests = []
         self.counter = 0
@@ -341,6 +344,8 @@ class Handler(BaseHTTPRequestHandler):
         m = ASSET_RE.match(path)
         if m:
             return self.environment(path)
+        if DATASTORE_RE.match(path):
+            return self.datastore(path)
         m = WS_RE.match(path)
         if not m:
             return self.arm_error(404, "NotFound", "No route for %s %s" % (self.command, path))
@@ -454,6 +459,32 @@ class Handler(BaseHTTPRequestHandler):
                    "properties": dict(props, environmentType="UserCreated")}
             STATE.environments[path] = env
         self.reply(200 if existed else 201, env)
+
+    def datastore(self, path):
+        if self.command == "GET":
+            with STATE.lock:
+                ds = STATE.environments.get(path)
+            if ds is None:
+                return self.arm_error(404, "UserError", "Could not find datastore %s" % path)
+            return self.reply(200, ds)
+        if self.command != "PUT":
+            return self.arm_error(405, "MethodNotAllowed", "%s is not supported here" % self.command)
+        try:
+            props = json.loads(self.raw or b"null")["properties"]
+        except (ValueError, KeyError, TypeError):
+            return self.arm_error(400, "UserError", "properties is required.")
+        if not isinstance(props, dict) or props.get("datastoreType") != "AzureBlob" or \
+                not props.get("accountName") or not props.get("containerName") or \
+                not isinstance(props.get("credentials"), dict):
+            return self.arm_error(400, "UserError", "An AzureBlob datastore needs accountName, "
+                                  "containerName and credentials.")
+        with STATE.lock:
+            existed = path in STATE.environments
+            ds = {"id": path, "name": path.rsplit("/", 1)[1],
+                  "type": "Microsoft.MachineLearningServices/workspaces/datastores",
+                  "properties": dict(props, isDefault=False)}
+            STATE.environments[path] = ds
+        self.reply(200 if existed else 201, ds)
 
     def subscriptions(self):
         with STATE.lock:

@@ -175,6 +175,30 @@ static void environment_once(void **state)
 	aj_errors_release(&e);
 }
 
+static void datastore_once(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	cJSON *all, *r, *put = NULL;
+
+	assert_int_equal(aj_aml_datastore_ensure(&f->arm, &ws, "aj_out", "acct1", "results", &e), 0);
+	assert_int_equal(aj_aml_datastore_ensure(&f->arm, &ws, "aj_out", "acct1", "results", &e), 0);
+	assert_int_equal(seen("PUT", "/datastores/aj_out"), 1);
+	assert_int_equal(seen("GET", "/datastores/aj_out"), 2);
+	all = aj_peer_requests(&peer);
+	cJSON_ArrayForEach(r, all)
+		if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "method")), "PUT"))
+			put = cJSON_Parse(cJSON_GetStringValue(cJSON_GetObjectItem(r, "body")));
+	assert_non_null(put);
+	assert_string_equal(aj_test_json_str(put, "properties.datastoreType"), "AzureBlob");
+	assert_string_equal(aj_test_json_str(put, "properties.accountName"), "acct1");
+	assert_string_equal(aj_test_json_str(put, "properties.containerName"), "results");
+	assert_string_equal(aj_test_json_str(put, "properties.credentials.credentialsType"), "None");
+	cJSON_Delete(put);
+	cJSON_Delete(all);
+	aj_errors_release(&e);
+}
+
 static cJSON *job_body(void)
 {
 	cJSON *body = cJSON_CreateObject();
@@ -423,6 +447,7 @@ int main(void)
 		cmocka_unit_test(job_names),
 		cmocka_unit_test(states),
 		cmocka_unit_test_setup_teardown(environment_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(datastore_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(put_exactly_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(put_throttled, setup, teardown),
 		cmocka_unit_test_setup_teardown(put_server_error, setup, teardown),
