@@ -55,14 +55,19 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 
 {{/*
 What the controller does with the API, and nothing more: read AjJobs and
-AjTemplates, write AjJob status, create the Volcano Jobs (and delete them on
+AjTemplates, write AjJob status, set and clear the finalizer and annotation
+of AjJobs forwarded to Azure, create the Volcano Jobs (and delete them on
 cancel), post Events. deploy/rbac.yaml is rendered from this.
 */}}
 {{- define "aj-controller.rules" -}}
-# Read what users submit; write only the status.
+# Read what users submit; write only the status, and on AjJobs forwarded to
+# Azure the finalizer aj.dev/azure-job and annotation aj.dev/azure-workspace.
 - apiGroups: [aj.dev]
-  resources: [ajjobs, ajtemplates]
+  resources: [ajtemplates]
   verbs: [get, list, watch]
+- apiGroups: [aj.dev]
+  resources: [ajjobs]
+  verbs: [get, list, watch, update, patch]
 - apiGroups: [aj.dev]
   resources: [ajjobs/status]
   verbs: [get, update, patch]
