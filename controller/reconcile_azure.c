@@ -461,22 +461,23 @@ static int arm_id_parse(const char *id, struct coords *c)
 	return 0;
 }
 
+/* The name of the virtual cluster a compute id names, or NULL (an AML compute). */
+static const char *vc_name(const char *compute_id)
+{
+	const char *p;
+
+	for (p = compute_id; p && *p; p++)
+		if (!strncasecmp(p, "/virtualclusters/", 17) && p[17] && !strchr(p + 17, '/'))
+			return p + 17;
+	return NULL;
+}
+
 /* status.azure from what Azure reports about the job. */
 static cJSON *azure_status(const char *job_name, const struct aj_aml_job *job, const char *ws_id)
 {
 	cJSON *az = cJSON_CreateObject();
-	const char *vc = NULL, *it = job->instance_type;
-	struct coords c;
-	int ok;
+	const char *vc = vc_name(job->compute_id), *it = job->instance_type;
 
-	if (job->compute_id && !arm_id_parse(job->compute_id, &c)) {
-		ok = az && cJSON_AddStringToObject(az, "virtualCluster", c.name);
-		coords_release(&c);
-		if (!ok)
-			goto fail;
-	} else if (job->compute_id) {
-		vc = job->compute_id;
-	}
 	if (it && !strncmp(it, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
 		it += strlen(INSTANCE_PREFIX);
 	if (!az || !cJSON_AddStringToObject(az, "jobName", job->name ? job->name : job_name) ||
@@ -484,12 +485,11 @@ static cJSON *azure_status(const char *job_name, const struct aj_aml_job *job, c
 	    (vc && !cJSON_AddStringToObject(az, "virtualCluster", vc)) ||
 	    (job->tier && !cJSON_AddStringToObject(az, "tier", job->tier)) ||
 	    (it && !cJSON_AddStringToObject(az, "instanceType", it)) ||
-	    !cJSON_AddStringToObject(az, "workspace", ws_id))
-		goto fail;
+	    !cJSON_AddStringToObject(az, "workspace", ws_id)) {
+		cJSON_Delete(az);
+		return NULL;
+	}
 	return az;
-fail:
-	cJSON_Delete(az);
-	return NULL;
 }
 
 /* Mirror the job's state into the AjJob; queue the next poll unless it ended. */
@@ -651,8 +651,11 @@ static int choose_vc(struct run *r, const struct aj_jobspec *spec, const struct 
 			return -1;
 		}
 	} else {
-		if (t->subscription_id ? aj_strlist_add(&subs, t->subscription_id)
-				       : aj_aml_subscriptions(&r->arm, &subs, err))
+		if (t->subscription_id && aj_strlist_add(&subs, t->subscription_id)) {
+			aj_errors_oom(err);
+			goto out;
+		}
+		if (!t->subscription_id && aj_aml_subscriptions(&r->arm, &subs, err))
 			goto out;
 		if (aj_aml_vc_discover(&r->arm, &subs, vcs, nr, err))
 			goto out;

@@ -37,7 +37,7 @@ _aj() {
     w=${COMP_WORDS[i]}
     if [[ -z $cmd ]]; then
       [[ $w == -* ]] || cmd=$w
-    elif [[ ($cmd == template || $cmd == code) && -z $sub ]]; then
+    elif [[ ($cmd == template || $cmd == code || $cmd == quota || $cmd == sku || $cmd == image) && -z $sub ]]; then
       sub=$w
     fi
   done
@@ -67,7 +67,7 @@ _aj() {
   local cluster="--namespace --context --kubeconfig"
   case $cmd in
     "")
-      mapfile -t COMPREPLY < <(compgen -W "run render list status cancel template code --version --help" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "run render list status cancel template code quota sku image --version --help" -- "$cur")
       return 0 ;;
     run)
       opts="-t --template -n --nodes -p --processes --ppn --name -o --output -d --dry-run -w --wait --amlt $cluster --help"
@@ -96,6 +96,11 @@ _aj() {
         "") mapfile -t COMPREPLY < <(compgen -W "stats upload" -- "$cur"); return 0 ;;
         stats) opts="-t --template --help" ;;
         upload) opts="-t --template --namespace --help" ;;
+      esac ;;
+    quota|sku|image)
+      case $sub in
+        "") mapfile -t COMPREPLY < <(compgen -W "list" -- "$cur"); return 0 ;;
+        list) opts="-o --output --help"; [[ $cmd == quota ]] && opts="--full $opts" ;;
       esac ;;
     *) return 0 ;;
   esac

@@ -142,13 +142,17 @@ expect_eq "tags name the AjJob" "{\"k8s-name\": \"train-1\", \"k8s-namespace\": 
 expect_ok "Running is mirrored" wait_for 30 phase_is train-1 Running
 expect_eq "portal URL in the status" "https://ml.azure.com/runs/$jobname?wsid=$ws_id" field train-1 '{.status.azure.portalUrl}'
 expect_eq "workspace in the status" "$ws_id" field train-1 '{.status.azure.workspace}'
+expect_eq "no virtual cluster for an AML compute" "" field train-1 '{.status.azure.virtualCluster}'
 expect_eq "finalizer set" "aj.dev/azure-job" field train-1 '{.metadata.finalizers[0]}'
 expect_eq "the environment version was registered once" "1" requests PUT "/environments/k8s-$ns/versions/"
 expect_eq "the storage mount's datastore was created once" "1" requests PUT "/workspaces/ws-main/datastores/aj_out\$"
 expect_eq "...and the job writes to it" "azureml://datastores/aj_out/paths/train-1/" peer_job "$jobname" properties.outputs.out.uri
+# Every token issued so far stops working: the controller gets a new one and goes on.
+peer_post revoke ''
 peer_post job-status "{\"name\": \"$jobname\", \"status\": \"Completed\"}"
 expect_ok "Completed becomes Succeeded" wait_for 30 phase_is train-1 Succeeded
 expect_eq "still one PUT of that job after all the polls" "2" requests PUT "/jobs/$jobname\$"
+expect_ok "a new token came from IMDS after the revocation" at_least 2 GET "^/metadata/identity/oauth2/token\$"
 
 # --- deleting a running job: cancel, then the finalizer goes ---
 ajjob train-2 "$aml_config"

@@ -60,14 +60,15 @@ of AjJobs forwarded to Azure, create the Volcano Jobs (and delete them on
 cancel), post Events. deploy/rbac.yaml is rendered from this.
 */}}
 {{- define "aj-controller.rules" -}}
-# Read what users submit; write only the status, and on AjJobs forwarded to
-# Azure the finalizer aj.dev/azure-job and annotation aj.dev/azure-workspace.
+# Read what users submit; write only the status.
 - apiGroups: [aj.dev]
-  resources: [ajtemplates]
+  resources: [ajjobs, ajtemplates]
   verbs: [get, list, watch]
+# AjJobs forwarded to Azure: the finalizer aj.dev/azure-job and the annotation
+# aj.dev/azure-workspace, by merge patch.
 - apiGroups: [aj.dev]
   resources: [ajjobs]
-  verbs: [get, list, watch, update, patch]
+  verbs: [patch]
 - apiGroups: [aj.dev]
   resources: [ajjobs/status]
   verbs: [get, update, patch]
