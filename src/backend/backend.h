@@ -90,6 +90,8 @@ int aj_code_volume(const struct aj_jobspec *spec, struct aj_code_volume *v);
  * "blob" ships it another way). Fills v like aj_code_volume. 1 / 0.
  */
 int aj_code_via_volume(const struct aj_jobspec *spec, struct aj_code_volume *v);
+/* Does _extra.code_upload.strategy choose "blob"? 1 / 0. */
+int aj_code_via_blob(const struct aj_jobspec *spec);
 
 /*
  * The helper pod that receives code into the shared volume: the job's

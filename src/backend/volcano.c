@@ -218,6 +218,13 @@ int aj_code_via_volume(const struct aj_jobspec *spec, struct aj_code_volume *v)
 	return (!strategy || !strcmp(strategy, STRATEGY_EXEC)) && aj_code_volume(spec, v);
 }
 
+int aj_code_via_blob(const struct aj_jobspec *spec)
+{
+	const char *strategy = code_strategy(spec);
+
+	return strategy && !strcmp(strategy, STRATEGY_BLOB);
+}
+
 int aj_sha256_hex(const char *s)
 {
 	size_t i;

@@ -165,13 +165,15 @@ int aj_cli_kube_open(struct aj_kube *k, const struct aj_cli_opts *o,
 		     const char *context, const struct aj_node *context_node,
 		     struct aj_errors *err);
 /*
- * Create the AjJob `job` (its metadata names it) and print its name, or the
- * created object with -o; with --wait follow it to the end. Returns -1 with
- * err filled, else the exit status (0, or 1 when the waited-for job did not
- * succeed, 130 when waiting was interrupted).
+ * aj_cli_kube_submit: create the AjJob `job` (its metadata names it) and
+ * print its name, or the created object with -o. 0 / -1.
+ * aj_cli_kube_wait: follow that AjJob to the end (--wait). Returns -1 with
+ * err filled, else the exit status (0, or 1 when the job did not succeed,
+ * 130 when waiting was interrupted).
  */
 int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 		       const struct aj_cli_opts *o, struct aj_errors *err);
+int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err);
 
 /*
  * A volcano job's code through its shared volume (cli_code_upload.c); both
@@ -181,13 +183,15 @@ int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
  * aj_cli_code_upload: place that archive in the volume through a helper
  * pod in namespace ns and set spec->code.digest (a digest already set
  * must match: the tree may not change in between); says on stderr what it
- * did. That no code is transferred it says when always_say is set, or when
- * only one of the two variables is (aj run stays quiet for jobs whose image
- * holds the code). 0 / -1.
+ * sent. 0 / -1.
+ * aj_cli_code_say_none: say on stderr why nothing went through the volume
+ * (aj run says it once the AjJob exists, so a failed submission prints
+ * only its error).
  */
 struct aj_kube;
 int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err);
 int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
-		       int always_say, struct aj_errors *err);
+		       struct aj_errors *err);
+void aj_cli_code_say_none(const struct aj_jobspec *spec);
 
 #endif

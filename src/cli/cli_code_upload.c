@@ -278,8 +278,7 @@ fail:
 	return -1;
 }
 
-/* Why no code goes through the volume; quiet unless asked or half configured. */
-static void say_no_transfer(const struct aj_jobspec *spec, int always)
+void aj_cli_code_say_none(const struct aj_jobspec *spec)
 {
 	const char *pvc = spec->jobs_nr ? aj_kvlist_get(&spec->jobs[0].env, AJ_PVC_NAME_VAR) : NULL;
 	const char *dir = spec->jobs_nr ? aj_kvlist_get(&spec->jobs[0].env, AJ_PVC_DIR_VAR) : NULL;
@@ -289,14 +288,16 @@ static void say_no_transfer(const struct aj_jobspec *spec, int always)
 		fprintf(stderr, "aj: no code is transferred: submit_args.env sets %s but not %s\n",
 			pvc && *pvc ? AJ_PVC_NAME_VAR : AJ_PVC_DIR_VAR,
 			pvc && *pvc ? AJ_PVC_DIR_VAR : AJ_PVC_NAME_VAR);
-	else if (always)
-		fprintf(stderr, "aj: no code goes through a shared volume: the first job's "
-			"submit_args.env does not set both " AJ_PVC_NAME_VAR " and " AJ_PVC_DIR_VAR
-			", or _extra.code_upload.strategy chooses another way\n");
+	else if (aj_code_via_blob(spec))
+		fprintf(stderr, "aj: no code goes through a shared volume: "
+			"_extra.code_upload.strategy is blob\n");
+	else
+		fprintf(stderr, "aj: no code is transferred: the first job's submit_args.env "
+			"sets neither " AJ_PVC_NAME_VAR " nor " AJ_PVC_DIR_VAR "\n");
 }
 
 int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
-		       int always_say, struct aj_errors *err)
+		       struct aj_errors *err)
 {
 	struct aj_archive_result res;
 	struct aj_code_volume v;
@@ -307,10 +308,8 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 	char *name = NULL;
 	int fd, rc = -1;
 
-	if (!aj_code_via_volume(spec, &v)) {
-		say_no_transfer(spec, always_say);
+	if (!aj_code_via_volume(spec, &v))
 		return 0;
-	}
 	fd = archive_file(spec, &res, err);
 	if (fd < 0)
 		return -1;
@@ -389,9 +388,11 @@ static int upload_run(const struct aj_cli_opts *o, const char *canonical, struct
 		have_kube = !rc;
 	}
 	if (!rc)
-		rc = aj_cli_code_upload(&k, k.cfg.namespace, &spec, 1, err);
+		rc = aj_cli_code_upload(&k, k.cfg.namespace, &spec, err);
 	if (!rc && spec.code.digest)
 		printf("%s\n", spec.code.digest);
+	else if (!rc)
+		aj_cli_code_say_none(&spec);
 	if (have_kube)
 		aj_kube_release(&k);
 	aj_kube_config_release(&cfg);

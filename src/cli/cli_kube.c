@@ -492,9 +492,13 @@ int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 			rc = aj_errors_add(err, NULL, "cannot write to standard output");
 	}
 	cJSON_Delete(created);
-	if (!rc && o->wait)
-		rc = wait_job(k, ns, name, NULL, err);
 	return rc;
+}
+
+int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err)
+{
+	return wait_job(k, str_at(job, "metadata.namespace"), str_at(job, "metadata.name"),
+			NULL, err);
 }
 
 /* --- aj list --- */

@@ -467,6 +467,18 @@ static int finish(int rc, struct aj_errors *err, struct pipeline *p, char *canon
 	return rc < 0 ? AJ_EXIT_FAIL : rc;
 }
 
+/* Create the AjJob, say when no code went with it, then follow it with --wait. */
+static int submit_ajjob(struct aj_kube *k, const cJSON *doc, const struct pipeline *p,
+			const struct aj_cli_opts *o, struct aj_errors *err)
+{
+	if (aj_cli_kube_submit(k, doc, o, err))
+		return -1;
+	if (!strcmp(p->backend->name, "volcano") && !p->spec.code.digest &&
+	    !aj_code_via_blob(&p->spec))
+		aj_cli_code_say_none(&p->spec);
+	return o->wait ? aj_cli_kube_wait(k, doc, err) : 0;
+}
+
 static int run(const struct aj_cli_opts *o)
 {
 	const struct aj_cli_command *cmd = &aj_cli_run;
@@ -501,7 +513,7 @@ static int run(const struct aj_cli_opts *o)
 		rc = pipeline_check_build(&p, &err);
 	/* only a valid job ships code: a volcano job's goes into its shared volume first */
 	if (!rc && submit && !strcmp(p.backend->name, "volcano"))
-		rc = aj_cli_code_upload(&kube, p.namespace_, &p.spec, 0, &err);
+		rc = aj_cli_code_upload(&kube, p.namespace_, &p.spec, &err);
 	if (!rc) {
 		doc = o->amlt ? amlt_config(&p, o, &err) : ajjob_json(&p, o, &err);
 		if (!doc)
@@ -509,7 +521,7 @@ static int run(const struct aj_cli_opts *o)
 		else if (o->amlt && !o->dry_run)
 			rc = amlt_submit(&p, doc, &err);
 		else if (submit)
-			rc = aj_cli_kube_submit(&kube, doc, o, &err);
+			rc = submit_ajjob(&kube, doc, &p, o, &err);
 		else
 			rc = aj_cli_print_doc(doc, o->amlt ? AJ_FORMAT_YAML : o->format, &err);
 		cJSON_Delete(doc);

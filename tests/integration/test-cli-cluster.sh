@@ -160,7 +160,7 @@ expect_fail "cancel of a missing AjJob" "ajjob.aj.dev/nope not found in namespac
 # wait_run NAME: start `aj run --wait` in the background (the binary itself, so that its pid is
 # the one signalled); its output goes to $work/NAME.out
 wait_run() {
-  "$AJ_BIN" run -t job --namespace "$ns" --name "$1" --wait python train.py >"$work/$1.out" 2>&1 &
+  "$AJ_BIN" run -t job --namespace "$ns" --name "$1" --wait python train.py >"$work/$1.out" 2>"$work/$1.err" &
   echo $! >"$work/$1.pid"
 }
 wait_run ok1
@@ -173,6 +173,9 @@ expect_eq "run --wait exits 0 when the job succeeds" "0" echo "$rc"
 # Pending shows only when the watch sees the AjJob before the controller's first status write.
 expect_ok "...having printed each phase once, in order" bash -c \
   "awk '{sub(/:\$/, \"\", \$2); printf \"%s \", \$2}' '$work/ok1.out' | grep -qxE 'created (Pending )?Submitted Running Succeeded '"
+expect_eq "...and said on stderr, once, that no code went with it" \
+  "aj: no code is transferred: the first job's submit_args.env sets neither AMLT_PERSISTENT_VOLUME_NAME nor AMLT_PERSISTENT_VOLUME_MOUNT_DIR" \
+  cat "$work/ok1.err"
 
 wait_run bad1
 expect_ok "bad1: the Volcano Job appears" wait_for 30 volcano_exists bad1
@@ -201,7 +204,7 @@ expect_ok "int1: the wait has printed Submitted" wait_for 30 grep -q '^ajjob.aj.
 kill -INT "$(cat "$work/int1.pid")"
 wait "$(cat "$work/int1.pid")"; rc=$?
 expect_eq "SIGINT ends the wait with 130" "130" echo "$rc"
-expect_ok "...saying how to follow it again" grep -qF "aj status int1 --namespace $ns --wait" "$work/int1.out"
+expect_ok "...saying how to follow it again" grep -qF "aj status int1 --namespace $ns --wait" "$work/int1.err"
 expect_eq "...and the job goes on" "Submitted " k -n "$ns" get ajjob int1 \
   -o jsonpath='{.status.phase} {.metadata.annotations.aj\.dev/cancel}'
 

@@ -155,7 +155,9 @@ expect_eq "...and no AjJob or helper pod is left" "" bash -c \
   "'$AJ_KUBECTL' get ajjobs,pods -n '$ns' -o name"
 sed '/AMLT_PERSISTENT_VOLUME/d; /env:/d; /submit_args:/d' "$AJ_HOME/template/job.yaml" >"$AJ_HOME/template/plain.yaml"
 expect_ok "without the two variables aj run submits" bash -c \
-  "cd '$work/code' && '$AJ_BIN' run -t plain --name up-3 --namespace '$ns' -- python train.py"
+  "cd '$work/code' && '$AJ_BIN' run -t plain --name up-3 --namespace '$ns' -- python train.py 2>'$work/err'"
+expect_ok "...saying no code is transferred and why" grep -qF \
+  "aj: no code is transferred: the first job's submit_args.env sets neither AMLT_PERSISTENT_VOLUME_NAME nor AMLT_PERSISTENT_VOLUME_MOUNT_DIR" "$work/err"
 expect_eq "...with no spec.code in the AjJob" "" k get ajjob -n "$ns" up-3 -o 'jsonpath={.spec.code}'
 grep -v AMLT_PERSISTENT_VOLUME_MOUNT_DIR "$AJ_HOME/template/job.yaml" >"$AJ_HOME/template/half.yaml"
 expect_ok "with only one of them aj run submits" bash -c \
@@ -163,7 +165,7 @@ expect_ok "with only one of them aj run submits" bash -c \
 expect_ok "...saying no code is transferred and why" grep -qF \
   "aj: no code is transferred: submit_args.env sets AMLT_PERSISTENT_VOLUME_NAME but not AMLT_PERSISTENT_VOLUME_MOUNT_DIR" "$work/err"
 expect_ok "aj code upload says so without either" bash -c \
-  "cd '$work/code' && '$AJ_BIN' code upload -t plain --namespace '$ns' 2>&1 | grep -q 'no code goes through a shared volume'"
+  "cd '$work/code' && '$AJ_BIN' code upload -t plain --namespace '$ns' 2>&1 | grep -q 'no code is transferred: the first job'"
 expect_fail "a missing template is reported before anything is created" "template/nope" \
   bash -c "cd '$work/code' && '$AJ_BIN' code upload -t nope --namespace '$ns'"
 finish
