@@ -148,8 +148,18 @@ def main():
         check("ServiceMonitor scraping the metrics port",
               len(sm) == 1 and sm[0]["spec"]["endpoints"][0]["port"] == "metrics" and
               sm[0]["metadata"]["labels"].get("release") == "prometheus")
+        check("privileged pods only in the namespaces listed",
+              "--privileged-namespaces=training,research" in args, str(args))
+        check("Azure forwarding: default workspace",
+              "--azure-workspace=00000000-1111-2222-3333-444444444444/ml-rg/ml-ws" in args, str(args))
+        check("...and the namespace rules, one per namespace",
+              "--azure-allow=training=workspace:00000000-1111-2222-3333-444444444444/ml-rg/ml-ws,vc:*/vc-rg/*;"
+              "research=vc:00000000-1111-2222-3333-444444444444/vc-rg/vc-a" in args, str(args))
+        check("...polled every 15 s", "--azure-poll=15" in args, str(args))
     else:
         check("no workload identity label", "azure.workload.identity/use" not in pod_labels)
+        check("no privileged namespaces and no Azure forwarding",
+              not any(a.startswith(("--privileged-namespaces", "--azure-")) for a in args), str(args))
         check("no PodDisruptionBudget or ServiceMonitor", not by_kind.get("PodDisruptionBudget") and not by_kind.get("ServiceMonitor"))
     return 1 if failed else 0
 

@@ -80,3 +80,17 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
   resources: [events]
   verbs: [create, patch]
 {{- end }}
+
+{{/*
+The --azure-allow rules from azure.allow: NS=workspace:REF,vc:REF;NS=...
+*/}}
+{{- define "aj-controller.azureAllow" -}}
+{{- $rules := list }}
+{{- range . }}
+{{- $entries := list }}
+{{- range .workspaces }}{{ $entries = append $entries (printf "workspace:%s" .) }}{{ end }}
+{{- range .virtualClusters }}{{ $entries = append $entries (printf "vc:%s" .) }}{{ end }}
+{{- $rules = append $rules (printf "%s=%s" .namespace (join "," $entries)) }}
+{{- end }}
+{{- join ";" $rules }}
+{{- end }}
