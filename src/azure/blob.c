@@ -14,6 +14,7 @@
 #include "azure/credential.h"
 #include "azure/sas.h"
 #include "core/alloc.h"
+#include "core/base64.h"
 #include "core/error.h"
 
 #define BLOCK_MAX ((size_t)4000 * 1024 * 1024)

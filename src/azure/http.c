@@ -313,49 +313,6 @@ int aj_http_urlencode(struct aj_buf *out, const char *s)
 	return rc ? -1 : 0;
 }
 
-int aj_base64_encode(struct aj_buf *out, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	unsigned char enc[4 * 48 / 3 + 1];
-
-	/* In 48-byte slices so no allocation is needed beyond the buffer's. */
-	while (len) {
-		size_t n = len < 48 ? len : 48;
-		int m = EVP_EncodeBlock(enc, p, (int)n);
-
-		if (aj_buf_add(out, enc, (size_t)m))
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-int aj_base64_decode(struct aj_buf *out, const char *s)
-{
-	size_t n = strlen(s), pad = 0;
-	unsigned char dec[3];
-
-	if (n % 4)
-		return -1;
-	if (n && s[n - 1] == '=')
-		pad++;
-	if (n > 1 && s[n - 2] == '=')
-		pad++;
-	for (size_t i = 0; i < n; i += 4) {
-		/* '=' only in the last quantum's padding positions. */
-		for (size_t j = i; j < i + 4; j++)
-			if (j < n - pad && s[j] == '=')
-				return -1;
-		if (EVP_DecodeBlock(dec, (const unsigned char *)s + i, 4) != 3)
-			return -1;
-		if (aj_buf_add(out, dec, i + 4 == n ? 3 - pad : 3))
-			return -1;
-	}
-	OPENSSL_cleanse(dec, sizeof(dec));
-	return 0;
-}
-
 int aj_http_uuid(char out[37])
 {
 	unsigned char b[16];

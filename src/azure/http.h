@@ -145,10 +145,6 @@ int aj_http_send(struct aj_http *h, const struct aj_retry_policy *policy,
 int aj_http_url_redacted(struct aj_buf *out, const char *url);
 /* Percent-encode everything but RFC 3986 unreserved characters. */
 int aj_http_urlencode(struct aj_buf *out, const char *s);
-/* Standard base64 with padding. */
-int aj_base64_encode(struct aj_buf *out, const void *data, size_t len);
-/* Decode strict base64 (padding required, no whitespace). -1 if malformed. */
-int aj_base64_decode(struct aj_buf *out, const char *s);
 /* A random version-4 UUID, lower-case, no braces (37 bytes with the NUL). */
 int aj_http_uuid(char out[37]);
 

@@ -8,7 +8,11 @@
 
 #include "azure/http.h"
 #include "core/alloc.h"
+#include "core/base64.h"
 #include "core/error.h"
+
+/* Account keys are 88 characters, delegation keys 44: anything far longer is not a key. */
+#define KEY_B64_MAX 512
 
 void aj_sas_key_release(struct aj_sas_key *k)
 {
@@ -128,16 +132,19 @@ static int add_param(struct aj_buf *q, const char *name, const char *value)
 static int sign(const struct aj_sas_params *p, const struct aj_sas_key *k,
 		const char *key_b64, struct aj_buf *query, struct aj_errors *err)
 {
-	struct aj_buf key = AJ_BUF_INIT(4096), msg = AJ_BUF_INIT(AJ_BUF_SMALL);
+	unsigned char key[AJ_BASE64_DECODED_MAX(KEY_B64_MAX)];
+	struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_buf sig = AJ_BUF_INIT(128);
 	unsigned char mac[EVP_MAX_MD_SIZE];
 	unsigned int mac_len = 0;
 	char perms[32];
+	size_t key_len = 0;
 	int rc = -1;
 
 	if (check_params(p, perms, err))
 		return -1;
-	if (!key_b64 || aj_base64_decode(&key, key_b64) || !key.len) {
+	if (!key_b64 || strlen(key_b64) > KEY_B64_MAX ||
+	    aj_base64_decode(key_b64, strlen(key_b64), key, &key_len) || !key_len) {
 		aj_errors_add(err, NULL, "SAS: the %s is not valid base64",
 			      k ? "user delegation key" : "account key");
 		goto done;
@@ -146,7 +153,7 @@ static int sign(const struct aj_sas_params *p, const struct aj_sas_key *k,
 		aj_errors_oom(err);
 		goto done;
 	}
-	if (!HMAC(EVP_sha256(), key.buf, (int)key.len, (const unsigned char *)msg.buf,
+	if (!HMAC(EVP_sha256(), key, (int)key_len, (const unsigned char *)msg.buf,
 		  msg.len, mac, &mac_len) ||
 	    aj_base64_encode(&sig, mac, mac_len)) {
 		aj_errors_add(err, NULL, "SAS: signing failed");
@@ -174,7 +181,7 @@ static int sign(const struct aj_sas_params *p, const struct aj_sas_key *k,
 		aj_errors_oom(err);
 done:
 	OPENSSL_cleanse(mac, sizeof(mac));
-	buf_wipe(&key);
+	OPENSSL_cleanse(key, sizeof(key));
 	buf_wipe(&sig);
 	aj_buf_release(&msg);
 	return rc ? -1 : 0;

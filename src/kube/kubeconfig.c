@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/base64.h"
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/node.h"
@@ -95,65 +96,20 @@ int aj_kube_read_file(const char *path, size_t max, struct aj_buf *out,
 	return 0;
 }
 
-static int b64_value(unsigned char c)
+/* Inline PEM: *-data is base64. 0, -1 when malformed, -2 out of memory. */
+static int decode_blob(const char *data, struct aj_kube_blob *blob)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
+	size_t len = strlen(data), max = AJ_BASE64_DECODED_MAX(len);
 
-int aj_kube_base64_decode(const char *in, size_t len, struct aj_kube_blob *out,
-		     int *oom)
-{
-	unsigned char *data = aj_malloc(len / 4 * 3 + 3);
-	unsigned long acc = 0;
-	size_t i, n = 0, bits = 0, pad = 0;
-
-	*oom = 0;
-	out->data = NULL;
-	out->len = 0;
-	if (!data) {
-		*oom = 1;
-		return -1;
-	}
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)in[i];
-		int v;
-
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
-			continue;
-		if (c == '=') {
-			pad++;
-			continue;
-		}
-		v = b64_value(c);
-		if (v < 0 || pad)
-			goto bad;
-		acc = (acc << 6) | (unsigned long)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			data[n++] = (unsigned char)(acc >> bits);
-			acc &= (1ul << bits) - 1;
-		}
-	}
-	/* Leftover bits must be zero padding of a 2- or 3-char final group. */
-	if (bits >= 6 || acc || pad > 2)
-		goto bad;
-	out->data = data;
-	out->len = n;
-	return 0;
-bad:
-	explicit_bzero(data, len / 4 * 3 + 3);
-	aj_free(data);
+	blob->len = 0;
+	blob->data = aj_malloc(max);
+	if (!blob->data)
+		return -2;
+	if (!aj_base64_decode(data, len, blob->data, &blob->len))
+		return 0;
+	explicit_bzero(blob->data, max);
+	aj_free(blob->data);
+	blob->data = NULL;
 	return -1;
 }
 
@@ -379,7 +335,7 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 {
 	char datakey[64], path[160];
 	const char *fname, *data;
-	int oom;
+	int rc;
 
 	snprintf(datakey, sizeof(datakey), "%s-data", key);
 	if (get_str(kc->err, e->body, e->path, key, &fname) ||
@@ -394,9 +350,10 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 		const struct aj_node *n = aj_node_get(e->body, datakey);
 
 		snprintf(path, sizeof(path), "%s.%s", e->path, datakey);
-		if (aj_kube_base64_decode(data, strlen(data), blob, &oom))
-			return oom ? aj_errors_oom(kc->err)
-				   : fail_at(kc->err, n, path, "not valid base64");
+		rc = decode_blob(data, blob);
+		if (rc)
+			return rc == -1 ? fail_at(kc->err, n, path, "not valid base64")
+					: aj_errors_oom(kc->err);
 		if (!blob->len)
 			return fail_at(kc->err, n, path, "empty");
 		return 0;

@@ -97,11 +97,4 @@ int aj_kube_read_file(const char *path, size_t max, struct aj_buf *out,
  */
 int aj_kube_read_token(const char *path, char **out, struct aj_errors *err);
 
-/*
- * Decode standard base64 (whitespace ignored, padding optional). The result
- * is the caller's (aj_free). 0, or -1 on bad input or OOM (*oom tells).
- */
-int aj_kube_base64_decode(const char *in, size_t len, struct aj_kube_blob *out,
-		     int *oom);
-
 #endif

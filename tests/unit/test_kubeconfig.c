@@ -542,32 +542,6 @@ static void in_cluster_missing_files(void **state)
 	free(sa);
 }
 
-static void base64_vectors(void **state)
-{
-	/* RFC 4648 section 10 test vectors. */
-	static const char *const vec[][2] = {
-		{ "", "" }, { "Zg==", "f" }, { "Zm8=", "fo" }, { "Zm9v", "foo" },
-		{ "Zm9vYg==", "foob" }, { "Zm9vYmE=", "fooba" }, { "Zm9vYmFy", "foobar" },
-		{ "Zm9v\nYmFy\n", "foobar" }, { "Zm9vYg", "foob" },
-	};
-	static const char *const bad[] = { "Zm9v!", "Zg=a", "Z", "Zh==", "Zm9vYg===" };
-	struct aj_kube_blob b;
-	size_t i;
-	int oom;
-
-	(void)state;
-	for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
-		assert_int_equal(aj_kube_base64_decode(vec[i][0], strlen(vec[i][0]), &b, &oom), 0);
-		assert_int_equal(b.len, strlen(vec[i][1]));
-		assert_memory_equal(b.data, vec[i][1], b.len);
-		aj_free(b.data);
-	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(aj_kube_base64_decode(bad[i], strlen(bad[i]), &b, &oom), -1);
-		assert_int_equal(oom, 0);
-	}
-}
-
 static void load_survives_allocation_failures(void **state)
 {
 	struct aj_kube_config_opts o = { 0 };
@@ -615,7 +589,6 @@ int main(void)
 		T(home_kube_config_is_the_default),
 		T(in_cluster),
 		T(in_cluster_missing_files),
-		T(base64_vectors),
 		T(load_survives_allocation_failures),
 	};
 

@@ -20,6 +20,7 @@
 #include "azure/credential.h"
 #include "azure/sas.h"
 #include "core/alloc.h"
+#include "core/base64.h"
 #include "core/error.h"
 
 #define OID "5e5f1b1a-0000-4000-8000-00000000a11d"
