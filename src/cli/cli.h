@@ -148,6 +148,26 @@ int aj_cli_print_doc(const cJSON *v, enum aj_cli_format format,
 		     struct aj_errors *err);
 /* Write text to stdout and flush; -1 with err filled if the write failed. */
 int aj_cli_write(const char *text, size_t len, struct aj_errors *err);
+
+/*
+ * A text table (aj list, aj status, the Azure listings): cells are added row
+ * after row; printing aligns the columns three spaces apart (as kubectl
+ * does) and leaves the last one unpadded; an empty or NULL cell prints as "-". A failed add is
+ * remembered and reported by aj_cli_table_print(). The table owns its cells
+ * until aj_cli_table_release().
+ */
+struct aj_cli_table {
+	struct aj_strlist cells;
+	size_t cols;
+	const char *indent;   /* before every row; NULL for none */
+	int failed;
+};
+#define AJ_CLI_TABLE_INIT(cols) { AJ_STRLIST_INIT, (cols), NULL, 0 }
+void aj_cli_table_add(struct aj_cli_table *t, const char *cell);
+void aj_cli_table_addf(struct aj_cli_table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int aj_cli_table_print(const struct aj_cli_table *t, struct aj_errors *err);
+void aj_cli_table_release(struct aj_cli_table *t);
 /* Add item to obj under key; on failure delete item. 0 / -1 (out of memory). */
 int aj_cli_attach(cJSON *obj, const char *key, cJSON *item);
 /* The typed JobSpec as JSON (for render --jobspec). NULL on out of memory. */

@@ -93,69 +93,12 @@ static int load_vcs(struct azure *a, struct aj_vc **vcs, size_t *nr, struct aj_e
 	return rc;
 }
 
-/* --- tables --- */
-
-struct table {
-	struct aj_strlist cells;   /* row after row */
-	size_t cols;
-	int failed;
-};
-
-static void cell(struct table *t, const char *text)
-{
-	if (aj_strlist_add(&t->cells, text && *text ? text : "-"))
-		t->failed = 1;
-}
-
-static void cellf(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cellf(struct table *t, const char *fmt, ...)
-{
-	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
-	va_list ap;
-
-	va_start(ap, fmt);
-	aj_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	if (b.failed)
-		t->failed = 1;
-	else
-		cell(t, aj_buf_cstr(&b));
-	aj_buf_release(&b);
-}
-
-/* Columns left-aligned, two spaces apart, the last one unpadded. */
-static int table_print(struct table *t, struct aj_errors *err)
-{
-	struct aj_buf out = AJ_BUF_INIT(AJ_BUF_LARGE);
-	size_t *width, i;
-	int rc;
-
-	if (t->failed || !(width = aj_calloc(t->cols, sizeof(*width))))
-		return aj_errors_oom(err);
-	for (i = 0; i < t->cells.nr; i++) {
-		size_t len = strlen(t->cells.items[i]);
-
-		if (len > width[i % t->cols])
-			width[i % t->cols] = len;
-	}
-	for (i = 0; i < t->cells.nr; i++) {
-		if (i % t->cols + 1 < t->cols)
-			aj_buf_addf(&out, "%-*s  ", (int)width[i % t->cols], t->cells.items[i]);
-		else
-			aj_buf_addf(&out, "%s\n", t->cells.items[i]);
-	}
-	aj_free(width);
-	rc = out.failed ? aj_errors_oom(err) : aj_cli_write(aj_buf_cstr(&out), out.len, err);
-	aj_buf_release(&out);
-	return rc;
-}
-
-static void vc_cell(struct table *t, const struct aj_vc *vc, int full)
+static void vc_cell(struct aj_cli_table *t, const struct aj_vc *vc, int full)
 {
 	if (full)
-		cellf(t, "%s/%s/%s", vc->subscription, vc->resource_group, vc->name);
+		aj_cli_table_addf(t, "%s/%s/%s", vc->subscription, vc->resource_group, vc->name);
 	else
-		cell(t, vc->name);
+		aj_cli_table_add(t, vc->name);
 }
 
 /* --- the family catalog --- */
@@ -272,12 +215,12 @@ static int quota_table(const struct aj_vc *vcs, size_t nr, int full, struct aj_e
 		"VIRTUAL CLUSTER", "LOCATION", "SERIES", "ACCELERATOR", "PREMIUM", "STANDARD",
 		"BASIC", "USER"
 	};
-	struct table t = { AJ_STRLIST_INIT, 8, 0 };
+	struct aj_cli_table t = AJ_CLI_TABLE_INIT(8);
 	size_t i, j, c;
 	int rc, t2;
 
 	for (c = 0; c < 8; c++)
-		cell(&t, head[c]);
+		aj_cli_table_add(&t, head[c]);
 	for (i = 0; i < nr; i++)
 		for (j = 0; j < vcs[i].quotas_nr; j++) {
 			const struct aj_vc_quota *q = &vcs[i].quotas[j];
@@ -287,21 +230,21 @@ static int quota_table(const struct aj_vc *vcs, size_t nr, int full, struct aj_e
 				continue;
 			accelerator(q->series, acc, sizeof(acc));
 			vc_cell(&t, &vcs[i], full);
-			cell(&t, vcs[i].location);
-			cell(&t, q->series);
-			cell(&t, acc);
+			aj_cli_table_add(&t, vcs[i].location);
+			aj_cli_table_add(&t, q->series);
+			aj_cli_table_add(&t, acc);
 			for (t2 = 0; t2 < AJ_TIERS; t2++)
 				if (q->limit[t2] < 0)
-					cell(&t, NULL);
+					aj_cli_table_add(&t, NULL);
 				else
-					cellf(&t, "%ld/%ld", q->used[t2], q->limit[t2]);
+					aj_cli_table_addf(&t, "%ld/%ld", q->used[t2], q->limit[t2]);
 			if (q->user_limit < 0)
-				cell(&t, NULL);
+				aj_cli_table_add(&t, NULL);
 			else
-				cellf(&t, "%ld/%ld", q->user_used, q->user_limit);
+				aj_cli_table_addf(&t, "%ld/%ld", q->user_used, q->user_limit);
 		}
-	rc = table_print(&t, err);
-	aj_strlist_release(&t.cells);
+	rc = aj_cli_table_print(&t, err);
+	aj_cli_table_release(&t);
 	return rc;
 }
 
@@ -358,14 +301,14 @@ static int quota_list(const struct aj_cli_opts *o)
 /* --- aj sku list --- */
 
 /* Free units of q in tier t as a cell ("-" when the tier has no quota). */
-static void free_cell(struct table *t, const struct aj_vc_quota *q, enum aj_tier tier)
+static void free_cell(struct aj_cli_table *t, const struct aj_vc_quota *q, enum aj_tier tier)
 {
 	long f = aj_vc_quota_free(q, tier);
 
 	if (f < 0 || !q->limit[tier])
-		cell(t, NULL);
+		aj_cli_table_add(t, NULL);
 	else
-		cellf(t, "%ld", f);
+		aj_cli_table_addf(t, "%ld", f);
 }
 
 /* Calls fn for every (VC, family, size) the VCs have quota for. */
@@ -400,15 +343,15 @@ static int each_sku(const struct aj_vc *vcs, size_t nr, int (*fn)(const struct s
 
 static int sku_table_row(const struct sku_row *r, void *ctx)
 {
-	struct table *t = ctx;
+	struct aj_cli_table *t = ctx;
 	char sku[64];
 	int tier;
 
 	shorthand(r->f, r->size, sku, sizeof(sku));
 	vc_cell(t, r->vc, 0);
-	cell(t, sku);
-	cellf(t, "Singularity.%s", r->f->names[r->size]);
-	cellf(t, "%d", r->f->units[r->size]);
+	aj_cli_table_add(t, sku);
+	aj_cli_table_addf(t, "Singularity.%s", r->f->names[r->size]);
+	aj_cli_table_addf(t, "%d", r->f->units[r->size]);
 	for (tier = 0; tier < AJ_TIERS; tier++)
 		free_cell(t, r->q, (enum aj_tier)tier);
 	return t->failed ? -1 : 0;
@@ -451,7 +394,7 @@ static int sku_list(const struct aj_cli_opts *o)
 		"STANDARD FREE", "BASIC FREE"
 	};
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct table t = { AJ_STRLIST_INIT, 7, 0 };
+	struct aj_cli_table t = AJ_CLI_TABLE_INIT(7);
 	struct azure a;
 	struct aj_vc *vcs = NULL;
 	cJSON *doc = NULL;
@@ -465,13 +408,13 @@ static int sku_list(const struct aj_cli_opts *o)
 			: aj_cli_print_doc(doc, o->format, &err);
 	} else if (!rc) {
 		for (c = 0; c < 7; c++)
-			cell(&t, head[c]);
+			aj_cli_table_add(&t, head[c]);
 		rc = each_sku(vcs, nr, sku_table_row, &t) ? aj_errors_oom(&err)
-			: table_print(&t, &err);
+			: aj_cli_table_print(&t, &err);
 	}
 	aj_cli_print_errors(&err);
 	cJSON_Delete(doc);
-	aj_strlist_release(&t.cells);
+	aj_cli_table_release(&t);
 	aj_aml_vcs_free(vcs, nr);
 	azure_close(&a);
 	aj_errors_release(&err);
@@ -562,7 +505,7 @@ static int image_join_aliases(const cJSON *img, struct aj_buf *b)
 static int image_list_run(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct table t = { AJ_STRLIST_INIT, 2, 0 };
+	struct aj_cli_table t = AJ_CLI_TABLE_INIT(2);
 	struct aj_buf aliases = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct azure a;
 	cJSON *images = NULL, *doc = NULL;
@@ -573,8 +516,8 @@ static int image_list_run(const struct aj_cli_opts *o)
 	if (!rc) {
 		doc = cJSON_CreateArray();
 		t.failed = !doc;
-		cell(&t, "IMAGE");
-		cell(&t, "ALIASES");
+		aj_cli_table_add(&t, "IMAGE");
+		aj_cli_table_add(&t, "ALIASES");
 		if (!doc) {
 			cJSON_Delete(images);
 			images = NULL;
@@ -601,19 +544,19 @@ static int image_list_run(const struct aj_cli_opts *o)
 				t.failed = 1;
 				break;
 			}
-			cellf(&t, "amlt-sing/%s", name);
-			cell(&t, aj_buf_cstr(&aliases));
+			aj_cli_table_addf(&t, "amlt-sing/%s", name);
+			aj_cli_table_add(&t, aj_buf_cstr(&aliases));
 		}
 		if (t.failed || !doc)
 			rc = aj_errors_oom(&err);
 		else
-			rc = o->format_set ? aj_cli_print_doc(doc, o->format, &err) : table_print(&t, &err);
+			rc = o->format_set ? aj_cli_print_doc(doc, o->format, &err) : aj_cli_table_print(&t, &err);
 	}
 	aj_cli_print_errors(&err);
 	cJSON_Delete(doc);
 	cJSON_Delete(images);
 	aj_buf_release(&aliases);
-	aj_strlist_release(&t.cells);
+	aj_cli_table_release(&t);
 	azure_close(&a);
 	aj_errors_release(&err);
 	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;

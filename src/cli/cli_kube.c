@@ -181,54 +181,6 @@ static int print_object(const cJSON *obj, enum aj_cli_format format,
 	return rc;
 }
 
-/* --- tables --- */
-
-struct table {
-	struct aj_strlist cells;   /* row after row */
-	size_t cols;
-	const char *indent;        /* before every row; NULL for none */
-	int failed;
-};
-
-static void table_add(struct table *t, const char *cell)
-{
-	if (aj_strlist_add(&t->cells, cell && *cell ? cell : "-"))
-		t->failed = 1;
-}
-
-/* Columns left-aligned, three spaces apart, the last one unpadded. */
-static int table_print(struct table *t, struct aj_errors *err)
-{
-	struct aj_buf out = AJ_BUF_INIT(AJ_BUF_LARGE);
-	size_t *width, i, c;
-	int rc;
-
-	if (t->failed)
-		return aj_errors_oom(err);
-	width = aj_calloc(t->cols, sizeof(*width));
-	if (!width)
-		return aj_errors_oom(err);
-	for (i = 0; i < t->cells.nr; i++) {
-		size_t len = strlen(t->cells.items[i]);
-
-		if (len > width[i % t->cols])
-			width[i % t->cols] = len;
-	}
-	for (i = 0; i < t->cells.nr; i++) {
-		c = i % t->cols;
-		if (!c && t->indent)
-			aj_buf_addstr(&out, t->indent);
-		if (c + 1 < t->cols)
-			aj_buf_addf(&out, "%-*s   ", (int)width[c], t->cells.items[i]);
-		else
-			aj_buf_addf(&out, "%s\n", t->cells.items[i]);
-	}
-	aj_free(width);
-	rc = out.failed ? aj_errors_oom(err) : aj_cli_write(aj_buf_cstr(&out), out.len, err);
-	aj_buf_release(&out);
-	return rc;
-}
-
 /* --- connecting --- */
 
 int aj_cli_kube_open(struct aj_kube *k, const struct aj_cli_opts *o,
@@ -503,22 +455,22 @@ int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err)
 
 /* --- aj list --- */
 
-static void list_row(struct table *t, const cJSON *job, int all, int wide, time_t now)
+static void list_row(struct aj_cli_table *t, const cJSON *job, int all, int wide, time_t now)
 {
 	const cJSON *nodes = at(job, "spec.nodes");
 	char num[32], age[32];
 
 	if (all)
-		table_add(t, str_at(job, "metadata.namespace"));
-	table_add(t, str_at(job, "metadata.name"));
-	table_add(t, str_at(job, "status.backend"));
-	table_add(t, phase_of(job));
+		aj_cli_table_add(t, str_at(job, "metadata.namespace"));
+	aj_cli_table_add(t, str_at(job, "metadata.name"));
+	aj_cli_table_add(t, str_at(job, "status.backend"));
+	aj_cli_table_add(t, phase_of(job));
 	num[0] = '\0';
 	if (cJSON_IsNumber(nodes))
 		snprintf(num, sizeof(num), "%.0f", nodes->valuedouble);
-	table_add(t, num);
+	aj_cli_table_add(t, num);
 	age_of(age, sizeof(age), str_at(job, "metadata.creationTimestamp"), now);
-	table_add(t, age);
+	aj_cli_table_add(t, age);
 	if (wide) {
 		struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 		const char *m = str_at(job, "status.message");
@@ -527,7 +479,7 @@ static void list_row(struct table *t, const cJSON *job, int all, int wide, time_
 			add_one_line(&msg, m);
 		if (msg.failed)
 			t->failed = 1;
-		table_add(t, aj_buf_cstr(&msg));
+		aj_cli_table_add(t, aj_buf_cstr(&msg));
 		aj_buf_release(&msg);
 	}
 }
@@ -540,7 +492,7 @@ static int list(const struct aj_cli_opts *o)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_kube k;
 	struct aj_kube_ref ref = { &ajjobs, NULL, NULL, NULL };
-	struct table t;
+	struct aj_cli_table t = AJ_CLI_TABLE_INIT(0);
 	const cJSON *item;
 	cJSON *items_list = NULL;
 	int rc, wide = o->format_set && o->format == AJ_FORMAT_WIDE;
@@ -570,15 +522,14 @@ static int list(const struct aj_cli_opts *o)
 		cJSON_Delete(items_list);
 		return done(AJ_EXIT_OK, &k, &err);
 	}
-	memset(&t, 0, sizeof(t));
 	t.cols = last - first;
 	for (i = first; i < last; i++)
-		table_add(&t, heads[i]);
+		aj_cli_table_add(&t, heads[i]);
 	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(items_list, "items")) {
 		list_row(&t, item, o->all_namespaces, wide, now);
 	}
-	rc = table_print(&t, &err) ? AJ_EXIT_FAIL : AJ_EXIT_OK;
-	aj_strlist_release(&t.cells);
+	rc = aj_cli_table_print(&t, &err) ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+	aj_cli_table_release(&t);
 	cJSON_Delete(items_list);
 	return done(rc, &k, &err);
 }
@@ -619,7 +570,7 @@ static int describe(const cJSON *job, struct aj_errors *err)
 	const cJSON *nodes = at(job, "spec.nodes"), *conds = at(job, "status.conditions"), *c;
 	time_t now = time(NULL);
 	char num[32], age[32];
-	struct table t;
+	struct aj_cli_table t = AJ_CLI_TABLE_INIT(5);
 	size_t i;
 	int rc;
 
@@ -648,11 +599,9 @@ static int describe(const cJSON *job, struct aj_errors *err)
 	aj_buf_release(&out);
 	if (rc || !cJSON_GetArraySize(conds))
 		return rc;
-	memset(&t, 0, sizeof(t));
-	t.cols = 5;
 	t.indent = "  ";
 	for (i = 0; i < t.cols; i++)
-		table_add(&t, heads[i]);
+		aj_cli_table_add(&t, heads[i]);
 	cJSON_ArrayForEach(c, conds) {
 		struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 		const char *m = str_at(c, "message");
@@ -661,15 +610,15 @@ static int describe(const cJSON *job, struct aj_errors *err)
 			add_one_line(&msg, m);
 		age_of(age, sizeof(age), str_at(c, "lastTransitionTime"), now);
 		t.failed |= msg.failed;
-		table_add(&t, str_at(c, "type"));
-		table_add(&t, str_at(c, "status"));
-		table_add(&t, str_at(c, "reason"));
-		table_add(&t, age);
-		table_add(&t, aj_buf_cstr(&msg));
+		aj_cli_table_add(&t, str_at(c, "type"));
+		aj_cli_table_add(&t, str_at(c, "status"));
+		aj_cli_table_add(&t, str_at(c, "reason"));
+		aj_cli_table_add(&t, age);
+		aj_cli_table_add(&t, aj_buf_cstr(&msg));
 		aj_buf_release(&msg);
 	}
-	rc = aj_cli_write("Conditions:\n", 12, err) || table_print(&t, err) ? -1 : 0;
-	aj_strlist_release(&t.cells);
+	rc = aj_cli_write("Conditions:\n", 12, err) || aj_cli_table_print(&t, err) ? -1 : 0;
+	aj_cli_table_release(&t);
 	return rc;
 }
 

@@ -2,13 +2,16 @@
  * cli_output.c - what `aj` prints: documents on stdout, errors on stderr,
  * and the typed JobSpec as JSON for `aj render --jobspec`.
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/strlist.h"
 #include "core/yaml.h"
 
 void aj_cli_errors_locate(struct aj_errors *err, size_t from, const char *file)
@@ -45,6 +48,61 @@ int aj_cli_write(const char *text, size_t len, struct aj_errors *err)
 	    ferror(stdout))
 		return aj_errors_add(err, NULL, "cannot write to standard output");
 	return 0;
+}
+
+void aj_cli_table_add(struct aj_cli_table *t, const char *cell)
+{
+	if (aj_strlist_add(&t->cells, cell && *cell ? cell : "-"))
+		t->failed = 1;
+}
+
+void aj_cli_table_addf(struct aj_cli_table *t, const char *fmt, ...)
+{
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	va_list ap;
+
+	va_start(ap, fmt);
+	aj_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	if (b.failed)
+		t->failed = 1;
+	else
+		aj_cli_table_add(t, aj_buf_cstr(&b));
+	aj_buf_release(&b);
+}
+
+int aj_cli_table_print(const struct aj_cli_table *t, struct aj_errors *err)
+{
+	struct aj_buf out = AJ_BUF_INIT(AJ_BUF_LARGE);
+	size_t *width, i, c;
+	int rc;
+
+	if (t->failed || !(width = aj_calloc(t->cols, sizeof(*width))))
+		return aj_errors_oom(err);
+	for (i = 0; i < t->cells.nr; i++) {
+		size_t len = strlen(t->cells.items[i]);
+
+		if (len > width[i % t->cols])
+			width[i % t->cols] = len;
+	}
+	for (i = 0; i < t->cells.nr; i++) {
+		c = i % t->cols;
+		if (!c && t->indent)
+			aj_buf_addstr(&out, t->indent);
+		if (c + 1 < t->cols)
+			aj_buf_addf(&out, "%-*s   ", (int)width[c], t->cells.items[i]);
+		else
+			aj_buf_addf(&out, "%s\n", t->cells.items[i]);
+	}
+	aj_free(width);
+	rc = out.failed ? aj_errors_oom(err) : aj_cli_write(aj_buf_cstr(&out), out.len, err);
+	aj_buf_release(&out);
+	return rc;
+}
+
+void aj_cli_table_release(struct aj_cli_table *t)
+{
+	aj_strlist_release(&t->cells);
 }
 
 int aj_cli_print_doc(const cJSON *v, enum aj_cli_format format,

@@ -66,17 +66,17 @@ control config '{
 
 # --- aj quota list ---
 cat >"$work/want" <<'EOF'
-VIRTUAL CLUSTER  LOCATION  SERIES      ACCELERATOR  PREMIUM  STANDARD  BASIC  USER
-vc-a             westus2   ND_A100_v4  A100 80GB    32/64    0/32      -      64/128
-vc-b             eastus    ND_H100_v5  H100 80GB    -        8/16      -      -
+VIRTUAL CLUSTER   LOCATION   SERIES       ACCELERATOR   PREMIUM   STANDARD   BASIC   USER
+vc-a              westus2    ND_A100_v4   A100 80GB     32/64     0/32       -       64/128
+vc-b              eastus     ND_H100_v5   H100 80GB     -         8/16       -       -
 EOF
 check "quota list: used/limit per tier and the user cap, series without quota left out" "$work/want" \
   "$aj" quota list
 cat >"$work/want" <<'EOF'
-VIRTUAL CLUSTER  LOCATION  SERIES      ACCELERATOR  PREMIUM  STANDARD  BASIC  USER
-s1/rg1/vc-a      westus2   Dv3         CPU          -        -         0/0    -
-s1/rg1/vc-a      westus2   ND_A100_v4  A100 80GB    32/64    0/32      -      64/128
-s1/rg2/vc-b      eastus    ND_H100_v5  H100 80GB    -        8/16      -      -
+VIRTUAL CLUSTER   LOCATION   SERIES       ACCELERATOR   PREMIUM   STANDARD   BASIC   USER
+s1/rg1/vc-a       westus2    Dv3          CPU           -         -          0/0     -
+s1/rg1/vc-a       westus2    ND_A100_v4   A100 80GB     32/64     0/32       -       64/128
+s1/rg2/vc-b       eastus     ND_H100_v5   H100 80GB     -         8/16       -       -
 EOF
 check "quota list --full: every series, full coordinates" "$work/want" "$aj" quota list --full
 cat >"$work/want" <<'EOF'
@@ -95,15 +95,15 @@ print(json.dumps(out))'"
 
 # --- aj sku list ---
 cat >"$work/want" <<'EOF'
-VIRTUAL CLUSTER  SKU               INSTANCE TYPE                 UNITS  PREMIUM FREE  STANDARD FREE  BASIC FREE
-vc-a             80G1-A100-NvLink  Singularity.ND12am_A100_v4    1      32            32             -
-vc-a             80G2-A100-NvLink  Singularity.ND24am_A100_v4    2      32            32             -
-vc-a             80G4-A100-NvLink  Singularity.ND48am_A100_v4    4      32            32             -
-vc-a             80G8-A100-NvLink  Singularity.ND96amrs_A100_v4  8      32            32             -
-vc-b             80G1-H100-NvLink  Singularity.ND12_H100_v5      1      -             8              -
-vc-b             80G2-H100-NvLink  Singularity.ND24_H100_v5      2      -             8              -
-vc-b             80G4-H100-NvLink  Singularity.ND48_H100_v5      4      -             8              -
-vc-b             80G8-H100-NvLink  Singularity.ND96r_H100_v5     8      -             8              -
+VIRTUAL CLUSTER   SKU                INSTANCE TYPE                  UNITS   PREMIUM FREE   STANDARD FREE   BASIC FREE
+vc-a              80G1-A100-NvLink   Singularity.ND12am_A100_v4     1       32             32              -
+vc-a              80G2-A100-NvLink   Singularity.ND24am_A100_v4     2       32             32              -
+vc-a              80G4-A100-NvLink   Singularity.ND48am_A100_v4     4       32             32              -
+vc-a              80G8-A100-NvLink   Singularity.ND96amrs_A100_v4   8       32             32              -
+vc-b              80G1-H100-NvLink   Singularity.ND12_H100_v5       1       -              8               -
+vc-b              80G2-H100-NvLink   Singularity.ND24_H100_v5       2       -              8               -
+vc-b              80G4-H100-NvLink   Singularity.ND48_H100_v5       4       -              8               -
+vc-b              80G8-H100-NvLink   Singularity.ND96r_H100_v5      8       -              8               -
 EOF
 check "sku list: instance types with their shorthand and free units" "$work/want" "$aj" sku list
 cat >"$work/want" <<'EOF'
@@ -117,10 +117,10 @@ for r in json.load(sys.stdin):
 
 # --- aj image list ---
 # the first subscription (s1) has no images; s2's are listed
-printf '%-48s  %s\n' IMAGE ALIASES amlt-sing/acpt-torch2.7.1-py3.10-cuda12.6:latest "acpt-torch2.7, torch-latest" \
+printf '%-48s   %s\n' IMAGE ALIASES amlt-sing/acpt-torch2.7.1-py3.10-cuda12.6:latest "acpt-torch2.7, torch-latest" \
   amlt-sing/rocm6.2-py3.10:latest - >"$work/want"
 check "image list: names with a tag, from the first subscription that has images" "$work/want" "$aj" image list
-printf '%-48s  %s\n' IMAGE ALIASES amlt-sing/acpt-torch2.7.1-py3.10-cuda12.6:latest "acpt-torch2.7, torch-latest" \
+printf '%-48s   %s\n' IMAGE ALIASES amlt-sing/acpt-torch2.7.1-py3.10-cuda12.6:latest "acpt-torch2.7, torch-latest" \
   >"$work/want"
 check "image list FILTER matches an alias, case-insensitively" "$work/want" "$aj" image list TORCH-LATEST
 cat >"$work/want" <<'EOF'
