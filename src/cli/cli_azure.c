@@ -9,7 +9,6 @@
  * AJ_AZURE_CA_FILE point them at another endpoint (tests use the loopback
  * peer). Output is a table, or the same data with -o json|yaml.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
