@@ -13,12 +13,12 @@ ns=$(new_namespace corpus)
 sys=$(new_namespace corpussys)
 work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-corpus.XXXXXX")
 pid=
-finish() {
+cleanup() {
   [[ -n $pid ]] && { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
-  ((it_fail)) && [[ -f $work/controller.log ]] && tail -n 25 "$work/controller.log"
-  rm -rf "$work" "$it_out"
+  ((t_fail)) && [[ -f $work/controller.log ]] && tail -n 25 "$work/controller.log"
+  rm -rf "$work" "$t_out"
 }
-trap finish EXIT
+trap cleanup EXIT
 
 controller_identity "$sys" "$work"
 "$AJ_CONTROLLER_BIN" --kubeconfig "$work/kubeconfig" --namespace "$ns" --health-addr 127.0.0.1 \
@@ -63,17 +63,16 @@ for it in json.load(sys.stdin)["items"]:
         st = it.get("status", {})
         print(st.get("phase", "")); print(st.get("message", ""))' "$name" <<<"$items")
   phase=${got%%$'\n'*} message=${got#*$'\n'}
-  if [[ $phase == Failed ]]; then ok "$case: Failed"; else echo "(phase '$phase')" >"$it_out"; fail "$case: Failed"; fi
+  if [[ $phase == Failed ]]; then ok "$case: Failed"; else echo "(phase '$phase')" >"$t_out"; fail "$case: Failed"; fi
   while IFS= read -r frag; do
     if grep -qF -- "$frag" <<<"$message"; then ok "$case: message holds $frag"
-    else printf '(status.message: %s)\n' "$message" >"$it_out"; fail "$case: message holds $frag"
+    else printf '(status.message: %s)\n' "$message" >"$t_out"; fail "$case: message holds $frag"
     fi
   done < <(expect_lines "$d" message)
-  if grep -qx "job.batch.volcano.sh/$name" <<<"$volcano"; then : >"$it_out"; fail "$case: no Volcano Job"
+  if grep -qx "job.batch.volcano.sh/$name" <<<"$volcano"; then : >"$t_out"; fail "$case: no Volcano Job"
   else ok "$case: no Volcano Job"; fi
 done
 expect_ok "the controller is still running" kill -0 "$pid"
 expect_ok "no token in the controller's log" bash -c "! grep -qF -- '$token' '$work/controller.log'"
 
-echo "corpus (controller): $it_pass passed, $it_fail failed"
-((it_fail == 0))
+finish

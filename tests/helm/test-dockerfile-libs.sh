@@ -10,9 +10,7 @@
 # ldd reports must come from a dependency of those packages.
 set -uo pipefail
 dockerfile=$1; shift
-pass=0 failed=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1"; }
+source "$(dirname "$0")/../lib/expect.sh"
 
 # The runtime stage: from the last FROM on. Its apt-get install arguments,
 # continuation lines joined, options and shell operators dropped.
@@ -21,21 +19,21 @@ runtime_pkgs=$(awk '/^FROM /{buf=""} {buf = buf "\n" $0} END{print buf}' "$docke
   grep -E '^(RUN )?.*apt-get install' |
   sed -e 's/.*apt-get install//' -e 's/&&.*//' | tr ' ' '\n' | grep -E '^[a-z0-9][a-z0-9.+-]+$' | sort -u)
 if [[ -z $runtime_pkgs ]]; then
-  bad "found no apt-get install in the runtime stage of $dockerfile"; exit 1
+  fail "found no apt-get install in the runtime stage of $dockerfile"; exit 1
 fi
 if grep -q -- '-dev$' <<<"$runtime_pkgs"; then
-  bad "the runtime stage installs -dev packages: $(grep -- '-dev$' <<<"$runtime_pkgs" | tr '\n' ' ')"
+  fail "the runtime stage installs -dev packages: $(grep -- '-dev$' <<<"$runtime_pkgs" | tr '\n' ' ')"
 else
   ok "the runtime stage installs no -dev packages"
 fi
 if awk '/^FROM /{n++} END{exit !(n >= 2)}' "$dockerfile"; then ok "the Dockerfile is multi-stage"
-else bad "the Dockerfile is multi-stage"; fi
+else fail "the Dockerfile is multi-stage"; fi
 runtime=$(awk '/^FROM /{buf=""} {buf = buf $0 "\n"} END{printf "%s", buf}' "$dockerfile")
 user=$(sed -n 's/^USER \([^:]*\).*/\1/p' <<<"$runtime" | tail -n 1)
 if [[ $user =~ ^[0-9]+$ && $user != 0 ]]; then ok "the runtime stage runs as a numeric non-root user ($user)"
-else bad "the runtime stage runs as a numeric non-root user (USER is '$user')"; fi
+else fail "the runtime stage runs as a numeric non-root user (USER is '$user')"; fi
 if grep -qE '^ENTRYPOINT \["[^"]*/aj-controller"' <<<"$runtime"; then ok "the entrypoint is aj-controller"
-else bad "the entrypoint is aj-controller"; fi
+else fail "the entrypoint is aj-controller"; fi
 
 # The package that ships a library file, in $pkg (dpkg -S on the resolved path and,
 # for /lib -> /usr/lib merged systems, the other spelling).
@@ -80,22 +78,21 @@ reachable=$(closure $runtime_pkgs $base)
 
 for bin in "$@"; do
   name=$(basename "$bin")
-  if [[ ! -x $bin ]]; then bad "$name: not found at $bin"; continue; fi
+  if [[ ! -x $bin ]]; then fail "$name: not found at $bin"; continue; fi
   needed=$(objdump -p "$bin" | awk '$1=="NEEDED"{print $2}')
   while read -r soname path; do
     [[ -z $soname ]] && continue
-    if [[ $path == "not" || -z $path ]]; then bad "$name: $soname is not found by ldd"; continue; fi
-    package_of "$path" || { bad "$name: no Debian package ships $path"; continue; }
+    if [[ $path == "not" || -z $path ]]; then fail "$name: $soname is not found by ldd"; continue; fi
+    package_of "$path" || { fail "$name: no Debian package ships $path"; continue; }
     if grep -qxF "$soname" <<<"$needed"; then
       if grep -qxF "$pkg" <<<"$runtime_pkgs"; then ok "$name: $soname from $pkg, listed in the runtime stage"
       elif grep -qxF "$pkg" <<<"$base"; then ok "$name: $soname from $pkg, in every Debian image"
-      else bad "$name: $soname comes from $pkg, which the runtime stage does not install"; fi
+      else fail "$name: $soname comes from $pkg, which the runtime stage does not install"; fi
     elif grep -qxF "$pkg" <<<"$reachable"; then
       ok "$name: $soname (indirect) from $pkg, a dependency of the listed packages"
     else
-      bad "$name: $soname (indirect) comes from $pkg, which nothing in the runtime stage pulls in"
+      fail "$name: $soname (indirect) comes from $pkg, which nothing in the runtime stage pulls in"
     fi
   done < <(ldd "$bin" | awk '$2=="=>"{print $1, $3} $2!="=>" && $1 ~ /^\//{next}')
 done
-echo "# dockerfile-libs: $pass passed, $failed failed"
-((failed == 0))
+finish

@@ -1,7 +1,6 @@
 # Helpers for integration test scripts (sourced). Each script runs against the control plane whose
 # env file is named by $AJ_CP_ENV (set by tests/integration/CMakeLists.txt, written by
-# tests/controlplane/start.sh). Every case prints "ok" or "FAIL" with its name; the script exits
-# non-zero if any case failed.
+# tests/controlplane/start.sh). The cases and their verdict come from tests/lib/expect.sh.
 
 set -uo pipefail
 it_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -12,43 +11,9 @@ repo_root=$(cd "$it_dir/../.." && pwd)
 # shellcheck disable=SC1090
 source "$AJ_CP_ENV"
 
-it_pass=0
-it_fail=0
-it_out=$(mktemp "${TMPDIR:-/tmp}/aj-it.XXXXXX")
-trap 'rm -f "$it_out"' EXIT
+source "$repo_root/tests/lib/expect.sh"
 
 k() { "$AJ_KUBECTL" --request-timeout=30s "$@"; }
-
-ok() { it_pass=$((it_pass + 1)); echo "ok   - $1"; }
-fail() {
-  it_fail=$((it_fail + 1)); echo "FAIL - $1"
-  [[ -s $it_out ]] && sed 's/^/       | /' "$it_out" | head -n 30
-  return 0
-}
-
-# expect_ok NAME cmd...             the command succeeds
-expect_ok() {
-  local name=$1; shift
-  if "$@" >"$it_out" 2>&1; then ok "$name"; else fail "$name"; fi
-}
-
-# expect_fail NAME MESSAGE cmd...   the command fails and its output contains MESSAGE (fixed string)
-expect_fail() {
-  local name=$1 msg=$2; shift 2
-  if "$@" >"$it_out" 2>&1; then
-    echo "(command succeeded, expected failure with: $msg)" >>"$it_out"; fail "$name"
-  elif grep -qF -- "$msg" "$it_out"; then ok "$name"
-  else echo "(expected message: $msg)" >>"$it_out"; fail "$name"
-  fi
-}
-
-# expect_eq NAME WANT cmd...        the command succeeds and prints exactly WANT
-expect_eq() {
-  local name=$1 want=$2 got; shift 2
-  if got=$("$@" 2>"$it_out") && [[ $got == "$want" ]]; then ok "$name"
-  else echo "(got '$got', want '$want')" >>"$it_out"; fail "$name"
-  fi
-}
 
 # A fresh namespace per script: namespaces never finish deleting on a control plane without controllers.
 new_namespace() {
@@ -79,11 +44,6 @@ pids_matching() {
   return 0
 }
 
-finish() {
-  echo "# $(basename "$0"): $it_pass passed, $it_fail failed"
-  ((it_fail == 0))
-}
-
 # The "# expect: MESSAGE" header line of a negative-case data file.
 expected_message() { sed -n '1s/^# expect: //p' "$1"; }
 
@@ -103,7 +63,7 @@ check_invalid_dir() { # ns dir label
   local f msg
   for f in "$2"/*.yaml; do
     msg=$(expected_message "$f")
-    if [[ -z $msg ]]; then echo "(no '# expect:' line in $f)" >"$it_out"; fail "$3 rejected: $(basename "$f")"; continue; fi
+    if [[ -z $msg ]]; then echo "(no '# expect:' line in $f)" >"$t_out"; fail "$3 rejected: $(basename "$f")"; continue; fi
     expect_fail "$3 rejected: $(basename "$f") ($msg)" "$msg" dry_apply "$1" "$f"
   done
 }

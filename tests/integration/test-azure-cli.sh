@@ -6,33 +6,30 @@
 set -uo pipefail
 aj=${1:?usage: test-azure-cli.sh AJ_BINARY}
 repo_root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$repo_root/tests/lib/expect.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/aj-azure-cli.XXXXXX")
-pass=0 failed=0
 peer_pid=
 
-finish() {
+cleanup() {
   [[ -n $peer_pid ]] && { kill -TERM "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null; }
-  rm -rf "$work"
+  rm -rf "$work" "$t_out"
 }
-trap finish EXIT
-
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1"; sed 's/^/       | /' "$work/out" | head -n 30; }
+trap cleanup EXIT
 # check NAME WANT-FILE cmd...: the command succeeds and prints exactly WANT-FILE's content
 check() {
   local name=$1 want=$2; shift 2
-  "$@" >"$work/out" 2>"$work/err"; local rc=$?
-  cat "$work/out" "$work/err" >>"$work/all"
-  if ((rc == 0)) && diff -u "$want" "$work/out" >"$work/diff"; then ok "$name"
-  else cat "$work/err" "$work/diff" >>"$work/out"; bad "$name"; fi
+  "$@" >"$t_out" 2>"$work/err"; local rc=$?
+  cat "$t_out" "$work/err" >>"$work/all"
+  if ((rc == 0)) && diff -u "$want" "$t_out" >"$work/diff"; then ok "$name"
+  else cat "$work/err" "$work/diff" >>"$t_out"; fail "$name"; fi
 }
 # check_fail NAME STATUS MESSAGE cmd...: exits with STATUS, stderr holds MESSAGE
 check_fail() {
   local name=$1 status=$2 msg=$3 rc; shift 3
-  "$@" >"$work/out" 2>"$work/err"; rc=$?
-  cat "$work/out" "$work/err" >>"$work/all"
+  "$@" >"$t_out" 2>"$work/err"; rc=$?
+  cat "$t_out" "$work/err" >>"$work/all"
   if [[ $rc == "$status" ]] && grep -qF -- "$msg" "$work/err"; then ok "$name"
-  else { echo "(exit $rc, want $status and: $msg)"; cat "$work/err"; } >>"$work/out"; bad "$name"; fi
+  else { echo "(exit $rc, want $status and: $msg)"; cat "$work/err"; } >>"$t_out"; fail "$name"; fi
 }
 
 python3 "$repo_root/tests/peers/azure_peer.py" --port-file "$work/port" >"$work/peer.log" 2>&1 &
@@ -139,8 +136,6 @@ check_fail "a rejected credential says so" 1 "AADSTS7000215" "$aj" sku list
 control config '{"client_secret": null}'
 
 # --- secrets ---
-if grep -q 'eyJ0\|not-a-real-secret' "$work/all"; then bad "no token or secret in any output"
-else ok "no token or secret in any output"; fi
+expect_ok "no token or secret in any output" bash -c "! grep -q 'eyJ0\|not-a-real-secret' '$work/all'"
 
-echo "$pass passed, $failed failed"
-((failed == 0))
+finish

@@ -15,16 +15,16 @@ sub=00000000-1111-2222-3333-444444444444
 ws_id=/subscriptions/$sub/resourceGroups/ml-rg/providers/Microsoft.MachineLearningServices/workspaces/ws-main
 
 pids=()
-finish() {
+cleanup() {
   local p
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  if ((it_fail)); then
+  if ((t_fail)); then
     for f in "$work"/*.log; do [[ -f $f ]] && { echo "--- $f"; tail -n 30 "$f"; }; done
   fi
-  rm -rf "$work" "$it_out"
+  rm -rf "$work" "$t_out"
 }
-trap finish EXIT
+trap cleanup EXIT
 
 # --- the Azure peer ---
 python3 "$repo_root/tests/peers/azure_peer.py" --port-file "$work/peer.port" >"$work/peer.log" 2>&1 &
@@ -206,4 +206,4 @@ expect_ok "the controller's log holds no token" bash -c "! grep -q 'eyJ0' '$work
 expect_ok "the controller logged at debug (so the check above saw the Azure traffic)" \
   grep -q 'x-ms-request-id' "$work/controller.log"
 
-((it_fail == 0))
+finish

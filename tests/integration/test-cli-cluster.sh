@@ -15,10 +15,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-cli.XXXXXX")
 ctl_pid=
 cleanup() {
   [[ -n $ctl_pid ]] && { kill -TERM "$ctl_pid" 2>/dev/null; wait "$ctl_pid" 2>/dev/null; }
-  if ((it_fail)) && [[ -f $work/controller.log ]]; then
+  if ((t_fail)) && [[ -f $work/controller.log ]]; then
     echo "--- controller log"; tail -n 25 "$work/controller.log"
   fi
-  rm -rf "$work" "$it_out"
+  rm -rf "$work" "$t_out"
 }
 trap cleanup EXIT
 

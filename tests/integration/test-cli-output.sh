@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 export AJ_HOME=$repo_root/examples/.azure_jobs
 ns=$(new_namespace cli)
 out=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-cli.XXXXXX")
-trap 'rm -rf "$out" "$it_out"' EXIT
+trap 'rm -rf "$out" "$t_out"' EXIT
 
 # Leaf templates: the ones with a service (components show "-").
 mapfile -t leaves < <("$AJ_BIN" template list | awk 'NR > 1 && $3 != "-" {print $1}')
@@ -15,12 +15,12 @@ expect_ok "examples have leaf templates (${#leaves[@]})" test "${#leaves[@]}" -g
 
 for t in "${leaves[@]}"; do
   args=(-t "$t" --name "cli-$t" --namespace "$ns")
-  if "$AJ_BIN" run "${args[@]}" --dry-run -- python train.py --lr 3e-4 >"$out/$t.ajjob.yaml" 2>"$it_out"; then
+  if "$AJ_BIN" run "${args[@]}" --dry-run -- python train.py --lr 3e-4 >"$out/$t.ajjob.yaml" 2>"$t_out"; then
     expect_ok "AjJob of template $t accepted" dry_apply "$ns" "$out/$t.ajjob.yaml"
   else
     fail "aj run --dry-run -t $t"
   fi
-  "$AJ_BIN" render "${args[@]}" -- python train.py >"$out/$t.render.yaml" 2>"$it_out" || { fail "aj render -t $t"; continue; }
+  "$AJ_BIN" render "${args[@]}" -- python train.py >"$out/$t.render.yaml" 2>"$t_out" || { fail "aj render -t $t"; continue; }
   if grep -q 'apiVersion: batch.volcano.sh/' "$out/$t.render.yaml"; then  # not an Azure request body
     expect_ok "Volcano objects of template $t accepted" dry_apply "$ns" "$out/$t.render.yaml"
   fi

@@ -14,7 +14,7 @@ stop_peer() {
   if [[ -n $peer_pid ]]; then kill "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null; fi
   peer_pid=
 }
-trap 'stop_peer; rm -rf "$work" "$it_out"' EXIT
+trap 'stop_peer; rm -rf "$work" "$t_out"' EXIT
 
 pvc=$work/pvc
 store=$pvc/.aj-code
@@ -100,7 +100,7 @@ expect_ok "the files arrived, ignored ones left out" bash -c \
 # --- the same tree again: nothing is sent ---
 start_peer
 expect_eq "a second upload prints the same digest" "$want" upload
-cp "$it_out" "$work/err"
+cp "$t_out" "$work/err"
 expect_ok "...saying it is already there" grep -q "is already in the volume" "$work/err"
 expect_eq "...checking, never receiving; the pod still deleted" "POST pods;GET;GET exec test;DELETE;" \
   bash -c "$(declare -f requests); work='$work'; requests | sed 's/ aj-code-[a-z0-9-]*//g'"
@@ -116,14 +116,14 @@ expect_eq "nothing half-written is left in the volume" "$want" ls -A "$store"
 # --- a byte changed in transit ---
 start_peer --corrupt-at 5000
 expect_fail "a corrupted upload is refused on the far side" "digest mismatch" upload
-cp "$it_out" "$work/err"
+cp "$t_out" "$work/err"
 expect_ok "...and says nothing was kept" grep -q "nothing kept" "$work/err"
 expect_ok "the helper pod is deleted" bash -c "grep -q '\"method\": \"DELETE\"' '$work/peer.log'"
 expect_eq "still only the first upload in the volume" "$want" ls -A "$store"
 
 # --- the whole tree once the connection holds ---
 start_peer
-new=$(upload 2>"$it_out")
+new=$(upload 2>"$t_out")
 expect_ok "a clean retry uploads the bigger tree" test "${#new}" -eq 64 -a "$new" != "$want"
 expect_eq "both uploads, no temporaries" "$(printf '%s\n' "$want" "$new" | sort | tr '\n' ' ')" \
   bash -c "ls -A '$store' | sort | tr '\n' ' '"

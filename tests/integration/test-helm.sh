@@ -9,7 +9,7 @@ helm=${AJ_HELM:-$("$repo_root/tests/helm/build-helm.sh" --no-build 2>/dev/null |
 chart=$repo_root/charts/aj-controller
 check=$repo_root/tests/helm/check_objects.py
 work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-helm.XXXXXX")
-trap 'rm -rf "$work" "$it_out"' EXIT
+trap 'rm -rf "$work" "$t_out"' EXIT
 kube_version=$(k version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')
 export HELM_CACHE_HOME=$work/helm-cache HELM_CONFIG_HOME=$work/helm-config HELM_DATA_HOME=$work/helm-data
 
@@ -23,17 +23,17 @@ dry_run() {
 }
 # checks PROFILE OUT key=value...: the assertions of check_objects.py, one case each
 checks() {
-  local line failures=$it_fail
+  local line failures=$t_fail
   python3 "$check" "$@" >"$work/checks.out" 2>&1
   local rc=$?
   while IFS= read -r line; do
     case $line in
       "ok   - "*) ok "$1: ${line#ok   - }" ;;
-      "FAIL - "*) : >"$it_out"; fail "$1: ${line#FAIL - }" ;;
+      "FAIL - "*) : >"$t_out"; fail "$1: ${line#FAIL - }" ;;
     esac
   done <"$work/checks.out"
-  if ((rc && it_fail == failures)); then
-    cp "$work/checks.out" "$it_out"; fail "$1: check_objects.py failed"
+  if ((rc && t_fail == failures)); then
+    cp "$work/checks.out" "$t_out"; fail "$1: check_objects.py failed"
   fi
 }
 

@@ -19,7 +19,7 @@ trap finish_all EXIT
   { echo "FAIL - start a private control plane"; cat "$work/start.log"; exit 1; }
 export AJ_CP_ENV=$work/cp/env
 source "$here/lib.sh"
-trap 'finish_all; rm -f "$it_out"' EXIT
+trap 'finish_all; rm -f "$t_out"' EXIT
 
 # start_controller KUBECONFIG: one controller at a time, log in $work/ctl.log
 start_controller() {

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 cpd=$repo_root/tests/controlplane
 busy=$AJ_CP_APISERVER_PORT
 work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-scripts.XXXXXX")
-trap 'for d in "$work"/cp*; do [[ -d $d ]] && "$cpd/stop.sh" --dir "$d" >/dev/null 2>&1; done; rm -rf "$work" "$it_out"' EXIT
+trap 'for d in "$work"/cp*; do [[ -d $d ]] && "$cpd/stop.sh" --dir "$d" >/dev/null 2>&1; done; rm -rf "$work" "$t_out"' EXIT
 
 # No process runs from DIR (it is on the daemons' command lines) and DIR is gone.
 gone() { [[ -z $(pids_matching "--cert-dir $1/pki") && ! -e $1 ]]; }

@@ -15,7 +15,7 @@ stop_controller() {
   [[ -n $pid ]] && { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
   pid=
 }
-trap 'stop_controller; rm -rf "$work" "$it_out"' EXIT
+trap 'stop_controller; rm -rf "$work" "$t_out"' EXIT
 controller_identity "$sys" "$work"
 start_controller() { # start_controller [args...]
   "$AJ_CONTROLLER_BIN" --kubeconfig "$work/kubeconfig" --namespace "$ns" --health-addr 127.0.0.1 \
