@@ -115,6 +115,47 @@ cJSON *aj_code_helper_pod(const struct aj_jobspec *spec, const char *name, const
 extern const char aj_code_check_script[];
 extern const char aj_code_receive_script[];
 
+/*
+ * Storage mounts and blob-shipped code on Volcano. The controller writes one
+ * Secret per job, named <Volcano Job name> AJ_STORAGE_SECRET_SUFFIX and owned
+ * by the AjJob: for each config.storage entry NAME the blobfuse2
+ * configuration (with a SAS for that container) under key
+ * NAME AJ_STORAGE_KEY_SUFFIX, and for the blob code strategy the archive's
+ * read URL (with a SAS for that blob) under AJ_CODE_URL_KEY. Pods mount the
+ * Secret whole at AJ_STORAGE_SECRET_DIR, never by subPath, so a renewed SAS
+ * reaches running pods. Each storage entry caches in
+ * AJ_STORAGE_CACHE_DIR/NAME, an emptyDir.
+ */
+#define AJ_STORAGE_SECRET_SUFFIX "-storage"
+#define AJ_STORAGE_SECRET_DIR "/aj/secret"
+#define AJ_STORAGE_CACHE_DIR "/aj/blobfuse"
+#define AJ_STORAGE_KEY_SUFFIX ".yaml"
+#define AJ_CODE_URL_KEY "code-url"
+
+/* _extra.code_upload.blob as read by aj_code_blob(); strings point into the spec. */
+struct aj_code_blob {
+	const char *account;          /* storage_account (required) */
+	const char *container;        /* container (required) */
+	const char *upload_dir;       /* upload_dir, default "aj-code" */
+	int sas_expiry_days;          /* 1..7 (a user delegation key's limit), default 1 */
+	int pod_download_retries;     /* retries after the first attempt, 0..100, default 5 */
+};
+
+/*
+ * Does the code travel as a blob (_extra.code_upload.strategy: blob)? 1 with
+ * *b filled and checked; 0 for the other strategies; -1 with every problem
+ * in err, keys named config._extra.code_upload.blob.<key>.
+ */
+int aj_code_blob(const struct aj_jobspec *spec, struct aj_code_blob *b, struct aj_errors *err);
+
+/* The archive's blob name in its container: <upload_dir>/<digest>.tar.gz. 0 / -1. */
+int aj_code_blob_name(const struct aj_code_blob *b, const char *digest, struct aj_buf *out);
+
+/* Azure's rules: account 3-24 lowercase letters and digits. */
+int aj_storage_account_name(const char *s);
+/* Container 3-63 lowercase letters, digits and single '-', alphanumeric ends. */
+int aj_storage_container_name(const char *s);
+
 /* Is s 64 lowercase hexadecimal digits (a SHA-256 as aj writes it)? */
 int aj_sha256_hex(const char *s);
 

@@ -298,6 +298,226 @@ static int check_code_volume(const struct aj_jobspec *spec, struct aj_errors *er
 	return ret;
 }
 
+#define STORAGE_NAME_MAX 63
+#define BLOB_PATH "config._extra.code_upload.blob"
+#define UPLOAD_DIR_DEFAULT "aj-code"
+#define SAS_DAYS_MAX 7
+#define RETRIES_DEFAULT 5
+#define RETRIES_MAX 100
+/* aj's own directory: the work directory, the Secret and the blobfuse2 caches */
+#define AJ_ROOT "/aj"
+#define MOUNT_WAIT_SECONDS 60
+#define AZCOPY_URL "https://aka.ms/downloadazcopy-v10-linux"
+
+int aj_storage_account_name(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 3 || n > 24)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!is_lower_alnum(s[i]))
+			return 0;
+	return 1;
+}
+
+int aj_storage_container_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 3 && !strstr(s, "--") && aj_dns_label(s, 63);
+}
+
+/*
+ * A storage name becomes a Secret key and a cache directory: letters,
+ * digits, '-' and '_', starting with a letter or digit.
+ */
+static int storage_name(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (!n || n > STORAGE_NAME_MAX || !isalnum((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+/* Absolute, not /, and no empty, "." or ".." component (a trailing '/' is fine). */
+static int clean_abs_path(const char *s)
+{
+	const char *p = s;
+
+	if (s[0] != '/' || !s[1])
+		return 0;
+	while (*p == '/') {
+		size_t n = strcspn(p + 1, "/");
+
+		if (!n)
+			return !p[1] && p != s;     /* "//" inside, or a lone "/" */
+		if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
+			return 0;
+		p += n + 1;
+	}
+	return 1;
+}
+
+/* config.storage on Volcano: names, Azure names, and where each mount goes. */
+static int check_storage(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	struct aj_code_volume v;
+	int ret = 0, has_volume = aj_code_volume(spec, &v);
+	size_t i, k;
+
+	for (i = 0; i < spec->storage_nr; i++) {
+		const struct aj_storage *st = &spec->storage[i];
+		char path[320];
+		struct aj_where w = where_path(path);
+		const char *dir = st->mount_dir;
+
+		snprintf(path, sizeof(path), "config.storage.%s", st->name);
+		if (!storage_name(st->name))
+			ret = aj_errors_add(err, &w, "storage name \"%s\" must be at most %d letters, "
+					    "digits, '-' and '_', starting with a letter or digit",
+					    st->name, STORAGE_NAME_MAX);
+		snprintf(path, sizeof(path), "config.storage.%s.storage_account_name", st->name);
+		if (st->account && !aj_storage_account_name(st->account))
+			ret = aj_errors_add(err, &w, "\"%s\" is not a storage account name "
+					    "(3-24 lowercase letters and digits)", st->account);
+		snprintf(path, sizeof(path), "config.storage.%s.container_name", st->name);
+		if (st->container && !aj_storage_container_name(st->container))
+			ret = aj_errors_add(err, &w, "\"%s\" is not a container name (3-63 lowercase "
+					    "letters, digits and single '-', alphanumeric at both ends)",
+					    st->container);
+		if (!dir)
+			continue;
+		snprintf(path, sizeof(path), "config.storage.%s.mount_dir", st->name);
+		if (!clean_abs_path(dir)) {
+			ret = aj_errors_add(err, &w, "\"%s\" must be an absolute path other than / "
+					    "without empty, . or .. components", dir);
+			continue;
+		}
+		if (paths_overlap(dir, SHM_PATH))
+			ret = aj_errors_add(err, &w, "%s overlaps the shared-memory mount " SHM_PATH, dir);
+		if (paths_overlap(dir, AJ_ROOT))
+			ret = aj_errors_add(err, &w, "%s overlaps " AJ_ROOT ", which holds the work "
+					    "directory " AJ_WORK_DIR ", the storage Secret and caches", dir);
+		if (has_volume && paths_overlap(dir, v.mount_dir))
+			ret = aj_errors_add(err, &w, "%s overlaps the shared volume %s (%s)", dir,
+					    v.pvc, v.mount_dir);
+		for (k = 0; k < i; k++)
+			if (spec->storage[k].mount_dir &&
+			    paths_overlap(dir, spec->storage[k].mount_dir))
+				ret = aj_errors_add(err, &w, "%s overlaps storage mount %s (%s)", dir,
+						    spec->storage[k].name, spec->storage[k].mount_dir);
+	}
+	return ret;
+}
+
+/* An optional integer under _extra.code_upload.blob, in [min, max]. */
+static int blob_int(const struct aj_node *blob, const char *key, int min, int max, int *out,
+		    struct aj_errors *err)
+{
+	const struct aj_node *n = aj_node_get(blob, key);
+	char path[96];
+	struct aj_where w;
+
+	if (!n || n->type == AJ_NODE_NULL)
+		return 0;
+	if (n->type == AJ_NODE_INT && n->v.integer >= min && n->v.integer <= max) {
+		*out = (int)n->v.integer;
+		return 0;
+	}
+	snprintf(path, sizeof(path), BLOB_PATH ".%s", key);
+	aj_node_where(n, path, &w);
+	return aj_errors_add(err, &w, "expected an integer from %d to %d", min, max);
+}
+
+/* A string under _extra.code_upload.blob that `ok` accepts; required or not. */
+static int blob_str(const struct aj_node *blob, const char *key, int required,
+		    int (*ok)(const char *), const char *what, const char **out,
+		    struct aj_errors *err)
+{
+	const struct aj_node *n = blob ? aj_node_get(blob, key) : NULL;
+	char path[96];
+	struct aj_where w;
+
+	snprintf(path, sizeof(path), BLOB_PATH ".%s", key);
+	if (!n || n->type == AJ_NODE_NULL) {
+		w = where_path(path);
+		return required ? aj_errors_add(err, &w, "required with strategy " STRATEGY_BLOB) : 0;
+	}
+	aj_node_where(n, path, &w);
+	if (n->type != AJ_NODE_STRING)
+		return aj_errors_add(err, &w, "expected a string");
+	if (!ok(n->str))
+		return aj_errors_add(err, &w, "\"%s\" is not %s", n->str, what);
+	*out = n->str;
+	return 0;
+}
+
+/* upload_dir: '/'-separated names of [A-Za-z0-9._-], none empty, "." or "..". */
+static int upload_dir_name(const char *s)
+{
+	size_t n;
+
+	if (strlen(s) > 512)
+		return 0;
+	for (;; s += n + 1) {
+		n = strcspn(s, "/");
+		if (!n || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.') ||
+		    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n)
+			return 0;
+		if (!s[n])
+			return 1;
+	}
+}
+
+int aj_code_blob(const struct aj_jobspec *spec, struct aj_code_blob *b, struct aj_errors *err)
+{
+	const char *strategy = code_strategy(spec);
+	const struct aj_node *blob;
+	int ret = 0;
+
+	memset(b, 0, sizeof(*b));
+	if (!strategy || strcmp(strategy, STRATEGY_BLOB))
+		return 0;
+	b->upload_dir = UPLOAD_DIR_DEFAULT;
+	b->sas_expiry_days = 1;
+	b->pod_download_retries = RETRIES_DEFAULT;
+	blob = aj_node_at(spec->extra, "code_upload.blob");
+	if (blob && blob->type != AJ_NODE_MAP && blob->type != AJ_NODE_NULL) {
+		struct aj_where w;
+
+		aj_node_where(blob, BLOB_PATH, &w);
+		return aj_errors_add(err, &w, "expected a mapping");
+	}
+	if (blob && blob->type == AJ_NODE_NULL)
+		blob = NULL;
+	if (blob_str(blob, "storage_account", 1, aj_storage_account_name,
+		     "a storage account name (3-24 lowercase letters and digits)", &b->account, err))
+		ret = -1;
+	if (blob_str(blob, "container", 1, aj_storage_container_name,
+		     "a container name (3-63 lowercase letters, digits and single '-')",
+		     &b->container, err))
+		ret = -1;
+	if (blob_str(blob, "upload_dir", 0, upload_dir_name,
+		     "a relative blob path of letters, digits, '.', '_', '-' and '/'",
+		     &b->upload_dir, err))
+		ret = -1;
+	if (blob && (blob_int(blob, "sas_expiry_days", 1, SAS_DAYS_MAX, &b->sas_expiry_days, err) ||
+		     blob_int(blob, "pod_download_retries", 0, RETRIES_MAX, &b->pod_download_retries,
+			      err)))
+		ret = -1;
+	return ret ? -1 : 1;
+}
+
+int aj_code_blob_name(const struct aj_code_blob *b, const char *digest, struct aj_buf *out)
+{
+	return aj_buf_addf(out, "%s/%s.tar.gz", b->upload_dir, digest);
+}
+
 const char aj_code_check_script[] = "test -d \"$1/$2\"";
 
 const char aj_code_receive_script[] =
@@ -579,6 +799,7 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 
 static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 {
+	struct aj_code_blob blob;
 	int ret = 0, retries;
 
 	if (!spec->environment.image || !*spec->environment.image) {
@@ -589,6 +810,8 @@ static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 	if (spec->jobs_nr && check_container(spec, err))
 		ret = -1;
 	if (check_code_volume(spec, err) || max_retry(spec, &retries, err))
+		ret = -1;
+	if (check_storage(spec, err) || aj_code_blob(spec, &blob, err) < 0)
 		ret = -1;
 	if (check_quantity(spec->target.memory, "config.target.memory", err))
 		ret = -1;
@@ -731,17 +954,110 @@ static int code_copy(struct aj_buf *b, const struct aj_code_volume *v, const cha
 	return ret;
 }
 
-static char *script(const struct aj_jobspec *spec, const struct role *r, const char *digest)
+/*
+ * Mount each storage entry with blobfuse2 (its configuration from the
+ * Secret, its cache in the emptyDir) and wait until the kernel shows the
+ * mount; a failed mount stops the pod.
+ */
+static int storage_mounts(struct aj_buf *b, const struct aj_jobspec *spec)
+{
+	struct aj_buf arg = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int ret = 0;
+	size_t i;
+
+	if (!spec->storage_nr)
+		return 0;
+	ret = aj_buf_addf(b, "aj_mounted() {\n"
+			  "  for _ in $(seq %d); do mountpoint -q \"$1\" && return 0; sleep 1; done\n"
+			  "  echo \"aj: storage $2 is not mounted at $1 after %d s\" >&2\n"
+			  "  return 1\n"
+			  "}\n", MOUNT_WAIT_SECONDS, MOUNT_WAIT_SECONDS);
+	for (i = 0; !ret && i < spec->storage_nr; i++) {
+		const struct aj_storage *st = &spec->storage[i];
+
+		aj_buf_reset(&arg);
+		ret = aj_buf_addf(&arg, AJ_STORAGE_CACHE_DIR "/%s", st->name) ||
+		      aj_buf_addstr(b, "mkdir -p ") || aj_shell_quote(b, st->mount_dir) ||
+		      aj_buf_addstr(b, " ") || aj_shell_quote(b, aj_buf_cstr(&arg)) ||
+		      aj_buf_addstr(b, "\nblobfuse2 mount ") || aj_shell_quote(b, st->mount_dir);
+		aj_buf_reset(&arg);
+		ret = ret || aj_buf_addf(&arg, "--config-file=" AJ_STORAGE_SECRET_DIR "/%s"
+					 AJ_STORAGE_KEY_SUFFIX, st->name) ||
+		      aj_buf_addstr(b, " ") || aj_shell_quote(b, aj_buf_cstr(&arg));
+		aj_buf_reset(&arg);
+		ret = ret || aj_buf_addf(&arg, "--tmp-path=" AJ_STORAGE_CACHE_DIR "/%s", st->name) ||
+		      aj_buf_addstr(b, " ") || aj_shell_quote(b, aj_buf_cstr(&arg)) ||
+		      aj_buf_addstr(b, "\naj_mounted ") || aj_shell_quote(b, st->mount_dir) ||
+		      aj_buf_addstr(b, " ") || aj_shell_quote(b, st->name) || aj_buf_addstr(b, "\n");
+	}
+	aj_buf_release(&arg);
+	return ret ? -1 : 0;
+}
+
+/*
+ * The blob strategy: install azcopy (always, so the version is known),
+ * download the archive with the read URL from the Secret, retrying, check
+ * its SHA-256 against the digest the AjJob carries, unpack it into the work
+ * directory. The URL is read from the file when used, never echoed.
+ */
+static int code_download(struct aj_buf *b, const struct aj_code_blob *blob, const char *digest)
+{
+	int tries = blob->pod_download_retries + 1;
+
+	return aj_buf_addf(b,
+		"aj_fetch() {\n"
+		"  if command -v curl >/dev/null 2>&1; then curl -fsSL -o \"$2\" \"$1\"\n"
+		"  else wget -q -O \"$2\" \"$1\"; fi\n"
+		"}\n"
+		"aj_retry() {\n"
+		"  local what=$1 i\n"
+		"  shift\n"
+		"  for i in $(seq %d); do\n"
+		"    \"$@\" && return 0\n"
+		"    if [ \"$i\" -lt %d ]; then sleep $((i * 5)); fi\n"
+		"  done\n"
+		"  echo \"aj: $what failed after %d attempts\" >&2\n"
+		"  return 1\n"
+		"}\n"
+		"aj_dl=$(mktemp -d)\n"
+		"case $(uname -m) in\n"
+		"  aarch64|arm64) aj_azcopy=" AZCOPY_URL "-arm64 ;;\n"
+		"  *) aj_azcopy=" AZCOPY_URL " ;;\n"
+		"esac\n"
+		"aj_retry 'installing azcopy' aj_fetch \"$aj_azcopy\" \"$aj_dl/azcopy.tgz\"\n"
+		"tar -xzf \"$aj_dl/azcopy.tgz\" -C \"$aj_dl\" --strip-components=1 --wildcards '*/azcopy'\n"
+		"export AZCOPY_LOG_LOCATION=\"$aj_dl\" AZCOPY_JOB_PLAN_LOCATION=\"$aj_dl\"\n"
+		"aj_retry 'downloading the code' \"$aj_dl/azcopy\" copy "
+		"\"$(cat " AJ_STORAGE_SECRET_DIR "/" AJ_CODE_URL_KEY ")\" \"$aj_dl/code.tar.gz\" "
+		"--output-level=essential --log-level=ERROR\n"
+		"unset AZCOPY_LOG_LOCATION AZCOPY_JOB_PLAN_LOCATION\n"
+		"aj_got=$(sha256sum \"$aj_dl/code.tar.gz\" | cut -d ' ' -f 1)\n",
+		tries, tries, tries) ||
+	       aj_buf_addstr(b, "if [ \"$aj_got\" != ") || aj_shell_quote(b, digest) ||
+	       aj_buf_addstr(b, " ]; then\n  echo \"aj: the code archive has SHA-256 $aj_got, "
+			     "expected \"") || aj_shell_quote(b, digest) ||
+	       aj_buf_addstr(b, " >&2\n  exit 1\nfi\n"
+			     "tar -xzf \"$aj_dl/code.tar.gz\" -C " AJ_WORK_DIR "\n"
+			     "rm -rf \"$aj_dl\"\n"
+			     "cd " AJ_WORK_DIR "\n") ? -1 : 0;
+}
+
+static char *script(const struct aj_jobspec *spec, const struct role *r, const char *digest,
+		    const struct aj_code_blob *blob)
 {
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
 	struct aj_code_volume v;
 
 	if (aj_buf_addf(&b, "set -eo pipefail\nexport NODE_RANK=$((%d + ${VK_TASK_INDEX:-0}))\n",
 			r->offset) ||
-	    (digest && aj_code_volume(spec, &v) && code_copy(&b, &v, digest)) ||
+	    storage_mounts(&b, spec) ||
+	    (digest && blob && code_download(&b, blob, digest)) ||
+	    (digest && !blob && aj_code_volume(spec, &v) && code_copy(&b, &v, digest)) ||
 	    aj_shell_add_lines(&b, &spec->environment.setup) ||
-	    aj_shell_add_command(&b, spec, r->task))
+	    aj_shell_add_command(&b, spec, r->task)) {
+		aj_buf_release(&b);
 		return NULL;
+	}
 	return aj_buf_detach(&b, NULL);
 }
 
@@ -767,8 +1083,10 @@ struct build {
 	const char *job;
 	const char *shm;          /* normalised shm size, or NULL */
 	const struct aj_strlist *caps;
-	const char *digest;       /* code to copy from the shared volume, or NULL */
+	const char *digest;       /* code to copy from the shared volume or download, or NULL */
+	const struct aj_code_blob *blob;  /* the code comes from a blob, or NULL */
 	int has_volume;
+	char secret[96];          /* the storage Secret, when storage or a blob is used */
 	struct aj_code_volume volume;
 	int max_retry;
 	int total_pods;
@@ -813,7 +1131,7 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 	cJSON *c = aj_body_add_object(containers, NULL, &bd->oom);
 	cJSON *cmd, *env, *mounts, *m;
 	struct aj_buf addr = AJ_BUF_INIT(AJ_BUF_SMALL);
-	char *text = script(spec, r, bd->digest);
+	char *text = script(spec, r, bd->digest, bd->blob);
 	size_t i;
 
 	aj_body_add_string(c, "name", r->name, &bd->oom);
@@ -862,6 +1180,17 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 		aj_body_add_string(m, "name", "code", &bd->oom);
 		aj_body_add_string(m, "mountPath", AJ_WORK_DIR, &bd->oom);
 	}
+	if (bd->secret[0]) {
+		m = aj_body_add_object(mounts, NULL, &bd->oom);
+		aj_body_add_string(m, "name", "storage-secret", &bd->oom);
+		aj_body_add_string(m, "mountPath", AJ_STORAGE_SECRET_DIR, &bd->oom);
+		aj_body_add_bool(m, "readOnly", 1, &bd->oom);
+	}
+	if (spec->storage_nr) {
+		m = aj_body_add_object(mounts, NULL, &bd->oom);
+		aj_body_add_string(m, "name", "storage-cache", &bd->oom);
+		aj_body_add_string(m, "mountPath", AJ_STORAGE_CACHE_DIR, &bd->oom);
+	}
 	if (r->rdma) {
 		cJSON *ports = aj_body_add_array(c, "ports", &bd->oom);
 		cJSON *p = aj_body_add_object(ports, NULL, &bd->oom);
@@ -869,13 +1198,19 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 		aj_body_add_string(p, "name", "rdma", &bd->oom);
 		aj_body_add_int(p, "containerPort", RDMA_PORT, &bd->oom);
 	}
-	if (bd->caps->nr) {
+	if (bd->caps->nr || spec->storage_nr) {
 		cJSON *sc = aj_body_add_object(c, "securityContext", &bd->oom);
-		cJSON *cp = aj_body_add_object(sc, "capabilities", &bd->oom);
-		cJSON *add = aj_body_add_array(cp, "add", &bd->oom);
 
-		for (i = 0; i < bd->caps->nr; i++)
-			aj_body_add_string(add, NULL, bd->caps->items[i], &bd->oom);
+		/* blobfuse2 needs /dev/fuse and mount(2); nothing else is privileged */
+		if (spec->storage_nr)
+			aj_body_add_bool(sc, "privileged", 1, &bd->oom);
+		if (bd->caps->nr) {
+			cJSON *cp = aj_body_add_object(sc, "capabilities", &bd->oom);
+			cJSON *add = aj_body_add_array(cp, "add", &bd->oom);
+
+			for (i = 0; i < bd->caps->nr; i++)
+				aj_body_add_string(add, NULL, bd->caps->items[i], &bd->oom);
+		}
 	}
 }
 
@@ -942,6 +1277,18 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	if (bd->digest) {
 		v = aj_body_add_object(vols, NULL, &bd->oom);
 		aj_body_add_string(v, "name", "code", &bd->oom);
+		aj_body_add_object(v, "emptyDir", &bd->oom);
+	}
+	if (bd->secret[0]) {
+		v = aj_body_add_object(vols, NULL, &bd->oom);
+		aj_body_add_string(v, "name", "storage-secret", &bd->oom);
+		dir = aj_body_add_object(v, "secret", &bd->oom);
+		aj_body_add_string(dir, "secretName", bd->secret, &bd->oom);
+		aj_body_add_int(dir, "defaultMode", 0400, &bd->oom);
+	}
+	if (bd->spec->storage_nr) {
+		v = aj_body_add_object(vols, NULL, &bd->oom);
+		aj_body_add_string(v, "name", "storage-cache", &bd->oom);
 		aj_body_add_object(v, "emptyDir", &bd->oom);
 	}
 	add_container(bd, pod, r);
@@ -1030,11 +1377,12 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 {
 	struct aj_strlist caps = AJ_STRLIST_INIT;
 	struct aj_buf shm = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_code_blob blob;
 	struct build bd;
 	struct role *r;
 	size_t nr, i;
 	cJSON *job, *arr;
-	int ret = -1;
+	int ret = -1, is_blob;
 
 	*out = NULL;
 	if (!ctx->job_name || !spec->jobs_nr || !spec->tasks_nr || !spec->environment.image)
@@ -1056,13 +1404,24 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 	bd.caps = &caps;
 	bd.has_volume = aj_code_volume(spec, &bd.volume);
 	bd.digest = spec->code.digest;
-	if (bd.digest && !aj_code_via_volume(spec, &bd.volume)) {
+	is_blob = aj_code_blob(spec, &blob, err);
+	if (is_blob < 0)
+		goto out;
+	if (bd.digest && is_blob) {
+		bd.blob = &blob;
+	} else if (bd.digest && !aj_code_via_volume(spec, &bd.volume)) {
 		struct aj_where w = where_path("config.jobs[0].submit_args.env");
 
 		ret = aj_errors_add(err, &w, "the job carries code (%s) but its code does not go "
 				    "through a shared volume: set both " AJ_PVC_NAME_VAR " and "
-				    AJ_PVC_DIR_VAR ", and no other _extra.code_upload.strategy",
-				    bd.digest);
+				    AJ_PVC_DIR_VAR ", or use _extra.code_upload.strategy "
+				    STRATEGY_BLOB, bd.digest);
+		goto out;
+	}
+	if ((spec->storage_nr || bd.blob) &&
+	    (size_t)snprintf(bd.secret, sizeof(bd.secret), "%s" AJ_STORAGE_SECRET_SUFFIX,
+			     bd.job) >= sizeof(bd.secret)) {
+		ret = aj_errors_add(err, NULL, "job name \"%s\" is too long", bd.job);
 		goto out;
 	}
 	if (roles(spec, r, &nr)) {
@@ -1070,7 +1429,8 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 		goto out;
 	}
 	if (check_container(spec, err) || check_quantity(spec->target.memory, "config.target.memory", err) ||
-	    check_code_volume(spec, err) || max_retry(spec, &bd.max_retry, err) ||
+	    check_code_volume(spec, err) || check_storage(spec, err) ||
+	    max_retry(spec, &bd.max_retry, err) ||
 	    check_names(bd.job, r, nr, err) ||
 	    capabilities(&spec->jobs[0].container.capabilities, &caps, err))
 		goto out;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/backend.h"
 #include "core/alloc.h"
@@ -630,6 +631,401 @@ static void code_from_shared_volume(void **state)
 	aj_jobspec_release(&s);
 }
 
+/* seed "Storage": blobfuse2 in the pods, its configuration from the job's Secret */
+#define STORAGE(entries) \
+	"config: {target: {gpus_per_node: 0}, environment: {image: x, setup: [make]}, " \
+	"jobs: [{sku: C1}], storage: {" entries "}}"
+#define DATA "data: {storage_account_name: acct1, container_name: results, mount_dir: /mnt/data}"
+
+static void storage_mounts_blobfuse(void **state)
+{
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_shape_args args = { 2, 0, 0 };
+	static const char *const argv[] = { "python", "train.py" };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *pod, *c;
+	int t;
+
+	(void)state;
+	aj_test_spec(STORAGE(DATA ", logs: {storage_account_name: acct2, container_name: l-1, "
+			     "mount_dir: /mnt/logs/}"), &args, argv, 2, &s);
+	build(&s, &ctx, &arr);
+	for (t = 0; t < 2; t++) {   /* master and worker alike */
+		char path[64];
+
+		snprintf(path, sizeof(path), "spec.tasks[%d].template.spec", t);
+		pod = aj_test_json_at(cJSON_GetArrayItem(arr, 0), path);
+		assert_int_equal(aj_test_json_size(pod, "volumes"), 3);
+		assert_string_equal(aj_test_json_str(pod, "volumes[1].name"), "storage-secret");
+		assert_string_equal(aj_test_json_str(pod, "volumes[1].secret.secretName"), "j-storage");
+		assert_int_equal(aj_test_json_int(pod, "volumes[1].secret.defaultMode"), 256);
+		assert_null(aj_test_json_at(pod, "volumes[1].secret.items"));
+		assert_string_equal(aj_test_json_str(pod, "volumes[2].name"), "storage-cache");
+		assert_int_equal(aj_test_json_size(pod, "volumes[2].emptyDir"), 0);
+		c = aj_test_json_at(pod, "containers[0]");
+		assert_true(cJSON_IsTrue(aj_test_json_at(c, "securityContext.privileged")));
+		assert_null(aj_test_json_at(c, "securityContext.capabilities"));
+		assert_int_equal(aj_test_json_size(c, "volumeMounts"), 3);
+		assert_string_equal(aj_test_json_str(c, "volumeMounts[1].name"), "storage-secret");
+		assert_string_equal(aj_test_json_str(c, "volumeMounts[1].mountPath"), "/aj/secret");
+		assert_true(cJSON_IsTrue(aj_test_json_at(c, "volumeMounts[1].readOnly")));
+		/* the whole Secret, so a renewed SAS reaches the running pod */
+		assert_null(aj_test_json_at(c, "volumeMounts[1].subPath"));
+		assert_string_equal(aj_test_json_str(c, "volumeMounts[2].name"), "storage-cache");
+		assert_string_equal(aj_test_json_str(c, "volumeMounts[2].mountPath"), "/aj/blobfuse");
+		assert_null(aj_test_json_at(c, "workingDir"));
+	}
+	/* mounts come after the rank and before setup */
+	assert_string_equal(aj_test_json_str(c, "command[2]"),
+			    "set -eo pipefail\nexport NODE_RANK=$((1 + ${VK_TASK_INDEX:-0}))\n"
+			    "aj_mounted() {\n"
+			    "  for _ in $(seq 60); do mountpoint -q \"$1\" && return 0; sleep 1; done\n"
+			    "  echo \"aj: storage $2 is not mounted at $1 after 60 s\" >&2\n"
+			    "  return 1\n"
+			    "}\n"
+			    "mkdir -p '/mnt/data' '/aj/blobfuse/data'\n"
+			    "blobfuse2 mount '/mnt/data' '--config-file=/aj/secret/data.yaml' "
+			    "'--tmp-path=/aj/blobfuse/data'\n"
+			    "aj_mounted '/mnt/data' 'data'\n"
+			    "mkdir -p '/mnt/logs/' '/aj/blobfuse/logs'\n"
+			    "blobfuse2 mount '/mnt/logs/' '--config-file=/aj/secret/logs.yaml' "
+			    "'--tmp-path=/aj/blobfuse/logs'\n"
+			    "aj_mounted '/mnt/logs/' 'logs'\n"
+			    "make\n'python' 'train.py'\n");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+/* Privilege only with storage: capabilities alone, or nothing, never privileged */
+static void no_privilege_without_storage(void **state)
+{
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_shape_args one = { 1, 0, 0 };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *c;
+
+	(void)state;
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
+		     &one, NULL, 0, &s);
+	c = aj_test_json_at(build(&s, &ctx, &arr), "spec.tasks[0].template.spec.containers[0]");
+	assert_null(aj_test_json_at(c, "securityContext"));
+	assert_int_equal(aj_test_json_size(c, "volumeMounts"), 1);
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, "
+		     "submit_args: {container_args: {capabilities: [SYS_ADMIN]}}}]}", &one, NULL, 0, &s);
+	c = aj_test_json_at(build(&s, &ctx, &arr), "spec.tasks[0].template.spec.containers[0]");
+	assert_null(aj_test_json_at(c, "securityContext.privileged"));
+	assert_string_equal(aj_test_json_str(c, "securityContext.capabilities.add[0]"), "SYS_ADMIN");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+
+	/* both: privileged, and the capabilities still listed */
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, "
+		     "submit_args: {container_args: {capabilities: [net_admin]}}}], storage: {" DATA "}}",
+		     &one, NULL, 0, &s);
+	c = aj_test_json_at(build(&s, &ctx, &arr), "spec.tasks[0].template.spec.containers[0]");
+	assert_true(cJSON_IsTrue(aj_test_json_at(c, "securityContext.privileged")));
+	assert_string_equal(aj_test_json_str(c, "securityContext.capabilities.add[0]"), "NET_ADMIN");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+/* A hostile mount directory reaches blobfuse2 as one argument (bash is the judge) */
+static void storage_paths_survive_bash(void **state)
+{
+	static const char *const user[] = { "true" };
+	static const char dir[] = "/mnt/it's $(touch /tmp/aj-pwned) \"q\" `id` a\nb";
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_shape_args one = { 1, 0, 0 };
+	struct aj_buf yaml = AJ_BUF_INIT(AJ_BUF_SMALL), script = AJ_BUF_INIT(AJ_BUF_LARGE);
+	char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
+	struct aj_jobspec s;
+	cJSON *arr = NULL, *str;
+	char *out, *quoted, want[512];
+	size_t len, n = 0;
+	const char *parts[] = {
+		"mkdir", "-p", dir, "/aj/blobfuse/my_data-1",
+		"blobfuse2", "mount", dir, "--config-file=/aj/secret/my_data-1.yaml",
+		"--tmp-path=/aj/blobfuse/my_data-1", "mountpoint", "-q", dir,
+	};
+	size_t i;
+
+	(void)state;
+	/* the YAML double-quoted form of dir, built by hand */
+	str = cJSON_CreateString(dir);
+	assert_non_null(str);
+	quoted = cJSON_PrintUnformatted(str);
+	assert_non_null(quoted);
+	aj_buf_addf(&yaml, "config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		    "jobs: [{sku: C1}], storage: {my_data-1: {storage_account_name: acct1, "
+		    "container_name: results, mount_dir: %s}}}", quoted);
+	cJSON_free(quoted);
+	cJSON_Delete(str);
+	aj_test_spec(aj_buf_cstr(&yaml), &one, user, 1, &s);
+	aj_buf_addstr(&script, "exec 2>&1\n"
+		      "mkdir() { printf '%s\\0' mkdir \"$@\"; }\n"
+		      "blobfuse2() { printf '%s\\0' blobfuse2 \"$@\"; }\n"
+		      "mountpoint() { printf '%s\\0' mountpoint \"$@\"; }\n");
+	aj_buf_addstr(&script, aj_test_json_str(build(&s, &ctx, &arr),
+						"spec.tasks[0].template.spec.containers[0].command[2]"));
+	bash[2] = strdup(aj_buf_cstr(&script));
+	assert_int_equal(aj_test_spawn(bash, NULL, NULL, &out, &len), 0);
+	free(bash[2]);
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		memcpy(want + n, parts[i], strlen(parts[i]) + 1);
+		n += strlen(parts[i]) + 1;
+	}
+	assert_int_equal(len, n);
+	assert_memory_equal(out, want, n);
+	free(out);
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+	aj_buf_release(&yaml);
+	aj_buf_release(&script);
+}
+
+static void storage_errors(void **state)
+{
+	struct aj_shape_args one = { 1, 0, 0 };
+
+	(void)state;
+	validate_fails(STORAGE("\"x'y\": {storage_account_name: acct1, container_name: results, "
+			       "mount_dir: /mnt/x}"), &one,
+		       "config.storage.x'y: storage name \"x'y\" must be at most 63 letters, digits, "
+		       "'-' and '_', starting with a letter or digit");
+	validate_fails(STORAGE("d: {storage_account_name: Acct, container_name: results, mount_dir: /mnt/x}"),
+		       &one, "config.storage.d.storage_account_name: \"Acct\" is not a storage account name");
+	validate_fails(STORAGE("d: {storage_account_name: ab, container_name: results, mount_dir: /mnt/x}"),
+		       &one, "config.storage.d.storage_account_name: \"ab\" is not a storage account name");
+	validate_fails(STORAGE("d: {storage_account_name: acct1, container_name: a--b, mount_dir: /mnt/x}"),
+		       &one, "config.storage.d.container_name: \"a--b\" is not a container name");
+	validate_fails(STORAGE("d: {storage_account_name: acct1, container_name: -ab, mount_dir: /mnt/x}"),
+		       &one, "config.storage.d.container_name: \"-ab\" is not a container name");
+	validate_fails(STORAGE("d: {storage_account_name: acct1, container_name: results, "
+			       "mount_dir: /mnt/../dev/shm}"),
+		       &one, "\"/mnt/../dev/shm\" must be an absolute path other than / without empty, "
+		       ". or .. components");
+	validate_fails(STORAGE("d: {storage_account_name: acct1, container_name: results, mount_dir: /mnt//x}"),
+		       &one, "\"/mnt//x\" must be an absolute path");
+	validate_fails(STORAGE("d: {storage_account_name: acct1, container_name: results, mount_dir: /dev}"),
+		       &one, "config.storage.d.mount_dir: /dev overlaps the shared-memory mount /dev/shm");
+	validate_fails(STORAGE("d: {storage_account_name: acct1, container_name: results, mount_dir: /aj/data}"),
+		       &one, "config.storage.d.mount_dir: /aj/data overlaps /aj, which holds the work "
+		       "directory /aj/code");
+	validate_fails(STORAGE(DATA ", e: {storage_account_name: acct1, container_name: other, "
+			       "mount_dir: /mnt/data/e}"),
+		       &one, "config.storage.e.mount_dir: /mnt/data/e overlaps storage mount data (/mnt/data)");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, "
+		       "submit_args: {env: {AMLT_PERSISTENT_VOLUME_NAME: p, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt}}}], "
+		       "storage: {" DATA "}}", &one,
+		       "config.storage.data.mount_dir: /mnt/data overlaps the shared volume p (/mnt)");
+}
+
+#define BLOB(settings) \
+	"config: {target: {gpus_per_node: 0}, environment: {image: x, setup: [make]}, " \
+	"jobs: [{sku: C1}], _extra: {code_upload: {strategy: blob" settings "}}}"
+
+static void blob_code_settings(void **state)
+{
+	struct aj_shape_args one = { 1, 0, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_code_blob b;
+	struct aj_buf name = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_jobspec s;
+
+	(void)state;
+	aj_test_spec(BLOB(", blob: {storage_account: acct1, container: code}"), &one, NULL, 0, &s);
+	assert_int_equal(aj_code_blob(&s, &b, &err), 1);
+	assert_string_equal(b.account, "acct1");
+	assert_string_equal(b.container, "code");
+	assert_string_equal(b.upload_dir, "aj-code");
+	assert_int_equal(b.sas_expiry_days, 1);
+	assert_int_equal(b.pod_download_retries, 5);
+	assert_int_equal(aj_code_blob_name(&b, SHA_EMPTY, &name), 0);
+	assert_string_equal(aj_buf_cstr(&name), "aj-code/" SHA_EMPTY ".tar.gz");
+	aj_jobspec_release(&s);
+
+	aj_test_spec(BLOB(", blob: {storage_account: acct1, container: code, upload_dir: team/a.b_c-1, "
+			  "sas_expiry_days: 7, pod_download_retries: 0}"), &one, NULL, 0, &s);
+	assert_int_equal(aj_code_blob(&s, &b, &err), 1);
+	assert_string_equal(b.upload_dir, "team/a.b_c-1");
+	assert_int_equal(b.sas_expiry_days, 7);
+	assert_int_equal(b.pod_download_retries, 0);
+	aj_jobspec_release(&s);
+
+	/* another strategy: not a blob */
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
+		     &one, NULL, 0, &s);
+	assert_int_equal(aj_code_blob(&s, &b, &err), 0);
+	aj_jobspec_release(&s);
+	assert_int_equal(aj_errors_count(&err), 0);
+	aj_buf_release(&name);
+
+	validate_fails(BLOB(""), &one, "config._extra.code_upload.blob.storage_account: required with "
+		       "strategy blob");
+	validate_fails(BLOB(""), &one, "config._extra.code_upload.blob.container: required with "
+		       "strategy blob");
+	validate_fails(BLOB(", blob: [acct1]"), &one, "config._extra.code_upload.blob: expected a mapping");
+	validate_fails(BLOB(", blob: {storage_account: ACCT, container: code}"), &one,
+		       "config._extra.code_upload.blob.storage_account: \"ACCT\" is not a storage account name");
+	validate_fails(BLOB(", blob: {storage_account: acct1, container: c}"), &one,
+		       "config._extra.code_upload.blob.container: \"c\" is not a container name");
+	validate_fails(BLOB(", blob: {storage_account: acct1, container: code, upload_dir: ../x}"), &one,
+		       "config._extra.code_upload.blob.upload_dir: \"../x\" is not a relative blob path");
+	validate_fails(BLOB(", blob: {storage_account: acct1, container: code, upload_dir: /x}"), &one,
+		       "upload_dir: \"/x\" is not a relative blob path");
+	validate_fails(BLOB(", blob: {storage_account: acct1, container: code, upload_dir: \"a b\"}"), &one,
+		       "upload_dir: \"a b\" is not a relative blob path");
+	validate_fails(BLOB(", blob: {storage_account: acct1, container: code, upload_dir: 3}"), &one,
+		       "upload_dir: expected a string");
+	validate_fails(BLOB(", blob: {storage_account: acct1, container: code, sas_expiry_days: 8}"), &one,
+		       "config._extra.code_upload.blob.sas_expiry_days: expected an integer from 1 to 7");
+	validate_fails(BLOB(", blob: {storage_account: acct1, container: code, pod_download_retries: -1}"),
+		       &one, "config._extra.code_upload.blob.pod_download_retries: expected an integer "
+		       "from 0 to 100");
+}
+
+/*
+ * The pod side of the blob strategy, run by bash with the outside world
+ * replaced: azcopy fails twice, then copies a real archive; the script must
+ * retry, check the SHA-256, unpack, and run the command in the work directory.
+ */
+static int run_download(const char *tmp, const char *digest, int retries, char **out)
+{
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_shape_args one = { 1, 0, 0 };
+	static const char *const user[] = { "cat", "hello.txt" };
+	struct aj_buf yaml = AJ_BUF_INIT(AJ_BUF_SMALL), script = AJ_BUF_INIT(AJ_BUF_LARGE);
+	char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	size_t len;
+	int rc;
+
+	aj_buf_addf(&yaml, BLOB(", blob: {storage_account: acct1, container: code, "
+				"pod_download_retries: %d}"), retries);
+	aj_test_spec(aj_buf_cstr(&yaml), &one, user, 2, &s);
+	s.code.digest = aj_strdup(digest);
+	aj_buf_addf(&script, "exec 2>&1\nT='%s'\n", tmp);
+	aj_buf_addstr(&script,
+		      "mktemp() { echo \"$T/dl\"; }\n"
+		      "sleep() { :; }\n"
+		      "rm() { :; }\n"
+		      "make() { echo setup ran; }\n"
+		      "curl() { echo \"curl $*\" >>\"$T/calls\"; : >\"$3\"; }\n"
+		      "cat() { if [ \"$1\" = /aj/secret/code-url ]; then echo 'https://acct1.example/code/x?sig=s'; "
+		      "else command cat \"$@\"; fi; }\n"
+		      "tar() { case \"$2\" in *azcopy.tgz) cp \"$T/azcopy\" \"$T/dl/azcopy\" ;; "
+		      "*) command tar \"${@/#\\/aj\\/code/$T/code}\" ;; esac; }\n"
+		      "cd() { builtin cd \"${1/#\\/aj\\/code/$T/code}\"; }\n");
+	aj_buf_addstr(&script, aj_test_json_str(build(&s, &ctx, &arr),
+						"spec.tasks[0].template.spec.containers[0].command[2]"));
+	bash[2] = strdup(aj_buf_cstr(&script));
+	rc = aj_test_spawn(bash, NULL, NULL, out, &len);
+	free(bash[2]);
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+	aj_buf_release(&yaml);
+	aj_buf_release(&script);
+	return rc;
+}
+
+static void blob_code_download(void **state)
+{
+	static const char azcopy[] =
+		"#!/bin/bash\n"
+		"n=$(($(command cat \"$T/count\" 2>/dev/null || echo 0) + 1))\n"
+		"echo $n >\"$T/count\"\n"
+		"echo \"$@\" >\"$T/args\"\n"
+		"[ $n -gt 2 ] || exit 1\n"
+		"command cp \"$T/archive.tar.gz\" \"$3\"\n";
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_shape_args one = { 1, 0, 0 };
+	char *tmp = aj_test_mkdtemp(), *out, *path, *sum, *args;
+	char *sh[4] = { "/bin/sh", "-c", NULL, NULL };
+	char cmd[1024], digest[65];
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *pod, *c;
+	size_t len;
+
+	(void)state;
+	/* the structure: the Secret for the URL, an emptyDir work directory, no privilege */
+	aj_test_spec(BLOB(", blob: {storage_account: acct1, container: code}"), &one, NULL, 0, &s);
+	s.code.digest = aj_strdup(SHA_EMPTY);
+	pod = aj_test_json_at(build(&s, &ctx, &arr), "spec.tasks[0].template.spec");
+	assert_int_equal(aj_test_json_size(pod, "volumes"), 3);
+	assert_string_equal(aj_test_json_str(pod, "volumes[1].name"), "code");
+	assert_string_equal(aj_test_json_str(pod, "volumes[2].secret.secretName"), "j-storage");
+	c = aj_test_json_at(pod, "containers[0]");
+	assert_string_equal(aj_test_json_str(c, "workingDir"), "/aj/code");
+	assert_null(aj_test_json_at(c, "securityContext"));
+	assert_string_equal(aj_test_json_str(c, "volumeMounts[2].mountPath"), "/aj/secret");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+
+	/* a real archive and its digest from sha256sum */
+	aj_test_write(tmp, "src/hello.txt", "hello from blob\n", 16, 0644);
+	aj_test_write(tmp, "azcopy", azcopy, sizeof(azcopy) - 1, 0755);
+	aj_test_mkdir(tmp, "dl");
+	aj_test_mkdir(tmp, "code");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && tar -czf archive.tar.gz -C src . && "
+		 "sha256sum archive.tar.gz | cut -c1-64", tmp);
+	sh[2] = cmd;
+	assert_int_equal(aj_test_spawn(sh, NULL, NULL, &sum, &len), 0);
+	assert_int_equal(len, 65);
+	memcpy(digest, sum, 64);
+	digest[64] = '\0';
+	free(sum);
+
+	/* two failures, three attempts allowed: the code runs */
+	setenv("T", tmp, 1);
+	assert_int_equal(run_download(tmp, digest, 2, &out), 0);
+	assert_string_equal(out, "setup ran\nhello from blob\n");
+	free(out);
+	path = aj_test_join(tmp, "count");
+	out = aj_test_read(path, &len);
+	assert_string_equal(out, "3\n");
+	free(out);
+	free(path);
+	path = aj_test_join(tmp, "args");
+	args = aj_test_read(path, &len);
+	assert_non_null(strstr(args, "copy https://acct1.example/code/x?sig=s "));
+	free(args);
+	free(path);
+	path = aj_test_join(tmp, "calls");
+	out = aj_test_read(path, &len);
+	assert_non_null(strstr(out, "https://aka.ms/downloadazcopy-v10-linux"));
+	free(out);
+	free(path);
+
+	/* one retry is not enough for two failures */
+	path = aj_test_join(tmp, "count");
+	unlink(path);
+	free(path);
+	assert_int_not_equal(run_download(tmp, digest, 1, &out), 0);
+	assert_non_null(strstr(out, "aj: downloading the code failed after 2 attempts"));
+	assert_null(strstr(out, "hello from blob"));
+	free(out);
+
+	/* a different archive than the AjJob names: stop before running anything */
+	path = aj_test_join(tmp, "count");
+	unlink(path);
+	free(path);
+	assert_int_not_equal(run_download(tmp, SHA_EMPTY, 5, &out), 0);
+	snprintf(cmd, sizeof(cmd), "aj: the code archive has SHA-256 %s, expected %s", digest, SHA_EMPTY);
+	assert_non_null(strstr(out, cmd));
+	assert_null(strstr(out, "setup ran"));
+	free(out);
+	unsetenv("T");
+	aj_test_rm_rf(tmp);
+	free(tmp);
+}
+
 static void code_volume_errors(void **state)
 {
 	struct aj_shape_args one = { 1, 0, 0 };
@@ -694,13 +1090,14 @@ static void code_digest_errors(void **state)
 	/* the seed's blob alternative: the volume is mounted, the code goes another way */
 	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1, "
 		     "submit_args: {env: {AMLT_PERSISTENT_VOLUME_NAME: p, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /m}}}], "
-		     "_extra: {code_upload: {strategy: blob}}}", &one, NULL, 0, &s);
+		     "_extra: {code_upload: {strategy: blob, blob: {storage_account: acct, container: code}}}}",
+		     &one, NULL, 0, &s);
 	assert_int_equal(volcano()->validate(&s, &err), 0);
 	assert_false(aj_code_via_volume(&s, &(struct aj_code_volume){ NULL, NULL }));
 	s.code.digest = aj_strdup(SHA_EMPTY);
-	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "and no other _extra.code_upload.strategy"));
-	aj_errors_release(&err);
+	assert_non_null(build(&s, &ctx, &arr));
+	cJSON_Delete(arr);
+	arr = NULL;
 	aj_jobspec_release(&s);
 
 	aj_test_spec(SHARED(""), &one, NULL, 0, &s);
@@ -937,6 +1334,12 @@ int main(void)
 		cmocka_unit_test(code_from_shared_volume),
 		cmocka_unit_test(code_volume_errors),
 		cmocka_unit_test(code_digest_errors),
+		cmocka_unit_test(storage_mounts_blobfuse),
+		cmocka_unit_test(no_privilege_without_storage),
+		cmocka_unit_test(storage_paths_survive_bash),
+		cmocka_unit_test(storage_errors),
+		cmocka_unit_test(blob_code_settings),
+		cmocka_unit_test(blob_code_download),
 	};
 
 	aj_alloc_hook_cjson();
