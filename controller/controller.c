@@ -261,6 +261,8 @@ static void check_permissions(struct ctl *c, struct aj_kube *k, const char *leas
 		{ "create", "batch.volcano.sh", "jobs", NULL },
 		{ "delete", "batch.volcano.sh", "jobs", NULL },
 		{ "create", "events.k8s.io", "events", NULL },
+		{ "create", "", "secrets", NULL },
+		{ "patch", "", "secrets", NULL },
 	};
 	const char *ns = c->o->watch_namespace && c->o->watch_namespace[0] ? c->o->watch_namespace : NULL;
 	struct aj_buf miss = AJ_BUF_INIT(sizeof(c->missing) - 1);
@@ -515,6 +517,8 @@ int aj_controller_run(const struct aj_controller_opts *o,
 	if (o->azure.workspace &&
 	    aj_azure_forwarder_new(&o->azure, &c.queue, &c.rec.azure, err))
 		goto out;
+	if (aj_storage_minter_new(&o->storage, &c.queue, &c.rec.storage, err))
+		goto out;
 
 	if (client_new(o, &wk, 0, 0, err))
 		goto out;
@@ -644,6 +648,7 @@ out:
 	if (have_wk)
 		aj_kube_release(&wk);
 	aj_azure_forwarder_free(c.rec.azure);
+	aj_storage_minter_free(c.rec.storage);
 	aj_reconciler_release(&c.rec);
 out_early:
 	aj_cache_release(&c.cache);

@@ -16,6 +16,7 @@
 #include <signal.h>
 
 #include "reconcile_azure.h"
+#include "storage.h"
 
 struct aj_errors;
 
@@ -37,6 +38,7 @@ struct aj_controller_opts {
 	 * storage, "*" for all; NULL: none */
 	const char *privileged_namespaces;
 	struct aj_azure_opts azure;    /* forwarding aml/sing AjJobs; off without a workspace */
+	struct aj_storage_opts storage; /* SAS for storage mounts and blob code */
 };
 
 void aj_controller_opts_defaults(struct aj_controller_opts *o);

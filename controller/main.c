@@ -54,6 +54,11 @@ static void usage(FILE *f)
 	      "  --azure-ca-file FILE     CA bundle for Azure endpoints         [AJ_AZURE_CA_FILE]\n"
 	      "  --azure-client-id ID     user-assigned managed identity        [AJ_AZURE_IDENTITY_CLIENT_ID]\n"
 	      "  --azure-poll SECONDS     job status poll interval (30)         [AJ_AZURE_POLL_SECONDS]\n"
+	      "Storage mounts and blob code on Volcano (user-delegation SAS with the same identity):\n"
+	      "  --azure-blob-endpoint URL  blob endpoint, {account} replaced by the account\n"
+	      "                           (https://{account}.blob.core.windows.net) [AJ_AZURE_BLOB_ENDPOINT]\n"
+	      "  --storage-sas-lifetime SECONDS  storage SAS lifetime, renewed at 2/3 (86400)\n"
+	      "                           [AJ_STORAGE_SAS_LIFETIME]\n"
 	      "  --version, --help\n", f);
 }
 
@@ -115,6 +120,8 @@ int main(int argc, char **argv)
 		{ "azure-ca-file", required_argument, NULL, 'C' },
 		{ "azure-client-id", required_argument, NULL, 'I' },
 		{ "azure-poll", required_argument, NULL, 'O' },
+		{ "azure-blob-endpoint", required_argument, NULL, 'B' },
+		{ "storage-sas-lifetime", required_argument, NULL, 'S' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -154,6 +161,9 @@ int main(int argc, char **argv)
 	o.azure.identity_client_id = env("AJ_AZURE_IDENTITY_CLIENT_ID");
 	if ((v = env("AJ_AZURE_POLL_SECONDS")))
 		parse_double(v, 0.1, &o.azure.poll_seconds);
+	o.storage.blob_endpoint = env("AJ_AZURE_BLOB_ENDPOINT");
+	if ((v = env("AJ_STORAGE_SAS_LIFETIME")) && !parse_int(v, 60, 7 * 86400, &n))
+		o.storage.lifetime = n;
 
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -196,6 +206,12 @@ int main(int argc, char **argv)
 			if (parse_double(optarg, 0.1, &o.azure.poll_seconds))
 				goto bad;
 			break;
+		case 'B': o.storage.blob_endpoint = optarg; break;
+		case 'S':
+			if (parse_int(optarg, 60, 7 * 86400, &n))
+				goto bad;
+			o.storage.lifetime = n;
+			break;
 		case 'V':
 			printf("aj-controller %s\n", AJ_VERSION);
 			return 0;
@@ -207,6 +223,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* one identity and CA bundle for everything Azure */
+	o.storage.ca_file = o.azure.ca_file;
+	o.storage.identity_client_id = o.azure.identity_client_id;
 	if (optind < argc) {
 		fprintf(stderr, "aj-controller: unexpected argument: %s\n", argv[optind]);
 		return 2;

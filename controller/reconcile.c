@@ -25,6 +25,7 @@
 #include "reconcile_azure.h"
 #include "resources.h"
 #include "status.h"
+#include "storage.h"
 
 /*
  * Longest Volcano Job name we derive: pods are named <job>-<task>-<index>
@@ -156,7 +157,9 @@ static int fail_job(struct job *j, const char *backend, const char *reason,
  * Resolve and build. Returns 0 with *objects, 1 when the AjJob itself is at
  * fault (problems in `problems`, *service set when known), -1 on OOM; aml
  * and sing AjJobs go to the Azure forwarder when there is one (2, or 3 when
- * it asks for a retry with its errors in `problems`).
+ * it asks for a retry with its errors in `problems`). A volcano AjJob's
+ * storage Secret is written here, before anything refers to it (4: writing
+ * it failed and should be retried, errors in `problems`).
  */
 static int build(struct job *j, char **service, cJSON **objects,
 		 struct aj_errors *problems)
@@ -228,6 +231,21 @@ static int build(struct job *j, char **service, cJSON **objects,
 		    aj_backend_permit(&spec, j->v.ns, j->r->privileged_namespaces, problems) ||
 		    be->build(&spec, &ctx, objects, problems))
 			goto out;
+		if (j->r->storage) {
+			char secret[96];
+			struct aj_storage_target st = { j->key, j->v.ns, secret, vname, j->v.name,
+							j->v.uid, api_version };
+			int s;
+
+			snprintf(secret, sizeof(secret), "%s" AJ_STORAGE_SECRET_SUFFIX, vname);
+			s = aj_storage_ensure(j->r->storage, j->k, &spec, &st, problems);
+			if (s < 0)
+				goto oom;
+			if (s != AJ_STORAGE_OK) {
+				ret = s == AJ_STORAGE_RETRY ? 4 : 1;
+				goto out;
+			}
+		}
 	}
 	ret = 0;
 	goto out;
@@ -316,6 +334,18 @@ static int record_submitted(struct job *j, const char *service, const char *vnam
 	return 0;
 }
 
+/* The storage Secret could not be written: say why in an Event, retry later. */
+static void storage_failed(struct job *j, struct aj_errors *problems, struct aj_errors *err)
+{
+	struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+	errors_text(problems, &msg);
+	event(j, 1, "StorageSecretFailed", "Mint",
+	      msg.failed ? "the storage Secret could not be written" : aj_buf_cstr(&msg));
+	aj_buf_release(&msg);
+	aj_errors_splice(err, problems);
+}
+
 /* First submission: build, create (or adopt), record it. */
 static int submit(struct job *j, struct aj_errors *err)
 {
@@ -331,6 +361,10 @@ static int submit(struct job *j, struct aj_errors *err)
 	b = build(j, &service, &objects, &problems);
 	if (b < 0) {
 		ret = aj_errors_oom(err);
+		goto out;
+	}
+	if (b == 4) {
+		storage_failed(j, &problems, err);
 		goto out;
 	}
 	if (b >= 2) {
@@ -405,6 +439,46 @@ out:
 	aj_kube_status_release(&ks);
 	cJSON_Delete(objects);
 	cJSON_Delete(created);
+	aj_free(service);
+	aj_errors_release(&problems);
+	return ret;
+}
+
+/*
+ * Rewrite the storage Secret of a submitted AjJob with fresh SAS (or learn,
+ * after a restart, that it has none): the same build as the submission.
+ */
+static int renew_storage(struct job *j, struct aj_errors *err)
+{
+	struct aj_errors problems = AJ_ERRORS_INIT;
+	cJSON *objects = NULL;
+	char *service = NULL;
+	int b, ret = 0;
+
+	if (!j->v.object) {
+		struct aj_kube_ref ref = { &aj_res_ajjobs, j->v.ns, j->v.name, NULL };
+
+		if (aj_kube_get(j->k, &ref, &j->v.object, NULL, err))
+			return -1;
+	}
+	b = build(j, &service, &objects, &problems);
+	if (b < 0) {
+		ret = aj_errors_oom(err);
+	} else if (b == 4) {
+		storage_failed(j, &problems, err);
+		ret = -1;
+	} else if (b) {
+		struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+		/* the job runs on; its Secret keeps the old SAS until they expire */
+		errors_text(&problems, &msg);
+		event(j, 1, "StorageRenewalFailed", "Mint",
+		      msg.failed ? "the storage Secret could not be renewed" : aj_buf_cstr(&msg));
+		aj_buf_release(&msg);
+		aj_errors_splice(err, &problems);
+		ret = -1;
+	}
+	cJSON_Delete(objects);
 	aj_free(service);
 	aj_errors_release(&problems);
 	return ret;
@@ -521,11 +595,16 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	/* Gone: the API server's garbage collector follows our owner references. */
 	if (!found || j.v.deleting) {
 		aj_free(take_created(r, key));
+		if (r->storage)
+			aj_storage_forget(r->storage, key);
 		goto out;
 	}
 	if (j.v.has_phase && aj_phase_terminal(j.v.phase) &&
-	    j.v.observed_generation == j.v.generation)
+	    j.v.observed_generation == j.v.generation) {
+		if (r->storage)
+			aj_storage_forget(r->storage, key);
 		goto out;
+	}
 	if (!j.v.volcano_job && (created = take_created(r, key))) {
 		ret = record_submitted(&j, "volcano", created, 1, err);
 		/* Keep it for the retry if the status write failed. */
@@ -553,7 +632,10 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	} else if (j.v.cancel) {
 		ret = cancel(&j, err);
 	} else {
-		ret = observe(&j, err);
+		if (r->storage && aj_storage_due(r->storage, key))
+			ret = renew_storage(&j, err);
+		if (!ret)
+			ret = observe(&j, err);
 	}
 out:
 	aj_free(created);
@@ -566,6 +648,7 @@ int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const ch
 	r->cache = cache;
 	r->instance = instance;
 	r->azure = NULL;
+	r->storage = NULL;
 	aj_strmap_init(&r->created);
 	return pthread_mutex_init(&r->lock, NULL) ? -1 : 0;
 }

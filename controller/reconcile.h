@@ -25,6 +25,7 @@ struct aj_errors;
 struct aj_kube;
 
 struct aj_azure_forwarder;
+struct aj_storage_minter;
 
 struct aj_reconciler {
 	struct aj_cache *cache;
@@ -39,6 +40,8 @@ struct aj_reconciler {
 	/* where jobs may add capabilities or mount storage (aj_backend_permit) */
 	const char *privileged_namespaces;
 	struct aj_azure_forwarder *azure;   /* aml/sing AjJobs (reconcile_azure.h); NULL: refused */
+	/* the storage Secret of volcano AjJobs (storage.h); NULL: none written */
+	struct aj_storage_minter *storage;
 };
 
 int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance);

@@ -79,6 +79,12 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
 - apiGroups: [events.k8s.io]
   resources: [events]
   verbs: [create, patch]
+# The Secret <job>-storage holding the SAS of storage mounts and blob code:
+# created, and renewed by a JSON patch that first tests the owner. Never read
+# or listed.
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [create, patch]
 {{- end }}
 
 {{/*
