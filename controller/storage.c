@@ -344,7 +344,7 @@ static void secret_free(cJSON *secret)
 }
 
 /* The distinct accounts spec signs for, in first-use order. */
-static int accounts_of(const struct aj_jobspec *spec, const struct aj_code_blob *blob,
+static void accounts_of(const struct aj_jobspec *spec, const struct aj_code_blob *blob,
 		       const char **out, size_t *nr)
 {
 	size_t i, k;
@@ -361,7 +361,6 @@ static int accounts_of(const struct aj_jobspec *spec, const struct aj_code_blob 
 		if (k == *nr)
 			out[(*nr)++] = a;
 	}
-	return 0;
 }
 
 /* Get User Delegation Key for account, valid [now - skew, now + life]. */
