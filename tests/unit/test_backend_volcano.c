@@ -1307,6 +1307,8 @@ static void survives_allocation_failures(void **state)
 	(void)state;
 	assert_true(aj_test_backend_oom("volcano", homogeneous, &no_args, argv, 2, &ctx) > 100);
 	assert_true(aj_test_backend_oom("volcano", hetero, &no_args, argv, 2, &ctx) > 100);
+	assert_true(aj_test_backend_oom("volcano", STORAGE(DATA), &(struct aj_shape_args){ 2, 0, 0 },
+					argv, 2, &ctx) > 100);
 }
 
 int main(void)

@@ -130,6 +130,32 @@ static void secret_content(void **state)
 			    CODE_SAS);
 	cJSON_Delete(secret);
 
+	/* out of memory at every allocation in turn: a clean failure, nothing half-built */
+	{
+		long n;
+
+		for (n = 0;; n++) {
+			struct aj_errors oom = AJ_ERRORS_INIT;
+			int r;
+
+			aj_alloc_fail_after(n);
+			r = aj_storage_secret(&in, &secret, &renew, &oom);
+			aj_alloc_fail_after(-1);
+			if (!r) {
+				assert_string_equal(aj_test_json_str(secret, "stringData.\"code-url\""),
+						    "https://acct1.blob.core.windows.net/code/aj-code/"
+						    SHA_EMPTY ".tar.gz?" CODE_SAS);
+				cJSON_Delete(secret);
+				aj_errors_release(&oom);
+				break;
+			}
+			assert_null(secret);
+			assert_true(aj_test_errors_contain(&oom, "out of memory"));
+			aj_errors_release(&oom);
+		}
+		assert_true(n > 20);
+	}
+
 	/* a short storage lifetime sets the renewal; a missing key is an error */
 	in.lifetime = 90;
 	assert_int_equal(aj_storage_secret(&in, &secret, &renew, &err), 0);
