@@ -19,6 +19,8 @@ RULES = [
     (["aj.dev"], ["ajjobs/status"], ["get", "update", "patch"]),
     (["batch.volcano.sh"], ["jobs"], ["get", "list", "watch", "create", "delete"]),
     (["events.k8s.io"], ["events"], ["create", "patch"]),
+    # the storage Secret (controller/storage.c): written, never read
+    ([""], ["secrets"], ["create", "patch"]),
 ]
 LEASE_RULES = [(["coordination.k8s.io"], ["leases"], ["get", "create", "update"])]
 
