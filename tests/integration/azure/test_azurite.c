@@ -19,9 +19,12 @@
 #include "azure/blob.h"
 #include "azure/credential.h"
 #include "azure/sas.h"
+#include "backend/backend.h"
 #include "core/alloc.h"
 #include "core/base64.h"
 #include "core/error.h"
+#include "core/jobspec.h"
+#include "storage.h"
 
 #define OID "5e5f1b1a-0000-4000-8000-00000000a11d"
 #define TID "72f988bf-86f1-41af-91ab-2d7cd011db47"
@@ -455,6 +458,119 @@ static void user_delegation_sas(void **state)
 	aj_errors_release(&e);
 }
 
+/*
+ * The controller's storage Secret (controller/storage.c) against a real
+ * verifier: the mount's container SAS does what a read-write blobfuse2 mount
+ * needs (create, write, list, read, delete), the code URL reads its one
+ * archive and cannot write it.
+ */
+static void storage_secret_sas(void **state)
+{
+	static const struct aj_shape_args one = { 1, 0, 0 };
+	struct fx *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_sas_key key;
+	const struct aj_sas_key *keys[] = { &key };
+	const char *accounts[] = { "devstoreaccount1" };
+	struct aj_storage_target t = { "ns/j", "ns", "j-storage", "j", "j", "u", "aj.dev/v1alpha1" };
+	struct aj_storage_secret_in in;
+	struct aj_code_blob blob;
+	struct aj_jobspec s;
+	struct aj_buf yaml = AJ_BUF_INIT(AJ_BUF_SMALL), tmpl = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_buf sas = AJ_BUF_INIT(AJ_BUF_LARGE);
+	struct aj_blob via_sas;
+	unsigned char d[32];
+	char digest[65], start[32], expiry[32], path[512];
+	const char *cfg, *url, *a, *z;
+	cJSON *secret = NULL;
+	time_t now = time(NULL), renew;
+	struct raw r;
+	int exists = 0, i;
+
+	(void)state;
+	iso_time(now - 300, start);
+	iso_time(now + 3600, expiry);
+	assert_int_equal(aj_blob_user_delegation_key(&f->blob, start, expiry, &key, &e), 0);
+	EVP_Digest("archive", 7, d, NULL, EVP_sha256(), NULL);
+	for (i = 0; i < 32; i++)
+		snprintf(digest + 2 * i, 3, "%02x", d[i]);
+	snprintf(path, sizeof(path), "aj-code/%s.tar.gz", digest);
+	assert_int_equal(aj_blob_put(&f->blob, container, path, "archive", 7, NULL, &e), 0);
+
+	aj_buf_addf(&yaml, "config: {target: {service: volcano, gpus_per_node: 0}, environment: {image: x}, "
+		    "jobs: [{sku: C1}], storage: {data: {storage_account_name: devstoreaccount1, "
+		    "container_name: %s, mount_dir: /mnt/data}}, _extra: {code_upload: {strategy: blob, "
+		    "blob: {storage_account: devstoreaccount1, container: %s}}}}", container, container);
+	aj_test_spec(aj_buf_cstr(&yaml), &one, NULL, 0, &s);
+	s.code.digest = aj_strdup(digest);
+	assert_int_equal(aj_code_blob(&s, &blob, &e), 1);
+	/* path-style: https://127.0.0.1:PORT/{account} */
+	aj_buf_add(&tmpl, endpoint, (size_t)(strrchr(endpoint, '/') - endpoint));
+	aj_buf_addstr(&tmpl, "/{account}");
+	memset(&in, 0, sizeof(in));
+	in.spec = &s;
+	in.blob = &blob;
+	in.endpoint = aj_buf_cstr(&tmpl);
+	in.lifetime = 3600;
+	in.now = now;
+	in.accounts = accounts;
+	in.keys = keys;
+	in.accounts_nr = 1;
+	in.target = &t;
+	assert_int_equal(aj_storage_secret(&in, &secret, &renew, &e), 0);
+
+	/* the mount's SAS, as blobfuse2 reads it from its configuration */
+	cfg = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(secret, "stringData"), "data.yaml"));
+	assert_non_null(cfg);
+	a = strstr(cfg, "\n  sas: '");
+	assert_non_null(a);
+	a += 9;
+	z = strchr(a, '\'');
+	aj_buf_add(&sas, a, (size_t)(z - a));
+	blob_client(&via_sas, NULL, aj_buf_cstr(&sas), 0);
+	assert_int_equal(aj_blob_put(&via_sas, container, "mnt/written.txt", "mounted", 7, NULL, &e), 0);
+	assert_int_equal(aj_blob_exists(&via_sas, container, "mnt/written.txt", &exists, &e), 0);
+	assert_int_equal(exists, 1);
+	aj_blob_release(&via_sas);
+	snprintf(path, sizeof(path), "restype=container&comp=list&%s", aj_buf_cstr(&sas));
+	raw_call("GET", container, path, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(aj_buf_cstr(&r.body), "<Name>mnt/written.txt</Name>"));
+	aj_buf_release(&r.body);
+	snprintf(path, sizeof(path), "%s/mnt/written.txt", container);
+	raw_call("GET", path, aj_buf_cstr(&sas), NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_memory_equal(r.body.buf, "mounted", 7);
+	aj_buf_release(&r.body);
+	raw_call("DELETE", path, aj_buf_cstr(&sas), NULL, &r);
+	assert_int_equal(r.status, 202);
+	aj_buf_release(&r.body);
+
+	/* the code URL: endpoint/container/aj-code/<digest>.tar.gz?SAS, read only */
+	url = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(secret, "stringData"), "code-url"));
+	assert_non_null(url);
+	assert_int_equal(strncmp(url, endpoint, strlen(endpoint)), 0);
+	a = url + strlen(endpoint) + 1;
+	z = strchr(a, '?');
+	assert_non_null(z);
+	snprintf(path, sizeof(path), "%.*s", (int)(z - a), a);
+	raw_call("GET", path, z + 1, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_memory_equal(r.body.buf, "archive", 7);
+	aj_buf_release(&r.body);
+	raw_call("PUT", path, z + 1, NULL, &r);
+	assert_int_equal(r.status, 403);
+	aj_buf_release(&r.body);
+
+	cJSON_Delete(secret);
+	aj_jobspec_release(&s);
+	aj_sas_key_release(&key);
+	aj_buf_release(&yaml);
+	aj_buf_release(&tmpl);
+	aj_buf_release(&sas);
+	aj_errors_release(&e);
+}
+
 static void service_sas_with_account_key(void **state)
 {
 	struct aj_errors e = AJ_ERRORS_INIT;
@@ -500,6 +616,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(missing_container_is_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(untrusted_certificate_fails_without_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(user_delegation_sas, setup, teardown),
+		cmocka_unit_test_setup_teardown(storage_secret_sas, setup, teardown),
 		cmocka_unit_test(service_sas_with_account_key),
 	};
 
