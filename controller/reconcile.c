@@ -446,8 +446,12 @@ out:
 
 /*
  * Rewrite the storage Secret of a submitted AjJob with fresh SAS (or learn,
- * after a restart, that it has none): the same build as the submission.
+ * after a restart, that it has none): the same build as the submission. A
+ * failure is an Event and another attempt later, never a reason to stop
+ * mirroring the job: the Secret keeps the old SAS until they expire.
  */
+#define AJ_STORAGE_RETRY_SECONDS 60
+
 static int renew_storage(struct job *j, struct aj_errors *err)
 {
 	struct aj_errors problems = AJ_ERRORS_INIT;
@@ -464,19 +468,17 @@ static int renew_storage(struct job *j, struct aj_errors *err)
 	b = build(j, &service, &objects, &problems);
 	if (b < 0) {
 		ret = aj_errors_oom(err);
-	} else if (b == 4) {
-		storage_failed(j, &problems, err);
-		ret = -1;
 	} else if (b) {
 		struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 
-		/* the job runs on; its Secret keeps the old SAS until they expire */
 		errors_text(&problems, &msg);
 		event(j, 1, "StorageRenewalFailed", "Mint",
 		      msg.failed ? "the storage Secret could not be renewed" : aj_buf_cstr(&msg));
+		aj_log(AJ_LOG_WARN, "storage secret not renewed", "ajjob", j->key,
+		       "error", msg.failed ? "(message too long)" : aj_buf_cstr(&msg), AJ_LOG_END);
 		aj_buf_release(&msg);
-		aj_errors_splice(err, &problems);
-		ret = -1;
+		if (aj_storage_defer(j->r->storage, j->key, AJ_STORAGE_RETRY_SECONDS))
+			ret = aj_errors_oom(err);
 	}
 	cJSON_Delete(objects);
 	aj_free(service);

@@ -137,6 +137,13 @@ static int set_due(struct aj_storage_minter *m, const char *key, time_t at)
 	return ret;
 }
 
+int aj_storage_defer(struct aj_storage_minter *m, const char *key, long seconds)
+{
+	if (set_due(m, key, time(NULL) + seconds))
+		return -1;
+	return m->queue ? aj_workqueue_add_after(m->queue, key, (double)seconds) : 0;
+}
+
 int aj_storage_endpoint(const char *tmpl, const char *account, struct aj_buf *out)
 {
 	const char *p = tmpl, *hit;

@@ -87,6 +87,8 @@ int aj_storage_ensure(struct aj_storage_minter *m, struct aj_kube *k,
 
 /* Should the AjJob at key have its Secret (re)written now? Unknown keys: yes. */
 int aj_storage_due(struct aj_storage_minter *m, const char *key);
+/* Writing failed: try again in `seconds` (a delayed add). 0 / -1 (OOM). */
+int aj_storage_defer(struct aj_storage_minter *m, const char *key, long seconds);
 /* The AjJob is finished or gone: no more renewals. */
 void aj_storage_forget(struct aj_storage_minter *m, const char *key);
 

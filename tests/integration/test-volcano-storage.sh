@@ -157,6 +157,16 @@ expect_ok "...with a new resourceVersion" bash -c "[[ \$('$AJ_KUBECTL' -n '$ns' 
 expect_eq "...and a fresh SAS from a new delegation key" "valid" check_secret train-1-storage storage
 expect_ok "...asked for again" bash -c "(( \$($(declare -f requests keys_minted); peer='$peer'; keys_minted) >= 2 ))"
 
+# --- a renewal Azure refuses: an Event, the job still mirrored, another attempt a minute later ---
+second=$(field secret train-1-storage '{.metadata.annotations.aj\.dev/sas-renew-after}')
+peer_post faults '[{"path": "^/blob/acct1/$", "method": "POST", "times": 1, "status": 403,
+  "headers": {"x-ms-error-code": "AuthorizationPermissionMismatch"}}]'
+expect_ok "a refused renewal is a Warning Event" wait_for 75 event_has StorageRenewalFailed
+expect_ok "...the AjJob is still mirrored" phase_is train-1 Submitted
+renewed_again() { [[ $(field secret train-1-storage '{.metadata.annotations.aj\.dev/sas-renew-after}') != "$second" ]]; }
+expect_ok "...and the next attempt renews the Secret" wait_for 90 renewed_again
+expect_eq "...with valid SAS" "valid" check_secret train-1-storage storage
+
 # --- blob code: a read URL for the one archive ---
 ajjob code-1 "$blob_code" "$digest"
 expect_ok "a blob-code AjJob is submitted" wait_for 60 phase_is code-1 Submitted

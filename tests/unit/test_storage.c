@@ -200,6 +200,11 @@ static void minter_due(void **state)
 	assert_false(aj_storage_due(m, "ns/a"));
 	aj_storage_forget(m, "ns/a");
 	assert_true(aj_storage_due(m, "ns/a"));
+	/* a failed write comes back after the delay, not before */
+	assert_int_equal(aj_storage_defer(m, "ns/a", 3600), 0);
+	assert_false(aj_storage_due(m, "ns/a"));
+	assert_int_equal(aj_storage_defer(m, "ns/a", 0), 0);
+	assert_true(aj_storage_due(m, "ns/a"));
 	aj_jobspec_release(&s);
 	aj_storage_minter_free(m);
 
