@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -254,16 +255,18 @@ int aj_blob_put(struct aj_blob *b, const char *container, const char *name,
 	return rc ? -1 : 0;
 }
 
-int aj_blob_exists(struct aj_blob *b, const char *container, const char *name,
-		   int *exists, struct aj_errors *err)
+int aj_blob_head(struct aj_blob *b, const char *container, const char *name,
+		 struct aj_blob_props *out, struct aj_errors *err)
 {
 	static const long ok[] = { 200, 404, 0 };
 	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_http_request req;
 	struct aj_http_response resp;
+	const char *len;
+	char *end;
 	int rc;
 
-	*exists = 0;
+	memset(out, 0, sizeof(*out));
 	if (blob_url(b, container, name, NULL, &url)) {
 		aj_buf_release(&url);
 		return aj_errors_oom(err);
@@ -271,11 +274,28 @@ int aj_blob_exists(struct aj_blob *b, const char *container, const char *name,
 	aj_http_response_init(&resp);
 	aj_http_request_init(&req, "HEAD", aj_buf_cstr(&url));
 	rc = blob_send(b, &req, &resp, ok, err);
-	if (!rc)
-		*exists = resp.status == 200;
+	if (!rc && resp.status == 200) {
+		out->exists = 1;
+		len = aj_http_header(&resp, AJ_HDR_CONTENT_LENGTH);
+		errno = 0;
+		out->size = len ? strtoull(len, &end, 10) : 0;
+		if (!len || errno || end == len || *end)
+			rc = aj_errors_add(err, NULL, "blob HEAD %s/%s: no valid Content-Length",
+					   container, name);
+	}
 	aj_http_request_release(&req);
 	aj_http_response_release(&resp);
 	aj_buf_release(&url);
+	return rc;
+}
+
+int aj_blob_exists(struct aj_blob *b, const char *container, const char *name,
+		   int *exists, struct aj_errors *err)
+{
+	struct aj_blob_props p;
+	int rc = aj_blob_head(b, container, name, &p, err);
+
+	*exists = p.exists;
 	return rc;
 }
 
@@ -367,28 +387,30 @@ static int put_block_list(struct aj_blob *b, const char *container, const char *
 	return rc;
 }
 
-/* Fill buf with up to len bytes; returns bytes read, or -1. */
-static ssize_t read_full(int fd, char *buf, size_t len)
+/* Fill block from the reader; *got < cap only at the end of the data. */
+static int fill(aj_blob_read_fn read, void *data, char *block, size_t cap, size_t *got,
+		struct aj_errors *err)
 {
-	size_t got = 0;
+	*got = 0;
+	while (*got < cap) {
+		size_t n = 0;
 
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
+		if (read(data, block + *got, cap - *got, &n, err))
 			return -1;
-		if (n == 0)
+		if (!n)
 			break;
-		got += (size_t)n;
+		*got += n;
 	}
-	return (ssize_t)got;
+	return 0;
 }
 
+/*
+ * Blocks until the reader runs dry, then the block list. The first block
+ * is already in `block` (full); nothing is visible before the list commits.
+ */
 static int upload_blocks(struct aj_blob *b, const char *container, const char *name,
-			 int fd, const char *path, const struct aj_blob_put_options *o,
-			 char *block, struct aj_errors *err)
+			 aj_blob_read_fn read, void *data, const struct aj_blob_put_options *o,
+			 char *block, size_t n, struct aj_errors *err)
 {
 	EVP_MD_CTX *ctx = o->md5 ? EVP_MD_CTX_new() : NULL;
 	struct aj_buf sum = AJ_BUF_INIT(64);
@@ -401,29 +423,23 @@ static int upload_blocks(struct aj_blob *b, const char *container, const char *n
 		aj_errors_oom(err);
 		goto done;
 	}
-	for (;;) {
-		ssize_t n = read_full(fd, block, b->block_size);
-
-		if (n < 0) {
-			aj_errors_add(err, NULL, "blob: cannot read %s: %s", path, strerror(errno));
-			goto done;
-		}
-		if (n == 0 && nr > 0)
-			break;
+	while (n) {
 		if (nr >= BLOCKS_MAX) {
 			aj_errors_add(err, NULL, "blob: %s needs more than %d blocks of %zu bytes",
-				      path, BLOCKS_MAX, b->block_size);
+				      name, BLOCKS_MAX, b->block_size);
 			goto done;
 		}
-		if (ctx && !EVP_DigestUpdate(ctx, block, (size_t)n)) {
+		if (ctx && !EVP_DigestUpdate(ctx, block, n)) {
 			aj_errors_oom(err);
 			goto done;
 		}
-		if (put_block(b, container, name, nr, block, (size_t)n, o->md5, err))
+		if (put_block(b, container, name, nr, block, n, o->md5, err))
 			goto done;
 		nr++;
-		if ((size_t)n < b->block_size)
+		if (n < b->block_size)
 			break;
+		if (fill(read, data, block, b->block_size, &n, err))
+			goto done;
 	}
 	if (ctx && (!EVP_DigestFinal_ex(ctx, d, &dn) || aj_base64_encode(&sum, d, dn))) {
 		aj_errors_oom(err);
@@ -436,41 +452,69 @@ done:
 	return rc;
 }
 
+int aj_blob_upload(struct aj_blob *b, const char *container, const char *name,
+		   aj_blob_read_fn read, void *data, const struct aj_blob_put_options *o,
+		   struct aj_errors *err)
+{
+	char *block = aj_malloc(b->block_size);
+	size_t n;
+	int rc = -1;
+
+	if (!o)
+		o = &no_options;
+	if (!block)
+		return aj_errors_oom(err);
+	if (!fill(read, data, block, b->block_size, &n, err))
+		rc = n < b->block_size ? aj_blob_put(b, container, name, block, n, o, err)
+				       : upload_blocks(b, container, name, read, data, o, block, n, err);
+	aj_free(block);
+	return rc;
+}
+
+struct file_reader {
+	int fd;
+	const char *path;
+};
+
+static int read_file(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err)
+{
+	struct file_reader *f = data;
+	ssize_t n;
+
+	do
+		n = read(f->fd, buf, cap);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return aj_errors_add(err, NULL, "blob: cannot read %s: %s", f->path, strerror(errno));
+	*len = (size_t)n;
+	return 0;
+}
+
 int aj_blob_upload_file(struct aj_blob *b, const char *container, const char *name,
 			const char *path, const struct aj_blob_put_options *o,
 			struct aj_errors *err)
 {
+	struct file_reader f = { -1, path };
 	struct stat st;
-	char *block;
-	ssize_t n;
-	int fd, rc = -1;
+	char *small;
+	size_t n;
+	int rc = -1;
 
-	if (!o)
-		o = &no_options;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	f.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f.fd < 0)
 		return aj_errors_add(err, NULL, "blob: cannot open %s: %s", path, strerror(errno));
-	if (fstat(fd, &st)) {
+	if (fstat(f.fd, &st)) {
 		aj_errors_add(err, NULL, "blob: cannot stat %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	block = aj_malloc(b->block_size > b->single_put_max ? b->block_size : b->single_put_max);
-	if (!block) {
-		close(fd);
-		return aj_errors_oom(err);
-	}
-	if ((uint64_t)st.st_size <= b->single_put_max) {
-		n = read_full(fd, block, b->single_put_max);
-		if (n < 0)
-			aj_errors_add(err, NULL, "blob: cannot read %s: %s", path, strerror(errno));
-		else
-			rc = aj_blob_put(b, container, name, block, (size_t)n, o, err);
+	} else if ((uint64_t)st.st_size > b->single_put_max) {
+		rc = aj_blob_upload(b, container, name, read_file, &f, o, err);
+	} else if (!(small = aj_malloc(st.st_size ? (size_t)st.st_size : 1))) {
+		aj_errors_oom(err);
 	} else {
-		rc = upload_blocks(b, container, name, fd, path, o, block, err);
+		if (!fill(read_file, &f, small, (size_t)st.st_size, &n, err))
+			rc = aj_blob_put(b, container, name, small, n, o, err);
+		aj_free(small);
 	}
-	aj_free(block);
-	close(fd);
+	close(f.fd);
 	return rc;
 }
 

@@ -1,14 +1,18 @@
 /*
  * blob.h - the Blob Storage calls the job forwarder needs: upload a block
  * blob (one Put Blob when small, Put Block + Put Block List streamed from a
- * file when large), check whether a blob exists (HEAD, so content-addressed
- * uploads are skipped), and get a user delegation key for a SAS (sas.h).
+ * file or any reader when large), check whether a blob exists and its size
+ * (HEAD, so content-addressed uploads are skipped), and get a user
+ * delegation key for a SAS (sas.h).
  *
  * The endpoint is a setting: https://{account}.blob.core.windows.net, or a
  * path-style emulator URL such as https://127.0.0.1:10000/devstoreaccount1.
  * Requests authenticate with an Entra token (scope storage.azure.com) or a
  * SAS query string; every request carries x-ms-version AJ_BLOB_VERSION.
- * Large uploads hold one block in memory at a time.
+ * Large uploads hold one block in memory at a time. Each request (so each
+ * block) is retried on its own under the retry policy (408, 429, 5xx,
+ * transport errors and timeouts); blocks stay invisible until Put Block List
+ * commits them, so an interrupted upload never leaves a partial blob.
  *
  * Secrets: the SAS and the token never appear in errors or logs (URLs are
  * reported without their query). Storage errors are reported by status,
@@ -22,6 +26,7 @@
 #define AJ_AZURE_BLOB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "azure/http.h"
 
@@ -66,15 +71,37 @@ struct aj_blob_put_options {
 	int create_only;           /* If-None-Match: *; an existing blob counts as success */
 };
 
+/*
+ * Hands out the next bytes of an upload: *len bytes placed in buf (at most
+ * cap), 0 at the end. 0, or -1 after adding to err (the upload stops).
+ */
+typedef int (*aj_blob_read_fn)(void *data, void *buf, size_t cap, size_t *len,
+			       struct aj_errors *err);
+
 /* One Put Blob of data (up to the service's single-shot limit). */
 int aj_blob_put(struct aj_blob *b, const char *container, const char *name,
 		const void *data, size_t len, const struct aj_blob_put_options *o,
 		struct aj_errors *err);
+/*
+ * Upload what read hands out: one Put Blob when it all fits in one block,
+ * else blocks of block_size and a block list.
+ */
+int aj_blob_upload(struct aj_blob *b, const char *container, const char *name,
+		   aj_blob_read_fn read, void *data, const struct aj_blob_put_options *o,
+		   struct aj_errors *err);
 /* Upload a file, in blocks when larger than single_put_max. */
 int aj_blob_upload_file(struct aj_blob *b, const char *container, const char *name,
 			const char *path, const struct aj_blob_put_options *o,
 			struct aj_errors *err);
-/* HEAD: *exists becomes 1 (200) or 0 (404); other statuses are errors. */
+struct aj_blob_props {
+	int exists;
+	uint64_t size;             /* Content-Length, when it exists */
+};
+
+/* HEAD: out->exists 1 (200, with its size) or 0 (404); other statuses are errors. */
+int aj_blob_head(struct aj_blob *b, const char *container, const char *name,
+		 struct aj_blob_props *out, struct aj_errors *err);
+/* aj_blob_head, existence only. */
 int aj_blob_exists(struct aj_blob *b, const char *container, const char *name,
 		   int *exists, struct aj_errors *err);
 /* Get User Delegation Key for [start, expiry] (YYYY-MM-DDThh:mm:ssZ); needs a token. */

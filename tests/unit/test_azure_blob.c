@@ -214,6 +214,113 @@ static void blocks_and_block_list(void **state)
 	aj_errors_release(&e);
 }
 
+/* Hands out `text` in pieces of at most `piece` bytes; fails after `fail_after` bytes. */
+struct pieces {
+	const char *text;
+	size_t off, piece, fail_after;
+};
+
+static int read_pieces(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err)
+{
+	struct pieces *p = data;
+	size_t left = strlen(p->text) - p->off;
+
+	if (p->off >= p->fail_after)
+		return aj_errors_add(err, NULL, "test reader: gone");
+	*len = left < cap ? left : cap;
+	if (*len > p->piece)
+		*len = p->piece;
+	memcpy(buf, p->text + p->off, *len);
+	p->off += *len;
+	return 0;
+}
+
+static void stream_upload_in_blocks(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_blob_put_options o = { .md5 = 1 };
+	struct pieces p = { "0123456789", 0, 3, (size_t)-1 };
+	struct aj_blob small;
+	struct aj_blob_props props;
+	char *got = NULL;
+	cJSON *reqs;
+
+	client(&small, f->tokens, NULL, 4);
+	/* The first block fails once with 503: only that block is sent again. */
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/blob/\", \"method\": \"PUT\", \"status\": 503}]"), 0);
+	assert_int_equal(aj_blob_upload(&small, "code", "s.bin", read_pieces, &p, &o, &e), 0);
+	reqs = blob_requests();
+	assert_int_equal(cJSON_GetArraySize(reqs), 5);
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, 0), "query", "blockid"), "YWotYmxvY2stMDAwMDAwMDA=");
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, 1), "query", "blockid"), "YWotYmxvY2stMDAwMDAwMDA=");
+	/* pieces of 3 bytes were gathered into blocks of 4 */
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(reqs, 1), "body")->valuestring, "0123");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(reqs, 2), "body")->valuestring, "4567");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(reqs, 3), "body")->valuestring, "89");
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, 4), "query", "comp"), "blocklist");
+	assert_string_equal(hdr(cJSON_GetArrayItem(reqs, 4), "headers", "x-ms-blob-content-md5"),
+			    "eB5eJF1ptWaXm4bijSPyxw==");
+	cJSON_Delete(reqs);
+	assert_int_equal(fclock.nr_sleeps, 1);
+	assert_int_equal(aj_peer_call(&peer, "GET", "/_peer/blob/devstoreaccount1/code/s.bin", NULL, &got), 200);
+	assert_string_equal(got, "0123456789");
+	free(got);
+	assert_int_equal(aj_blob_head(&small, "code", "s.bin", &props, &e), 0);
+	assert_int_equal(props.exists, 1);
+	assert_int_equal(props.size, 10);
+
+	/* Shorter than a block: one Put Blob. */
+	assert_int_equal(aj_peer_control(&peer, "reset", NULL), 0);
+	p = (struct pieces){ "abc", 0, 1, (size_t)-1 };
+	assert_int_equal(aj_blob_upload(&small, "code", "t.bin", read_pieces, &p, &o, &e), 0);
+	reqs = blob_requests();
+	assert_int_equal(cJSON_GetArraySize(reqs), 1);
+	assert_null(hdr(cJSON_GetArrayItem(reqs, 0), "query", "comp"));
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(reqs, 0), "body")->valuestring, "abc");
+	cJSON_Delete(reqs);
+	assert_int_equal(aj_blob_head(&small, "code", "none", &props, &e), 0);
+	assert_int_equal(props.exists, 0);
+	aj_blob_release(&small);
+	aj_errors_release(&e);
+}
+
+static void interrupted_upload_commits_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct pieces p = { "0123456789", 0, 4, 8 };
+	struct aj_blob small;
+	char *got = NULL;
+
+	client(&small, f->tokens, NULL, 4);
+	/* The data stops after two blocks: no block list, no blob. */
+	assert_int_equal(aj_blob_upload(&small, "code", "cut.bin", read_pieces, &p, NULL, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "test reader: gone"));
+	assert_int_equal(aj_peer_count(&peer, "/blob/"), 2);
+	assert_int_equal(aj_peer_call(&peer, "GET", "/_peer/blob/devstoreaccount1/code/cut.bin", NULL, &got), 404);
+	free(got);
+	got = NULL;
+
+	/* A block the service keeps refusing: retried, then given up. */
+	aj_errors_release(&e);
+	assert_int_equal(aj_peer_control(&peer, "reset", NULL), 0);
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/blob/\", \"method\": \"PUT\", \"status\": 500, \"times\": 50,"
+		"  \"headers\": {\"x-ms-error-code\": \"OperationTimedOut\"}}]"), 0);
+	p = (struct pieces){ "0123456789", 0, 4, (size_t)-1 };
+	fclock.nr_sleeps = 0;
+	assert_int_equal(aj_blob_upload(&small, "code", "cut.bin", read_pieces, &p, NULL, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "/code/cut.bin: HTTP 500 OperationTimedOut (after 5 attempts)"));
+	assert_int_equal(aj_peer_count(&peer, "/blob/"), 5);
+	assert_int_equal(fclock.nr_sleeps, 4);
+	assert_int_equal(aj_peer_call(&peer, "GET", "/_peer/blob/devstoreaccount1/code/cut.bin", NULL, &got), 404);
+	free(got);
+	aj_blob_release(&small);
+	aj_errors_release(&e);
+}
+
 static void exists_and_create_only(void **state)
 {
 	struct fixture *f = *state;
@@ -334,6 +441,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(put_blob_headers, setup, teardown),
 		cmocka_unit_test_setup_teardown(blocks_and_block_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(stream_upload_in_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(interrupted_upload_commits_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(exists_and_create_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(storage_errors_and_retries, setup, teardown),
 		cmocka_unit_test_setup_teardown(sas_stays_out_of_errors, setup, teardown),

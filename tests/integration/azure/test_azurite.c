@@ -345,6 +345,72 @@ static void large_file_goes_in_blocks(void **state)
 	aj_errors_release(&e);
 }
 
+/* Hands out `len` pseudo-random bytes; fails once `fail_after` bytes are out. */
+struct gen {
+	uint32_t x;
+	size_t off, len, fail_after;
+};
+
+static int read_gen(void *data, void *buf, size_t cap, size_t *n, struct aj_errors *err)
+{
+	struct gen *g = data;
+	unsigned char *p = buf;
+
+	if (g->off >= g->fail_after)
+		return aj_errors_add(err, NULL, "test reader: interrupted");
+	*n = g->len - g->off < cap ? g->len - g->off : cap;
+	for (size_t i = 0; i < *n; i++) {
+		g->x = g->x * 1103515245u + 12345u;
+		p[i] = (unsigned char)(g->x >> 16);
+	}
+	g->off += *n;
+	return 0;
+}
+
+static void stream_upload_and_interruption(void **state)
+{
+	struct fx *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_blob_put_options o = { .md5 = 1, .create_only = 1 };
+	struct aj_blob small;
+	struct aj_blob_props props;
+	struct gen g = { 7, 0, 2 * 1024 * 1024 + 99, (size_t)-1 };
+	char path[256], *tok;
+	struct raw r;
+
+	blob_client(&small, f->cache, NULL, 1024 * 1024);
+	assert_int_equal(aj_blob_upload(&small, container, "code/s.tar.gz", read_gen, &g, &o, &e), 0);
+	assert_int_equal(aj_blob_head(&small, container, "code/s.tar.gz", &props, &e), 0);
+	assert_int_equal(props.exists, 1);
+	assert_int_equal(props.size, 2 * 1024 * 1024 + 99);
+
+	/* Cut after two of three blocks: the blocks stay uncommitted, no blob appears. */
+	g = (struct gen){ 7, 0, 2 * 1024 * 1024 + 99, 2 * 1024 * 1024 };
+	assert_int_equal(aj_blob_upload(&small, container, "code/cut.tar.gz", read_gen, &g, &o, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "test reader: interrupted"));
+	assert_int_equal(aj_blob_head(&small, container, "code/cut.tar.gz", &props, &e), 0);
+	assert_int_equal(props.exists, 0);
+	tok = token_for_storage(f->cache);
+	snprintf(path, sizeof(path), "%s/code/cut.tar.gz", container);
+	raw_call("GET", path, NULL, tok, &r);
+	assert_int_equal(r.status, 404);
+	aj_buf_release(&r.body);
+	raw_call("GET", path, "comp=blocklist&blocklisttype=uncommitted", tok, &r);
+	assert_non_null(strstr(aj_buf_cstr(&r.body), "<Size>1048576</Size>"));
+	aj_buf_release(&r.body);
+
+	/* Starting again commits the whole content under the same block ids. */
+	g = (struct gen){ 7, 0, 2 * 1024 * 1024 + 99, (size_t)-1 };
+	assert_int_equal(aj_blob_upload(&small, container, "code/cut.tar.gz", read_gen, &g, &o, &e), 0);
+	raw_call("GET", path, NULL, tok, &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.body.len, 2 * 1024 * 1024 + 99);
+	aj_buf_release(&r.body);
+	aj_free(tok);
+	aj_blob_release(&small);
+	aj_errors_release(&e);
+}
+
 static void missing_container_is_reported(void **state)
 {
 	struct fx *f = *state;
@@ -613,6 +679,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(put_small_blob_and_head, setup, teardown),
 		cmocka_unit_test_setup_teardown(names_with_spaces_and_unicode, setup, teardown),
 		cmocka_unit_test_setup_teardown(large_file_goes_in_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(stream_upload_and_interruption, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_container_is_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(untrusted_certificate_fails_without_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(user_delegation_sas, setup, teardown),
