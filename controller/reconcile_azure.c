@@ -728,8 +728,80 @@ static void put_string(cJSON *obj, const char *key, const char *value, int *oom)
 }
 
 /*
- * Fill in what needs live calls: environment, compute, experiment, tags.
- * 0, 1 when the AjJob cannot run (problems), -1 to retry.
+ * The datastore named by spec.code.uri, "azureml://datastores/<ds>/paths/
+ * AJ_AZUREML_CODE_DIR/<digest>/" as `aj run` records it; NULL (the default
+ * datastore) without one. 0, 1 when the AjJob's code reference is wrong
+ * (problems), -1 (out of memory).
+ */
+static int code_datastore(const struct run *r, const char *digest, char **name,
+			  struct aj_errors *problems, struct aj_errors *err)
+{
+	static const char pre[] = "azureml://datastores/";
+	const char *uri = str_at(at(at(r->v->object, "spec"), "code"), "uri"), *p;
+	struct aj_buf want = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int bad;
+
+	*name = NULL;
+	if (!uri)
+		return 0;
+	p = strncmp(uri, pre, sizeof(pre) - 1) ? NULL : strstr(uri + sizeof(pre) - 1, "/paths/");
+	if (aj_buf_addf(&want, "/paths/" AJ_AZUREML_CODE_DIR "/%s/", digest))
+		return aj_errors_oom(err);
+	bad = !p || p == uri + sizeof(pre) - 1 || strcmp(p, aj_buf_cstr(&want));
+	aj_buf_release(&want);
+	if (bad) {
+		aj_errors_add(problems, NULL, "spec.code.uri: \"%s\" is not azureml://datastores/"
+			      "<datastore>/paths/" AJ_AZUREML_CODE_DIR "/%s/ (spec.code.digest)", uri, digest);
+		return 1;
+	}
+	*name = aj_strndup(uri + sizeof(pre) - 1, (size_t)(p - uri - (sizeof(pre) - 1)));
+	return *name ? 0 : aj_errors_oom(err);
+}
+
+/*
+ * The code `aj run` uploaded: register version <digest> of code
+ * AJ_AZUREML_CODE_NAME on its folder (GET first, so only the first job with
+ * that code creates it) and point codeId at it. 0, 1 (problems), -1.
+ */
+static int reference_code(struct run *r, const struct aj_aml_workspace *w, const char *digest,
+			  cJSON *props, struct aj_errors *problems, struct aj_errors *err)
+{
+	struct aj_aml_datastore ds;
+	struct aj_buf dir = AJ_BUF_INIT(AJ_BUF_SMALL), uri = AJ_BUF_INIT(AJ_BUF_SMALL);
+	char *name = NULL, *id = NULL;
+	int oom = 0, ret;
+
+	memset(&ds, 0, sizeof(ds));
+	ret = code_datastore(r, digest, &name, problems, err);
+	if (!ret) {
+		struct aj_errors derr = AJ_ERRORS_INIT;
+
+		ret = aj_aml_datastore_get(&r->arm, w, name, &ds, &derr);
+		aj_errors_splice(ret > 0 ? problems : err, &derr);
+		aj_errors_release(&derr);
+	}
+	if (!ret && (aj_buf_addf(&dir, AJ_AZUREML_CODE_DIR "/%s", digest) ||
+		     aj_aml_datastore_url(&ds, aj_buf_cstr(&dir), &uri)))
+		ret = aj_errors_oom(err);
+	if (!ret)
+		ret = aj_aml_code_ensure(&r->arm, w, AJ_AZUREML_CODE_NAME, digest, aj_buf_cstr(&uri),
+					 &id, err);
+	if (!ret) {
+		put_string(props, "codeId", id, &oom);
+		ret = oom ? aj_errors_oom(err) : 0;
+	}
+	aj_free(id);
+	aj_free(name);
+	aj_aml_datastore_release(&ds);
+	aj_buf_release(&dir);
+	aj_buf_release(&uri);
+	return ret;
+}
+
+/*
+ * Fill in what needs live calls: environment, code, compute, experiment, tags.
+ * 0, 1 when the AjJob cannot run (problems), 2 when its code cannot be
+ * referenced (problems), -1 to retry.
  */
 static int complete_body(struct run *r, const struct aj_jobspec *spec, const struct coords *ws,
 			 const char *ws_id, cJSON *props, struct aj_errors *problems,
@@ -750,6 +822,14 @@ static int complete_body(struct run *r, const struct aj_jobspec *spec, const str
 	if (aj_aml_environment_ensure(&r->arm, &w, aj_buf_cstr(&name), image, &env_id, err))
 		goto out;
 	put_string(props, "environmentId", env_id, &oom);
+	if (spec->code.digest) {
+		ret = reference_code(r, &w, spec->code.digest, props, problems, err);
+		if (ret) {
+			ret = ret > 0 ? 2 : -1;
+			goto out;
+		}
+		ret = -1;
+	}
 	for (i = 0; i < spec->storage_nr; i++) {
 		const struct aj_storage *st = &spec->storage[i];
 
@@ -840,6 +920,12 @@ static int submit(struct run *r, struct aj_jobspec *spec, struct aj_errors *err)
 		ret = fail(r, "Forbidden", msg, err);
 		goto out;
 	}
+	/* the code `aj run` uploaded (reconcile.c hands it over for volcano only) */
+	if (!spec->code.digest && str_at(at(at(r->v->object, "spec"), "code"), "digest") &&
+	    !(spec->code.digest = aj_strdup(str_at(at(at(r->v->object, "spec"), "code"), "digest")))) {
+		ret = aj_errors_oom(err);
+		goto out;
+	}
 	if (!be || be->validate(spec, &problems) ||
 	    be->build(spec, &ctx, &objects, &problems)) {
 		ret = problems.oom ? aj_errors_oom(err)
@@ -863,7 +949,8 @@ static int submit(struct run *r, struct aj_jobspec *spec, struct aj_errors *err)
 	c = complete_body(r, spec, &ws, aj_buf_cstr(&ws_id),
 			  cJSON_GetObjectItemCaseSensitive(body, "properties"), &problems, err);
 	if (c) {
-		ret = c < 0 ? -1 : fail_errors(r, "NoCompute", "", &problems, err);
+		ret = c < 0 ? -1 : fail_errors(r, c == 2 ? "CodeUnavailable" : "NoCompute", "",
+					       &problems, err);
 		goto out;
 	}
 	{

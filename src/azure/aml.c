@@ -116,49 +116,65 @@ static int request_maybe(struct aj_arm *a, const char *method, const char *path,
 	return -1;
 }
 
-int aj_aml_environment_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
-			      const char *name, const char *image, char **id,
-			      struct aj_errors *err)
+/*
+ * GET the asset version at path; PUT body there when it is absent. *id gets
+ * its ARM id; `what` names it in errors.
+ */
+static int version_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
+			  const char *path, const cJSON *body, const char *what,
+			  char **id, struct aj_errors *err)
 {
-	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_arm_response resp;
-	char version[17];
-	cJSON *body = NULL, *props;
 	int r;
 
 	*id = NULL;
 	aj_arm_response_init(&resp);
-	if (aj_aml_environment_version(image, version) || aj_aml_workspace_id(ws, &path) ||
-	    aj_buf_addf(&path, "/environments/%s/versions/%s", name, version)) {
-		r = aj_errors_oom(err);
-		goto out;
-	}
-	r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
+	r = request_maybe(a, "GET", path, api(ws), NULL, &resp, err);
 	if (r == 1) {
 		aj_arm_response_release(&resp);
-		body = cJSON_CreateObject();
-		props = cJSON_AddObjectToObject(body, "properties");
-		if (!props || !cJSON_AddStringToObject(props, "image", image) ||
-		    !cJSON_AddStringToObject(props, "osType", "Linux")) {
-			r = aj_errors_oom(err);
-			goto out;
-		}
-		r = aj_arm_request(a, "PUT", aj_buf_cstr(&path), api(ws), body, &resp, err);
+		r = aj_arm_request(a, "PUT", path, api(ws), body, &resp, err);
 	}
-	if (r)
-		goto out;
-	if (!str_at(resp.json, "id")) {
-		r = aj_errors_add(err, NULL, "environment %s version %s: the reply carries no id",
-				  name, version);
-		goto out;
-	}
-	if (!(*id = aj_strdup(str_at(resp.json, "id"))))
+	if (!r && !str_at(resp.json, "id"))
+		r = aj_errors_add(err, NULL, "%s: the reply carries no id", what);
+	if (!r && !(*id = aj_strdup(str_at(resp.json, "id"))))
 		r = aj_errors_oom(err);
-out:
-	cJSON_Delete(body);
 	aj_arm_response_release(&resp);
-	aj_buf_release(&path);
 	return r ? -1 : 0;
+}
+
+/* {"properties": {k1: v1, k2: v2}} (k2 may be NULL). */
+static cJSON *properties_body(const char *k1, const char *v1, const char *k2, const char *v2)
+{
+	cJSON *body = cJSON_CreateObject(), *props = cJSON_AddObjectToObject(body, "properties");
+
+	if (!props || !cJSON_AddStringToObject(props, k1, v1) ||
+	    (k2 && !cJSON_AddStringToObject(props, k2, v2))) {
+		cJSON_Delete(body);
+		return NULL;
+	}
+	return body;
+}
+
+int aj_aml_environment_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
+			      const char *name, const char *image, char **id,
+			      struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL), what = AJ_BUF_INIT(AJ_BUF_SMALL);
+	cJSON *body = properties_body("image", image, "osType", "Linux");
+	char version[17];
+	int r;
+
+	*id = NULL;
+	if (!body || aj_aml_environment_version(image, version) || aj_aml_workspace_id(ws, &path) ||
+	    aj_buf_addf(&path, "/environments/%s/versions/%s", name, version) ||
+	    aj_buf_addf(&what, "environment %s version %s", name, version))
+		r = aj_errors_oom(err);
+	else
+		r = version_ensure(a, ws, aj_buf_cstr(&path), body, aj_buf_cstr(&what), id, err);
+	cJSON_Delete(body);
+	aj_buf_release(&path);
+	aj_buf_release(&what);
+	return r;
 }
 
 int aj_aml_datastore_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
@@ -195,6 +211,112 @@ out:
 	aj_arm_response_release(&resp);
 	aj_buf_release(&path);
 	return r ? -1 : 0;
+}
+
+void aj_aml_datastore_release(struct aj_aml_datastore *d)
+{
+	aj_free(d->name);
+	aj_free(d->account);
+	aj_free(d->container);
+	aj_free(d->endpoint);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Fill out from a datastore resource; 1 when it is not a usable blob datastore. */
+static int datastore_read(const cJSON *res, struct aj_aml_datastore *out, struct aj_errors *err)
+{
+	const cJSON *props = at(res, "properties");
+	const char *type = str_at(props, "datastoreType");
+	const char *endpoint = str_at(props, "endpoint");
+
+	if (!type || strcmp(type, "AzureBlob") || !str_at(res, "name") ||
+	    !str_at(props, "accountName") || !str_at(props, "containerName"))
+		return 1;
+	out->name = aj_strdup(str_at(res, "name"));
+	out->account = aj_strdup(str_at(props, "accountName"));
+	out->container = aj_strdup(str_at(props, "containerName"));
+	out->endpoint = aj_strdup(endpoint && *endpoint ? endpoint : "core.windows.net");
+	if (!out->name || !out->account || !out->container || !out->endpoint) {
+		aj_aml_datastore_release(out);
+		return aj_errors_oom(err);
+	}
+	return 0;
+}
+
+int aj_aml_datastore_get(struct aj_arm *a, const struct aj_aml_workspace *ws,
+			 const char *name, struct aj_aml_datastore *out, struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL), wsid = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_arm_response resp;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	aj_arm_response_init(&resp);
+	if (aj_aml_workspace_id(ws, &wsid)) {
+		r = aj_errors_oom(err);
+		goto out;
+	}
+	if (!name) {
+		const cJSON *v;
+
+		if (aj_buf_addf(&path, "%s/datastores?isDefault=true", aj_buf_cstr(&wsid))) {
+			r = aj_errors_oom(err);
+			goto out;
+		}
+		r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
+		if (r < 0)
+			goto out;
+		cJSON_ArrayForEach(v, at(resp.json, "value")) {
+			r = datastore_read(v, out, err);
+			if (r <= 0)
+				goto out;
+		}
+		aj_arm_response_release(&resp);
+		aj_buf_reset(&path);
+		name = "workspaceblobstore";
+	}
+	if (aj_buf_addf(&path, "%s/datastores/%s", aj_buf_cstr(&wsid), name)) {
+		r = aj_errors_oom(err);
+		goto out;
+	}
+	r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
+	if (!r)
+		r = datastore_read(resp.json, out, err);
+	if (r > 0)
+		aj_errors_add(err, NULL, "workspace %s has no blob datastore %s", ws->name, name);
+out:
+	aj_arm_response_release(&resp);
+	aj_buf_release(&path);
+	aj_buf_release(&wsid);
+	return r;
+}
+
+int aj_aml_datastore_url(const struct aj_aml_datastore *d, const char *path,
+			 struct aj_buf *out)
+{
+	return aj_buf_addf(out, "https://%s.blob.%s/%s%s%s", d->account, d->endpoint,
+			   d->container, path ? "/" : "", path ? path : "");
+}
+
+int aj_aml_code_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
+		       const char *name, const char *version, const char *code_uri,
+		       char **id, struct aj_errors *err)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL), what = AJ_BUF_INIT(AJ_BUF_SMALL);
+	cJSON *body = properties_body("codeUri", code_uri, NULL, NULL);
+	int r;
+
+	*id = NULL;
+	if (!body || aj_aml_workspace_id(ws, &path) ||
+	    aj_buf_addf(&path, "/codes/%s/versions/%s", name, version) ||
+	    aj_buf_addf(&what, "code %s version %s", name, version))
+		r = aj_errors_oom(err);
+	else
+		r = version_ensure(a, ws, aj_buf_cstr(&path), body, aj_buf_cstr(&what), id, err);
+	cJSON_Delete(body);
+	aj_buf_release(&path);
+	aj_buf_release(&what);
+	return r;
 }
 
 void aj_aml_job_release(struct aj_aml_job *j)

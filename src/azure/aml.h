@@ -1,14 +1,15 @@
 /*
  * aml.h - the Azure ML and Singularity calls the job forwarder makes, on
- * top of the ARM client (arm.h): environment versions, command jobs (PUT,
- * GET, cancel), and for Singularity the subscriptions, virtual clusters
- * (Resource Graph) and their quotas (vcselect.h reads them).
+ * top of the ARM client (arm.h): environment and code versions, datastores,
+ * command jobs (PUT, GET, cancel), and for Singularity the subscriptions,
+ * virtual clusters (Resource Graph) and their quotas (vcselect.h reads them).
  *
  * Job names are derived from the Kubernetes object (namespace, name and a
  * hash of its uid) so that a PUT repeated after a lost reply, a crash or a
  * restart addresses the same job and never creates a second one.
- * Environment versions are derived from the image the same way, so
- * registering an image twice is a no-op.
+ * Environment versions are derived from the image the same way, and code
+ * versions are the code archive's SHA-256, so registering either twice is a
+ * no-op.
  *
  * Ownership: struct aj_aml_job owns its strings (aj_aml_job_release); ids
  * handed out are the caller's (aj_free). The ARM client is borrowed.
@@ -73,6 +74,40 @@ int aj_aml_environment_ensure(struct aj_arm *a, const struct aj_aml_workspace *w
 int aj_aml_datastore_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
 			    const char *name, const char *account, const char *container,
 			    struct aj_errors *err);
+
+/*
+ * A blob datastore: where its files live. The default one of a workspace
+ * (workspaceblobstore) holds uploaded code.
+ */
+struct aj_aml_datastore {
+	char *name;
+	char *account;
+	char *container;
+	char *endpoint;       /* storage suffix: "core.windows.net" when absent */
+};
+
+void aj_aml_datastore_release(struct aj_aml_datastore *d);
+
+/*
+ * Read datastore `name` (NULL: the workspace's default, from the list with
+ * isDefault=true, else workspaceblobstore). Only AzureBlob datastores
+ * qualify. 0, 1 when there is none (err says so), -1.
+ */
+int aj_aml_datastore_get(struct aj_arm *a, const struct aj_aml_workspace *ws,
+			 const char *name, struct aj_aml_datastore *out, struct aj_errors *err);
+
+/* https://{account}.blob.{endpoint}/{container}[/{path}] */
+int aj_aml_datastore_url(const struct aj_aml_datastore *d, const char *path,
+			 struct aj_buf *out);
+
+/*
+ * Make sure code `name` has `version` (GET, and PUT {"codeUri"} when it is
+ * absent; an existing version is kept as it is: versions are immutable and
+ * content-addressed). *id gets its ARM id, the job body's codeId.
+ */
+int aj_aml_code_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
+		       const char *name, const char *version, const char *code_uri,
+		       char **id, struct aj_errors *err);
 
 /* What the forwarder reads from a job resource. */
 struct aj_aml_job {

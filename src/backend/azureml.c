@@ -217,6 +217,15 @@ int aj_azureml_body_start(struct aj_azureml_body *b, const struct aj_jobspec *sp
 	if (environment_image || image)
 		aj_body_add_string(b->properties, "environmentId",
 				   environment_image ? environment_image : image, &b->oom);
+	if (spec->code.digest) {
+		struct aj_buf code = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+		b->oom |= aj_buf_addf(&code, "codes/" AJ_AZUREML_CODE_NAME "/versions/%s",
+				      spec->code.digest) != 0;
+		if (!code.failed)
+			aj_body_add_string(b->properties, "codeId", aj_buf_cstr(&code), &b->oom);
+		aj_buf_release(&code);
+	}
 	aj_free(command);
 	aj_free(image);
 

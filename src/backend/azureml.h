@@ -7,7 +7,8 @@
  * {"properties": {"jobType": "Command", ...}}. Two of its values are
  * placeholders the forwarder replaces before sending, because they need
  * live calls: `environmentId` holds the image (registry-prefixed) until the
- * environment version is registered, and a code upload adds `codeId`.
+ * environment version is registered, and `codeId` holds
+ * "codes/AJ_AZUREML_CODE_NAME/versions/<digest>" until the code version is.
  * Storage mounts become outputs on the datastore named by
  * aj_azureml_datastore_name(), which the forwarder creates or reuses.
  *
@@ -27,6 +28,14 @@ struct aj_buf;
 struct aj_build_ctx;
 struct aj_errors;
 struct aj_jobspec;
+
+/*
+ * Code: `aj run` uploads the files of the archive with SHA-256 D under
+ * AJ_AZUREML_CODE_DIR/D/ of the workspace's default datastore; the
+ * forwarder registers that folder as version D of code AJ_AZUREML_CODE_NAME.
+ */
+#define AJ_AZUREML_CODE_NAME "aj-code"
+#define AJ_AZUREML_CODE_DIR "aj-code"
 
 struct aj_azureml_body {
 	cJSON *root;              /* {"properties": {...}} */

@@ -27,12 +27,6 @@
 
 /* --- Azure --- */
 
-struct azure {
-	struct aj_token_cache *tokens;
-	struct aj_arm arm;
-	int arm_ready;
-};
-
 static const char *env(const char *name)
 {
 	const char *v = getenv(name);
@@ -40,7 +34,7 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-static int azure_open(struct azure *a, struct aj_errors *err)
+int aj_cli_azure_open(struct aj_cli_azure *a, struct aj_errors *err)
 {
 	struct aj_identity_config ic;
 	struct aj_arm_config ac;
@@ -63,18 +57,20 @@ static int azure_open(struct azure *a, struct aj_errors *err)
 	return 0;
 }
 
-static void azure_close(struct azure *a)
+void aj_cli_azure_close(struct aj_cli_azure *a)
 {
 	if (a->arm_ready)
 		aj_arm_release(&a->arm);
 	aj_token_cache_free(a->tokens);
+	a->arm_ready = 0;
+	a->tokens = NULL;
 }
 
 /*
  * Every virtual cluster of every enabled subscription, with its quotas. A
  * VC whose quotas cannot be read is kept (empty) and its error recorded.
  */
-static int load_vcs(struct azure *a, struct aj_vc **vcs, size_t *nr, struct aj_errors *err)
+static int load_vcs(struct aj_cli_azure *a, struct aj_vc **vcs, size_t *nr, struct aj_errors *err)
 {
 	struct aj_strlist subs = AJ_STRLIST_INIT;
 	size_t i;
@@ -281,18 +277,18 @@ static cJSON *quota_doc(const struct aj_vc *vcs, size_t nr, int full)
 static int quota_list(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct azure a;
+	struct aj_cli_azure a;
 	struct aj_vc *vcs = NULL;
 	size_t nr = 0;
 	int rc;
 
-	rc = azure_open(&a, &err) || load_vcs(&a, &vcs, &nr, &err);
+	rc = aj_cli_azure_open(&a, &err) || load_vcs(&a, &vcs, &nr, &err);
 	if (!rc)
 		rc = o->format_set ? print_json(quota_doc(vcs, nr, o->full), o, &err)
 				   : quota_table(vcs, nr, o->full, &err);
 	aj_cli_print_errors(&err);
 	aj_aml_vcs_free(vcs, nr);
-	azure_close(&a);
+	aj_cli_azure_close(&a);
 	aj_errors_release(&err);
 	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }
@@ -394,13 +390,13 @@ static int sku_list(const struct aj_cli_opts *o)
 	};
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_cli_table t = AJ_CLI_TABLE_INIT(7);
-	struct azure a;
+	struct aj_cli_azure a;
 	struct aj_vc *vcs = NULL;
 	cJSON *doc = NULL;
 	size_t nr = 0, c;
 	int rc;
 
-	rc = azure_open(&a, &err) || load_vcs(&a, &vcs, &nr, &err);
+	rc = aj_cli_azure_open(&a, &err) || load_vcs(&a, &vcs, &nr, &err);
 	if (!rc && o->format_set) {
 		doc = cJSON_CreateArray();
 		rc = !doc || each_sku(vcs, nr, sku_json_row, doc) ? aj_errors_oom(&err)
@@ -415,7 +411,7 @@ static int sku_list(const struct aj_cli_opts *o)
 	cJSON_Delete(doc);
 	aj_cli_table_release(&t);
 	aj_aml_vcs_free(vcs, nr);
-	azure_close(&a);
+	aj_cli_azure_close(&a);
 	aj_errors_release(&err);
 	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }
@@ -464,7 +460,7 @@ static int image_matches(const cJSON *img, const char *filter)
 }
 
 /* The first subscription that offers images: their resources, kept in *out. */
-static int load_images(struct azure *a, cJSON **out, struct aj_errors *err)
+static int load_images(struct aj_cli_azure *a, cJSON **out, struct aj_errors *err)
 {
 	struct aj_strlist subs = AJ_STRLIST_INIT;
 	size_t i;
@@ -506,12 +502,12 @@ static int image_list_run(const struct aj_cli_opts *o)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_cli_table t = AJ_CLI_TABLE_INIT(2);
 	struct aj_buf aliases = AJ_BUF_INIT(AJ_BUF_SMALL);
-	struct azure a;
+	struct aj_cli_azure a;
 	cJSON *images = NULL, *doc = NULL;
 	const cJSON *img;
 	int rc;
 
-	rc = azure_open(&a, &err) || load_images(&a, &images, &err);
+	rc = aj_cli_azure_open(&a, &err) || load_images(&a, &images, &err);
 	if (!rc) {
 		doc = cJSON_CreateArray();
 		t.failed = !doc;
@@ -556,7 +552,7 @@ static int image_list_run(const struct aj_cli_opts *o)
 	cJSON_Delete(images);
 	aj_buf_release(&aliases);
 	aj_cli_table_release(&t);
-	azure_close(&a);
+	aj_cli_azure_close(&a);
 	aj_errors_release(&err);
 	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }

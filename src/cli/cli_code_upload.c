@@ -65,7 +65,7 @@ int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err)
 	struct aj_archive_result res;
 	struct aj_code_volume v;
 
-	if (!aj_code_via_volume(spec, &v) || spec->code.digest)
+	if ((!aj_code_via_volume(spec, &v) && !aj_cli_code_blob_wanted(spec)) || spec->code.digest)
 		return 0;
 	if (archive(spec, -1, &res, err))
 		return -1;
@@ -73,9 +73,8 @@ int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err)
 	return spec->code.digest ? 0 : aj_errors_oom(err);
 }
 
-/* An unlinked temporary file holding the archive, rewound. -1 on failure. */
-static int archive_file(const struct aj_jobspec *spec, struct aj_archive_result *res,
-			struct aj_errors *err)
+int aj_cli_code_archive_file(const struct aj_jobspec *spec, struct aj_archive_result *res,
+			     struct aj_errors *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
@@ -310,7 +309,7 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 
 	if (!aj_code_via_volume(spec, &v))
 		return 0;
-	fd = archive_file(spec, &res, err);
+	fd = aj_cli_code_archive_file(spec, &res, err);
 	if (fd < 0)
 		return -1;
 	if (aj_buf_addf(&store, "%s/" AJ_CODE_STORE, v.mount_dir) ||

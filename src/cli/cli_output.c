@@ -212,6 +212,7 @@ static int add_environment(cJSON *o, const struct aj_jobspec *s)
 	rc |= add_strlist(env, "setup", &s->environment.setup);
 	rc |= add_str(code, "local_dir", s->code.local_dir);
 	rc |= add_strlist(code, "ignore", &s->code.ignore);
+	rc |= add_str(code, "digest", s->code.digest);
 	return rc;
 }
 

@@ -43,6 +43,7 @@ struct pipeline {
 	struct aj_jobspec spec;
 	const struct aj_backend *backend;
 	char *name;                   /* the AjJob / object name */
+	char *code_uri;               /* aml, sing: the uploaded code's datastore path */
 	const char *namespace_;       /* the AjJob's namespace */
 };
 
@@ -56,6 +57,7 @@ static void pipeline_init(struct pipeline *p)
 static void pipeline_release(struct pipeline *p)
 {
 	aj_free(p->name);
+	aj_free(p->code_uri);
 	aj_jobspec_release(&p->spec);
 	aj_template_release(&p->tpl);
 	aj_source_release(&p->src);
@@ -153,7 +155,8 @@ static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 				     "heterogeneous jobs cannot be handed to amlt (--amlt)");
 	}
 	/* the code a volcano job will copy from its shared volume */
-	if (!o->amlt && !strcmp(p->backend->name, "volcano") && aj_cli_code_digest(&p->spec, err))
+	/* the code a job will take: the digest names it wherever it goes */
+	if (!o->amlt && aj_cli_code_digest(&p->spec, err))
 		return -1;
 	p->name = o->name ? aj_strdup(o->name) :
 		  derive_name(p->spec.jobs_nr ? p->spec.jobs[0].name : NULL, err);
@@ -314,10 +317,13 @@ static cJSON *ajjob_json(const struct pipeline *p, const struct aj_cli_opts *o,
 			goto oom;
 	if (!cmd)
 		goto oom;
-	if (p->spec.code.digest &&
-	    !cJSON_AddStringToObject(cJSON_AddObjectToObject(spec, "code"), "digest",
-				     p->spec.code.digest))
-		goto oom;
+	if (p->spec.code.digest) {
+		cJSON *code = cJSON_AddObjectToObject(spec, "code");
+
+		if (!cJSON_AddStringToObject(code, "digest", p->spec.code.digest) ||
+		    (p->code_uri && !cJSON_AddStringToObject(code, "uri", p->code_uri)))
+			goto oom;
+	}
 	if (!p->spec.heterogeneous &&
 	    (add_count(spec, "nodes", p->spec.nodes) ||
 	     add_count(spec, "processes", p->spec.processes) ||
@@ -511,9 +517,11 @@ static int run(const struct aj_cli_opts *o)
 	}
 	if (!rc && !o->amlt)
 		rc = pipeline_check_build(&p, &err);
-	/* only a valid job ships code: a volcano job's goes into its shared volume first */
+	/* only a valid job ships code: through the shared volume or Blob Storage */
 	if (!rc && submit && !strcmp(p.backend->name, "volcano"))
 		rc = aj_cli_code_upload(&kube, p.namespace_, &p.spec, &err);
+	if (!rc && submit)
+		rc = aj_cli_code_blob_upload(&p.spec, &p.code_uri, &err);
 	if (!rc) {
 		doc = o->amlt ? amlt_config(&p, o, &err) : ajjob_json(&p, o, &err);
 		if (!doc)

@@ -4,9 +4,11 @@
 # peer (tests/peers/azure_peer.py) for IMDS and ARM. Checks: one PUT per
 # AjJob, also when the reply to it is lost; status mirrored from the job;
 # Singularity auto-selection; the namespace rules; cancel and finalizer on
-# delete; no token ever in the controller's output.
+# delete; code uploaded by aj run, registered once and referenced; no token
+# ever in the controller's or the user's output.
 source "$(dirname "$0")/lib.sh"
 : "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
+: "${AJ_BIN:?AJ_BIN must name the aj executable}"
 
 ns=$(new_namespace az)
 sys=$(new_namespace azsys)
@@ -193,11 +195,104 @@ expect_ok "a VC outside the rules is refused" wait_for 30 phase_is vc-denied Fai
 expect_ok "...saying why" message_has vc-denied "namespace $ns may not use virtual cluster $sub/sing-rg/vc-forbidden"
 expect_eq "nothing was PUT for refused AjJobs" "0" requests PUT "/jobs/k8s-$ns-(other-ws|vc-denied)-"
 
+# --- code: aj run uploads the files, the controller registers the version ---
+export AJ_HOME=$work/home
+mkdir -p "$AJ_HOME/template" "$work/code/src"
+cat >"$AJ_HOME/template/coded.yaml" <<'YAML'
+config:
+  target: {service: aml, name: gpu-cluster, gpus_per_node: 1}
+  environment: {image: "train:1.0"}
+  code: {ignore: ["*.log"]}
+  jobs: [{name: train, sku: G1, instance_count: 1}]
+YAML
+printf 'print("train")\n' >"$work/code/train.py"
+printf 'x = 1\n' >"$work/code/src/model.py"
+printf 'noise\n' >"$work/code/run.log"
+ln -s train.py "$work/code/link.py"
+# The user's credential: a service principal whose token endpoint is the peer.
+aj_user() {
+  (cd "$work/code" && env AZURE_TENANT_ID=tenant-u AZURE_CLIENT_ID=user AZURE_CLIENT_SECRET=not-a-real-secret \
+    AZURE_AUTHORITY_HOST="$peer" AJ_AZURE_ARM_ENDPOINT="$peer" AJ_AZURE_BLOB_ENDPOINT="$peer/blob/wsstore" \
+    AJ_AZURE_WORKSPACE="$sub/ml-rg/ws-main" "$@")
+}
+blob_puts() { requests PUT "^/blob/wsstore/azureml-blobstore-0000/aj-code/"; }
+peer_blob() { curl -sf "$peer/_peer/blob/wsstore/azureml-blobstore-0000/aj-code/$1"; }
+expect_ok "aj run uploads the code and submits" aj_user "$AJ_BIN" run -t coded --name code-1 --namespace "$ns" -- python train.py
+cat "$it_out" >>"$work/user.log"
+digest=$(field code-1 '{.spec.code.digest}')
+expect_ok "...saying what it sent: two files (the log is ignored, the link left out)" \
+  grep -qE "^aj: code ${digest:0:12} uploaded: 2 files, 21 bytes \(symbolic links left out" "$work/user.log"
+expect_eq "the AjJob names the datastore folder" "azureml://datastores/workspaceblobstore/paths/aj-code/$digest/" \
+  field code-1 '{.spec.code.uri}'
+expect_eq "the files are in the default datastore under the digest" 'print("train")' peer_blob "$digest/train.py"
+expect_eq "...with their directories" "x = 1" peer_blob "$digest/src/model.py"
+expect_ok "...but not the ignored file" bash -c "! curl -sf '$peer/_peer/blob/wsstore/azureml-blobstore-0000/aj-code/$digest/run.log'"
+expect_ok "...nor the symbolic link" bash -c "! curl -sf '$peer/_peer/blob/wsstore/azureml-blobstore-0000/aj-code/$digest/link.py'"
+expect_eq "the marker, written last, records the upload" "{\"sha256\":\"$digest\",\"files\":2,\"bytes\":21}" \
+  peer_blob "$digest.complete"
+expect_ok "the coded AjJob is submitted" wait_for 60 submitted code-1
+cjob=$(field code-1 '{.status.azure.jobName}')
+expect_eq "the code version is the digest, registered once on the folder" "1" requests PUT "/codes/aj-code/versions/$digest\$"
+expect_eq "...whose codeUri is the folder's blob URL" \
+  "https://wsstore.blob.core.windows.net/azureml-blobstore-0000/aj-code/$digest" \
+  bash -c "curl -sf '$peer/_peer/requests' | python3 -c '
+import json, sys
+print([json.loads(r[\"body\"]) for r in json.load(sys.stdin) if r[\"method\"] == \"PUT\" and r[\"path\"].endswith(\"/codes/aj-code/versions/$digest\")][0][\"properties\"][\"codeUri\"])'"
+expect_eq "the job's codeId is the version's ARM id" "$ws_id/codes/aj-code/versions/$digest" peer_job "$cjob" properties.codeId
+puts=$(blob_puts)
+expect_ok "the same code again: nothing is sent" aj_user "$AJ_BIN" run -t coded --name code-2 --namespace "$ns" -- python train.py
+cat "$it_out" >>"$work/user.log"
+expect_ok "...saying it is already there" grep -qF "aj: code ${digest:0:12} is already in datastore workspaceblobstore of workspace ws-main" "$work/user.log"
+expect_eq "...no blob written" "$puts" blob_puts
+expect_ok "the second job is submitted" wait_for 60 submitted code-2
+expect_eq "...on the same code version, not registered again" "1" requests PUT "/codes/aj-code/versions/$digest\$"
+expect_eq "...which it references" "$ws_id/codes/aj-code/versions/$digest" \
+  peer_job "$(field code-2 '{.status.azure.jobName}')" properties.codeId
+printf 'print("changed")\n' >"$work/code/train.py"
+peer_post faults '[{"path": "^/blob/wsstore/", "method": "HEAD", "status": 403,
+  "headers": {"x-ms-error-code": "AuthorizationPermissionMismatch"}}]'
+expect_fail "storage refusing the user: a clear error naming account and container" \
+  "cannot upload the code to datastore workspaceblobstore of workspace ws-main (storage account wsstore, container azureml-blobstore-0000):" \
+  aj_user "$AJ_BIN" run -t coded --name code-3 --namespace "$ns" -- python train.py
+cat "$it_out" >>"$work/user.log"
+expect_ok "...with the service's reason" grep -qF "HTTP 403 AuthorizationPermissionMismatch" "$work/user.log"
+expect_ok "...and no AjJob" gone code-3
+expect_eq "...and nothing written" "$puts" blob_puts
+expect_fail "without AJ_AZURE_WORKSPACE: said what is missing" "AJ_AZURE_WORKSPACE is not set" \
+  aj_user env -u AJ_AZURE_WORKSPACE "$AJ_BIN" run -t coded --name code-4 --namespace "$ns" -- python train.py
+cat "$it_out" >>"$work/user.log"
+expect_ok "...and no AjJob" gone code-4
+expect_fail "no credential at all: said where the code was to go" \
+  "cannot find where the code goes: the default datastore of workspace $sub/ml-rg/ws-main" \
+  bash -c "cd '$work/code' && env -u AZURE_CLIENT_SECRET -u AZURE_CLIENT_ID -u AZURE_TENANT_ID \
+    -u AZURE_FEDERATED_TOKEN_FILE AZURE_POD_IDENTITY_AUTHORITY_HOST=http://127.0.0.1:9 PATH=/nonexistent \
+    AJ_AZURE_ARM_ENDPOINT='$peer' AJ_AZURE_WORKSPACE='$sub/ml-rg/ws-main' \
+    '$AJ_BIN' run -t coded --name code-5 --namespace '$ns' -- python train.py"
+cat "$it_out" >>"$work/user.log"
+expect_ok "...and no AjJob" gone code-5
+# An AjJob whose folder is not its digest's is refused before anything is registered.
+cat <<YAML | k apply -f - >/dev/null
+apiVersion: aj.dev/v1alpha1
+kind: AjJob
+metadata: {name: code-bad, namespace: $ns}
+spec:
+  name: template/coded
+  template:
+    config: {"target": {"service": "aml", "name": "c", "gpus_per_node": 1}, "environment": {"image": "i:1"},
+             "jobs": [{"name": "t", "sku": "G1", "instance_count": 1}]}
+  command: [python, train.py]
+  code: {digest: "$(printf 'a%.0s' $(seq 64))", uri: "azureml://datastores/workspaceblobstore/paths/aj-code/$digest/"}
+YAML
+expect_ok "a code folder that does not match the digest fails the AjJob" wait_for 30 phase_is code-bad Failed
+expect_ok "...saying why" message_has code-bad "spec.code.uri"
+expect_eq "...with nothing PUT for it" "0" requests PUT "/codes/aj-code/versions/aaaa"
+expect_ok "the user's output holds no token" bash -c "! grep -q 'eyJ0' '$work/user.log'"
+
 expect_ok "no token in any AjJob or Event" bash -c "! '$AJ_KUBECTL' -n '$ns' get ajjob,events.events.k8s.io -o json | grep -q 'eyJ0'"
 
 # --- delete the finished and refused ones: nothing blocks ---
-k -n "$ns" delete ajjob train-1 train-3 sing-1 other-ws vc-denied --wait=false >/dev/null
-for j in train-1 train-3 sing-1 other-ws vc-denied; do
+k -n "$ns" delete ajjob train-1 train-3 sing-1 other-ws vc-denied code-1 code-2 code-bad --wait=false >/dev/null
+for j in train-1 train-3 sing-1 other-ws vc-denied code-1 code-2 code-bad; do
   expect_ok "$j is deleted" wait_for 60 gone "$j"
 done
 

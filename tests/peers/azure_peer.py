@@ -12,7 +12,11 @@ Serves, on 127.0.0.1 and a free port:
                             long-running operation polls (Location and
                             Azure-AsyncOperation forms)
   * ARM / Azure ML assets   GET/PUT .../workspaces/{ws}/environments/{n}/versions/{v},
-                            GET/PUT .../workspaces/{ws}/datastores/{n}
+                            GET/PUT .../workspaces/{ws}/codes/{n}/versions/{v},
+                            GET/PUT .../workspaces/{ws}/datastores/{n},
+                            GET .../workspaces/{ws}/datastores[?isDefault=true]
+                            (every workspace has the default datastore
+                            workspaceblobstore of setting default_datastore)
   * Singularity             GET /subscriptions (paged), POST Resource Graph
                             /providers/Microsoft.ResourceGraph/resources
                             (virtual clusters, paged by $skipToken), GET a
@@ -72,15 +76,20 @@ DEFAULTS = {
     "vcs": [],                   # [{"subscriptionId", "resourceGroup", "name", "resource": {...}}]
     "graph_page_size": 2,        # virtual clusters per Resource Graph page
     "images": {},                # subscription -> [image resources]
+    "storage_jwt": False,        # Entra: storage-scope tokens as unsigned JWTs (for Azurite)
+    # properties of each workspace's workspaceblobstore; None: no default datastore
+    "default_datastore": {"datastoreType": "AzureBlob", "accountName": "wsstore",
+                          "containerName": "azureml-blobstore-0000", "endpoint": "core.windows.net",
+                          "protocol": "https", "credentials": {"credentialsType": "AccountKey"}},
 }
 
 JOB_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9\-_]{0,254}$")
 WS_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
                    r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/jobs(?:/([^/]+)(/cancel)?)?$")
 ASSET_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
-                      r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/environments/([^/]+)/versions/([^/]+)$")
-DATASTORE_RE = re.compile(r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
-                          r"Microsoft\.MachineLearningServices/workspaces/[^/]+/datastores/([^/]+)$")
+                      r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/(environments|codes)/([^/]+)/versions/([^/]+)$")
+DATASTORE_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
+                          r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/datastores(?:/([^/]+))?$")
 VC_RE = re.compile(r"^/subscriptions/([^/]+)/resourceGroups/([^/]+)/providers/"
                    r"Microsoft\.MachineLearningServices/virtualclusters/([^/]+)$", re.I)
 IMAGES_RE = re.compile(r"^/subscriptions/([^/]+)/providers/Microsoft\.Singularity/images$")
@@ -109,6 +118,18 @@ class State:
     def issue(self, kind, lifetime):
         self.counter += 1
         tok = "eyJ0.%s.%d.%s" % (kind, self.counter, uuid.uuid4().hex)
+        self.tokens[tok] = time.time() + lifetime
+        return tok
+
+    def issue_jwt(self, tenant, lifetime):
+        """An unsigned JWT for storage, as Azurite's "basic" OAuth accepts it."""
+        def b64(obj):
+            return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+        now = int(time.time())
+        claims = {"aud": "https://storage.azure.com", "iss": "https://sts.windows.net/%s/" % tenant,
+                  "iat": now - 60, "nbf": now - 60, "exp": now + lifetime,
+                  "oid": "5e5f1b1a-0000-4000-8000-00000000a11d", "tid": tenant}
+        tok = "%s.%s.unsigned" % (b64({"alg": "RS256", "typ": "JWT"}), b64(claims))
         self.tokens[tok] = time.time() + lifetime
         return tok
 
@@ -296,7 +317,10 @@ class Handler(BaseHTTPRequestHandler):
                                     "error_description": "AADSTS70011: The provided value for the input parameter 'scope' is not valid.",
                                     "error_codes": [70011]})
         with STATE.lock:
-            tok = STATE.issue("entra", cfg["token_lifetime"])
+            if cfg["storage_jwt"] and scope.startswith("https://storage.azure.com/"):
+                tok = STATE.issue_jwt(self.path.split("/")[1], cfg["token_lifetime"])
+            else:
+                tok = STATE.issue("entra", cfg["token_lifetime"])
         body = {"token_type": "Bearer", "expires_in": cfg["token_lifetime"],
                 "ext_expires_in": cfg["token_lifetime"], "access_token": tok}
         if cfg["refresh_in"] is not None:
@@ -343,8 +367,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, {"value": images})
         m = ASSET_RE.match(path)
         if m:
-            return self.environment(path)
-        if DATASTORE_RE.match(path):
+            return self.asset_version(path, m.group(2))
+        m = DATASTORE_RE.match(path)
+        if m and m.group(2) is None and self.command == "GET":
+            return self.list_datastores(m.group(1))
+        if m:
             return self.datastore(path)
         m = WS_RE.match(path)
         if not m:
@@ -437,7 +464,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.base_url(), ws, self.q["api-version"], skip + size)
         self.reply(200, body)
 
-    def environment(self, path):
+    def asset_version(self, path, kind):
         if self.command == "GET":
             with STATE.lock:
                 env = STATE.environments.get(path)
@@ -450,20 +477,48 @@ class Handler(BaseHTTPRequestHandler):
             props = json.loads(self.raw or b"null")["properties"]
         except (ValueError, KeyError, TypeError):
             return self.arm_error(400, "UserError", "properties is required.")
-        if not isinstance(props, dict) or not props.get("image"):
+        if kind == "environments" and (not isinstance(props, dict) or not props.get("image")):
             return self.arm_error(400, "UserError", "An environment needs an image or a build context.")
+        if kind == "codes" and (not isinstance(props, dict) or
+                                not str(props.get("codeUri", "")).startswith("https://")):
+            return self.arm_error(400, "UserError", "A code version needs a codeUri (a blob folder URL).")
+        extra = {"environmentType": "UserCreated"} if kind == "environments" else {}
         with STATE.lock:
             existed = path in STATE.environments
+            if existed and kind == "codes":
+                return self.arm_error(409, "UserError", "Code versions are immutable: %s exists." % path)
             env = {"id": path, "name": path.rsplit("/", 1)[1],
-                   "type": "Microsoft.MachineLearningServices/workspaces/environments/versions",
-                   "properties": dict(props, environmentType="UserCreated")}
+                   "type": "Microsoft.MachineLearningServices/workspaces/%s/versions" % kind,
+                   "properties": dict(props, **extra)}
             STATE.environments[path] = env
         self.reply(200 if existed else 201, env)
+
+    def default_datastore(self, ws):
+        props = STATE.config["default_datastore"]
+        if props is None:
+            return None
+        path = ws + "/datastores/workspaceblobstore"
+        return {"id": path, "name": "workspaceblobstore",
+                "type": "Microsoft.MachineLearningServices/workspaces/datastores",
+                "properties": dict(props, isDefault=True)}
+
+    def list_datastores(self, ws):
+        with STATE.lock:
+            stores = [d for p, d in sorted(STATE.environments.items())
+                      if p.startswith(ws + "/datastores/")]
+            default = self.default_datastore(ws)
+        if default is not None:
+            stores.insert(0, default)
+        if self.q.get("isDefault") == "true":
+            stores = [d for d in stores if d["properties"].get("isDefault")]
+        self.reply(200, {"value": stores})
 
     def datastore(self, path):
         if self.command == "GET":
             with STATE.lock:
                 ds = STATE.environments.get(path)
+                if ds is None and path.endswith("/datastores/workspaceblobstore"):
+                    ds = self.default_datastore(path.rsplit("/datastores/", 1)[0])
             if ds is None:
                 return self.arm_error(404, "UserError", "Could not find datastore %s" % path)
             return self.reply(200, ds)

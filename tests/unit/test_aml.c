@@ -199,6 +199,79 @@ static void datastore_once(void **state)
 	aj_errors_release(&e);
 }
 
+#define DIGEST "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+static void code_version_once(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	const char *uri = "https://wsstore.blob.core.windows.net/azureml-blobstore-0000/aj-code/" DIGEST;
+	char *id = NULL, *id2 = NULL;
+	cJSON *all, *r, *put = NULL;
+
+	assert_int_equal(aj_aml_code_ensure(&f->arm, &ws, "aj-code", DIGEST, uri, &id, &e), 0);
+	assert_string_equal(id, WS "/codes/aj-code/versions/" DIGEST);
+	/* The version exists: only a GET, no second PUT (versions are immutable). */
+	assert_int_equal(aj_aml_code_ensure(&f->arm, &ws, "aj-code", DIGEST, uri, &id2, &e), 0);
+	assert_string_equal(id, id2);
+	assert_int_equal(seen("PUT", "/codes/aj-code/versions/" DIGEST), 1);
+	assert_int_equal(seen("GET", "/codes/aj-code/versions/" DIGEST), 2);
+	all = aj_peer_requests(&peer);
+	cJSON_ArrayForEach(r, all)
+		if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "method")), "PUT"))
+			put = cJSON_Parse(cJSON_GetStringValue(cJSON_GetObjectItem(r, "body")));
+	assert_non_null(put);
+	assert_string_equal(aj_test_json_str(put, "properties.codeUri"), uri);
+	cJSON_Delete(put);
+	cJSON_Delete(all);
+	aj_free(id);
+	aj_free(id2);
+
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/codes/\", \"method\": \"GET\", \"status\": 403,"
+		"  \"body\": {\"error\": {\"code\": \"AuthorizationFailed\", \"message\": \"no access\"}}}]"), 0);
+	assert_int_equal(aj_aml_code_ensure(&f->arm, &ws, "aj-code", "v2", uri, &id, &e), -1);
+	assert_null(id);
+	assert_true(aj_test_errors_contain(&e, "AuthorizationFailed: no access"));
+	aj_errors_release(&e);
+}
+
+static void default_datastore(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_aml_datastore d;
+	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+	assert_int_equal(aj_aml_datastore_get(&f->arm, &ws, NULL, &d, &e), 0);
+	assert_string_equal(d.name, "workspaceblobstore");
+	assert_string_equal(d.account, "wsstore");
+	assert_string_equal(d.container, "azureml-blobstore-0000");
+	assert_int_equal(aj_aml_datastore_url(&d, "aj-code/x", &url), 0);
+	assert_string_equal(aj_buf_cstr(&url),
+			    "https://wsstore.blob.core.windows.net/azureml-blobstore-0000/aj-code/x");
+	aj_aml_datastore_release(&d);
+	assert_int_equal(seen("GET", "/datastores"), 1);
+
+	/* A sovereign cloud's suffix is kept. */
+	assert_int_equal(aj_peer_control(&peer, "config",
+		"{\"default_datastore\": {\"datastoreType\": \"AzureBlob\", \"accountName\": \"cn\","
+		" \"containerName\": \"c\", \"endpoint\": \"core.chinacloudapi.cn\"}}"), 0);
+	aj_buf_reset(&url);
+	assert_int_equal(aj_aml_datastore_get(&f->arm, &ws, "workspaceblobstore", &d, &e), 0);
+	assert_int_equal(aj_aml_datastore_url(&d, NULL, &url), 0);
+	assert_string_equal(aj_buf_cstr(&url), "https://cn.blob.core.chinacloudapi.cn/c");
+	aj_aml_datastore_release(&d);
+
+	/* None marked default and no workspaceblobstore: said so, by workspace. */
+	assert_int_equal(aj_peer_control(&peer, "config", "{\"default_datastore\": null}"), 0);
+	assert_int_equal(aj_aml_datastore_get(&f->arm, &ws, NULL, &d, &e), 1);
+	assert_true(aj_test_errors_contain(&e, "workspace my-aml-workspace has no blob datastore workspaceblobstore"));
+	assert_null(d.account);
+	aj_buf_release(&url);
+	aj_errors_release(&e);
+}
+
 static cJSON *job_body(void)
 {
 	cJSON *body = cJSON_CreateObject();
@@ -448,6 +521,8 @@ int main(void)
 		cmocka_unit_test(states),
 		cmocka_unit_test_setup_teardown(environment_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(datastore_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(code_version_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(default_datastore, setup, teardown),
 		cmocka_unit_test_setup_teardown(put_exactly_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(put_throttled, setup, teardown),
 		cmocka_unit_test_setup_teardown(put_server_error, setup, teardown),

@@ -105,6 +105,25 @@ static void single_node_body(void **state)
 	aj_jobspec_release(&s);
 }
 
+static void code_reference(void **state)
+{
+	struct aj_shape_args none = { 0, 0, 0 };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *p;
+
+	(void)state;
+	aj_test_spec(aml, &none, user_cmd, 2, &s);
+	s.code.digest = aj_strdup("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+	assert_non_null(s.code.digest);
+	p = build(&s, "train-abc", &arr);
+	/* the forwarder turns this into the registered version's ARM id */
+	assert_string_equal(aj_test_json_str(p, "codeId"),
+			    "codes/aj-code/versions/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
 static void distributed_body(void **state)
 {
 	struct aj_shape_args args = { 2, 0, 8 };
@@ -254,6 +273,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(single_node_body),
+		cmocka_unit_test(code_reference),
 		cmocka_unit_test(distributed_body),
 		cmocka_unit_test(hostile_arguments_survive_bash),
 		cmocka_unit_test(errors),

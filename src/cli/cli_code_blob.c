@@ -1,0 +1,254 @@
+/*
+ * cli_code_blob.c - code through Blob Storage, sent by `aj run` with the
+ * user's own Azure credential before the AjJob exists (see cli.h).
+ *
+ * aml and sing get the archive's files, not the archive: an Azure ML code
+ * version is a folder (codeUri) that the service snapshots and the job
+ * starts in, so uploading the files makes it the job's working directory as
+ * it is here, browsable in the studio, with no unpacking step in the
+ * command. The archive's SHA-256 still names the folder (aj-code/<D>/) and
+ * the version, so a tree maps to exactly one of each. The marker
+ * aj-code/<D>.complete, outside the folder so the snapshot leaves it out, is
+ * written last: without it an upload counts as interrupted and is redone,
+ * with it the upload is skipped. The tree is archived again once the files
+ * are sent, and a changed digest leaves the marker unwritten. Blob folders
+ * hold files only: symbolic links and empty directories do not travel.
+ *
+ * volcano (strategy blob) gets the archive itself, <upload_dir>/<D>.tar.gz,
+ * sent in blocks from the temporary file its digest was computed over, so
+ * the bytes stored are the bytes hashed. A blob of that name and size is
+ * taken as already there.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "azure/aml.h"
+#include "azure/blob.h"
+#include "azure/credential.h"
+#include "backend/azureml.h"
+#include "backend/backend.h"
+#include "cli.h"
+#include "code/archive.h"
+#include "code/ignore.h"
+#include "code/walk.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/jobspec.h"
+
+#define MARKER_SUFFIX ".complete"
+
+static int azure_service(const struct aj_jobspec *spec)
+{
+	const char *s = spec->target.service;
+
+	return s && (!strcmp(s, "aml") || !strcmp(s, "sing"));
+}
+
+int aj_cli_code_blob_wanted(const struct aj_jobspec *spec)
+{
+	const char *s = spec->target.service;
+
+	return azure_service(spec) || (s && !strcmp(s, "volcano") && aj_code_via_blob(spec));
+}
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+/* A blob client on account's endpoint (AJ_AZURE_BLOB_ENDPOINT wins), bearer auth. */
+static int blob_open(struct aj_blob *b, struct aj_token_cache *tokens, const char *account,
+		     const char *suffix, struct aj_errors *err)
+{
+	struct aj_blob_config c;
+	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int rc;
+
+	aj_blob_config_default(&c);
+	c.tokens = tokens;
+	c.http.ca_file = env("AJ_AZURE_CA_FILE");
+	c.endpoint = env("AJ_AZURE_BLOB_ENDPOINT");
+	if (!c.endpoint) {
+		if (aj_buf_addf(&url, "https://%s.blob.%s", account, suffix)) {
+			aj_buf_release(&url);
+			return aj_errors_oom(err);
+		}
+		c.endpoint = aj_buf_cstr(&url);
+	}
+	rc = aj_blob_init(b, &c, err);
+	aj_buf_release(&url);
+	return rc;
+}
+
+/* --- aml and sing: the files, into the default datastore --- */
+
+/* SUB/RG/NAME from AJ_AZURE_WORKSPACE, NAME replaced by target.workspace_name. */
+static int workspace(const struct aj_jobspec *spec, struct aj_buf *store,
+		     struct aj_aml_workspace *ws, struct aj_errors *err)
+{
+	const char *v = env("AJ_AZURE_WORKSPACE");
+	char *a, *b;
+
+	if (!v)
+		return aj_errors_add(err, NULL, "service %s: the code goes to the workspace's default "
+				     "datastore, but AJ_AZURE_WORKSPACE is not set (SUBSCRIPTION/"
+				     "RESOURCE_GROUP/WORKSPACE, as the controller's --azure-workspace)",
+				     spec->target.service);
+	if (aj_buf_addstr(store, v))
+		return aj_errors_oom(err);
+	a = strchr(store->buf, '/');
+	b = a ? strchr(a + 1, '/') : NULL;
+	if (!a || !b || a == store->buf || b == a + 1 || !b[1] || strchr(b + 1, '/'))
+		return aj_errors_add(err, NULL, "AJ_AZURE_WORKSPACE: \"%s\": expected "
+				     "SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE", v);
+	*a = *b = '\0';
+	ws->subscription = store->buf;
+	ws->resource_group = a + 1;
+	ws->name = spec->target.workspace_name && *spec->target.workspace_name ?
+		   spec->target.workspace_name : b + 1;
+	ws->api_version = NULL;
+	return 0;
+}
+
+struct files {
+	struct aj_blob *blob;
+	const char *container;
+	const char *digest;
+	struct aj_blob_put_options opt;
+	struct aj_buf name;
+	unsigned long long sent, bytes, links;
+};
+
+static int send_file(const struct aj_walk_entry *ent, void *data, struct aj_errors *err)
+{
+	struct files *f = data;
+
+	if (ent->ignored)
+		return 0;
+	if (ent->type == AJ_WALK_SYMLINK)
+		f->links++;
+	if (ent->type != AJ_WALK_FILE)
+		return 0;
+	aj_buf_reset(&f->name);
+	if (aj_buf_addf(&f->name, AJ_AZUREML_CODE_DIR "/%s/%s", f->digest, ent->path))
+		return aj_errors_oom(err);
+	if (aj_blob_upload_file(f->blob, f->container, aj_buf_cstr(&f->name), ent->path, &f->opt,
+				err))
+		return -1;
+	f->sent++;
+	f->bytes += (unsigned long long)ent->st->st_size;
+	return 0;
+}
+
+/* The archive's SHA-256 of "." under spec's rules, computed again. */
+static int digest_again(const struct aj_jobspec *spec, struct aj_archive_result *res,
+			struct aj_errors *err)
+{
+	struct aj_ignore ig = AJ_IGNORE_INIT;
+	int rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
+		 aj_archive_create(".", &ig, 0, NULL, NULL, res, err);
+
+	aj_ignore_release(&ig);
+	return rc ? -1 : 0;
+}
+
+/* Send the files of "." under aj-code/<digest>/, then the marker. */
+static int send_tree(const struct aj_jobspec *spec, struct aj_blob *blob, const char *container,
+		     const char *digest, const char *marker, struct aj_errors *err)
+{
+	struct files f;
+	struct aj_ignore ig = AJ_IGNORE_INIT;
+	struct aj_archive_result again;
+	struct aj_buf manifest = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_blob_put_options mo = { "application/json", 1, 0 };
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.blob = blob;
+	f.container = container;
+	f.digest = digest;
+	f.opt.md5 = 1;
+	aj_buf_init(&f.name, AJ_BUF_SMALL);
+	rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
+	     aj_walk(".", &ig, 0, send_file, &f, err) || digest_again(spec, &again, err) ? -1 : 0;
+	if (!rc && strcmp(again.sha256_hex, digest))
+		rc = aj_errors_add(err, NULL, "the code changed while it was uploaded (%.12s, then "
+				   "%.12s): submit again", digest, again.sha256_hex);
+	if (!rc && aj_buf_addf(&manifest, "{\"sha256\":\"%s\",\"files\":%llu,\"bytes\":%llu}\n",
+			       digest, f.sent, f.bytes))
+		rc = aj_errors_oom(err);
+	if (!rc)
+		rc = aj_blob_put(blob, container, marker, manifest.buf, manifest.len, &mo, err);
+	if (!rc)
+		fprintf(stderr, "aj: code %.12s uploaded: %llu files, %llu bytes%s\n", digest, f.sent,
+			f.bytes, f.links ? " (symbolic links left out: blob folders hold files only)" : "");
+	aj_ignore_release(&ig);
+	aj_buf_release(&f.name);
+	aj_buf_release(&manifest);
+	return rc;
+}
+
+static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_errors *err)
+{
+	struct aj_buf store = AJ_BUF_INIT(AJ_BUF_SMALL), marker = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_errors why = AJ_ERRORS_INIT;
+	struct aj_aml_workspace ws;
+	struct aj_aml_datastore ds;
+	struct aj_cli_azure az;
+	struct aj_blob blob;
+	struct aj_blob_props props;
+	int rc, blob_ready = 0;
+
+	memset(&ds, 0, sizeof(ds));
+	memset(&az, 0, sizeof(az));
+	rc = workspace(spec, &store, &ws, err) || aj_cli_code_digest(spec, err) ? -1 : 0;
+	if (!rc && (aj_cli_azure_open(&az, &why) ||
+		    aj_aml_datastore_get(&az.arm, &ws, NULL, &ds, &why))) {
+		aj_errors_add(err, NULL, "cannot find where the code goes: the default datastore of "
+			      "workspace %s/%s/%s:", ws.subscription, ws.resource_group, ws.name);
+		rc = -1;
+	}
+	if (!rc && (aj_buf_addf(&marker, AJ_AZUREML_CODE_DIR "/%s" MARKER_SUFFIX, spec->code.digest) ||
+		    aj_buf_addf(&path, "azureml://datastores/%s/paths/" AJ_AZUREML_CODE_DIR "/%s/",
+				ds.name, spec->code.digest)))
+		rc = aj_errors_oom(err);
+	if (!rc) {
+		rc = blob_open(&blob, az.tokens, ds.account, ds.endpoint, &why);
+		blob_ready = !rc;
+		rc = rc || aj_blob_head(&blob, ds.container, aj_buf_cstr(&marker), &props, &why) ||
+		     (!props.exists &&
+		      send_tree(spec, &blob, ds.container, spec->code.digest, aj_buf_cstr(&marker), &why))
+			     ? -1 : 0;
+		if (rc)
+			aj_errors_add(err, NULL, "cannot upload the code to datastore %s of workspace %s "
+				      "(storage account %s, container %s):", ds.name, ws.name,
+				      ds.account, ds.container);
+		else if (props.exists)
+			fprintf(stderr, "aj: code %.12s is already in datastore %s of workspace %s\n",
+				spec->code.digest, ds.name, ws.name);
+	}
+	if (!rc && !(*uri = aj_buf_detach(&path, NULL)))
+		rc = aj_errors_oom(err);
+	aj_errors_splice(err, &why);
+	if (blob_ready)
+		aj_blob_release(&blob);
+	aj_cli_azure_close(&az);
+	aj_aml_datastore_release(&ds);
+	aj_buf_release(&store);
+	aj_buf_release(&marker);
+	aj_buf_release(&path);
+	return rc;
+}
+
+int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err)
+{
+	*uri = NULL;
+	return azure_service(spec) ? upload_to_datastore(spec, uri, err) : 0;
+}
