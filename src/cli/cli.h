@@ -202,8 +202,10 @@ int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err)
  * aj_cli_code_digest: set spec->code.digest to the SHA-256 of the archive
  * of the current directory, sending nothing (run --dry-run, render); also
  * for code that travels through Blob Storage (aj_cli_code_blob_wanted).
+ * aj_cli_code_archive: archive "." under the template's rules into fd
+ * (-1: digest only), *res describing it. 0 / -1.
  * aj_cli_code_archive_file: that archive in an unlinked temporary file,
- * rewound, *res describing it; -1 on failure.
+ * rewound; -1 on failure.
  * aj_cli_code_upload: place that archive in the volume through a helper
  * pod in namespace ns and set spec->code.digest (a digest already set
  * must match: the tree may not change in between); says on stderr what it
@@ -215,6 +217,8 @@ int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err)
 struct aj_kube;
 struct aj_archive_result;
 int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err);
+int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
+			struct aj_errors *err);
 int aj_cli_code_archive_file(const struct aj_jobspec *spec, struct aj_archive_result *res,
 			     struct aj_errors *err);
 int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
@@ -239,21 +243,19 @@ void aj_cli_azure_close(struct aj_cli_azure *a);
 
 /*
  * Code through Blob Storage (cli_code_blob.c), sent with the user's
- * credential before the AjJob exists:
- *  - aml and sing: the files of the archive go to the workspace's default
- *    datastore under aj-code/<sha256>/, which the controller registers as
- *    the code version <sha256> (the workspace is AJ_AZURE_WORKSPACE,
- *    SUBSCRIPTION/RESOURCE_GROUP/NAME, with NAME replaced by
- *    target.workspace_name);
- *  - volcano with _extra.code_upload.strategy blob: the archive itself goes
- *    to <upload_dir>/<sha256>.tar.gz in the named account and container.
- * An upload already complete there is not repeated. AJ_AZURE_BLOB_ENDPOINT
- * replaces https://<account>.blob.<suffix> (emulators, tests).
+ * credential before the AjJob exists: for aml and sing the files of the
+ * archive go to the workspace's default datastore under aj-code/<sha256>/,
+ * which the controller registers as the code version <sha256>. The
+ * workspace is AJ_AZURE_WORKSPACE (SUBSCRIPTION/RESOURCE_GROUP/NAME) with
+ * NAME replaced by target.workspace_name. An upload already complete there
+ * is not repeated. AJ_AZURE_BLOB_ENDPOINT replaces
+ * https://<account>.blob.<suffix> (emulators, tests).
  * aj_cli_code_blob_wanted: does the spec's code travel this way?
  * aj_cli_code_blob_upload: archive ".", upload, set spec->code.digest (one
- * already set must match) and for aml/sing *uri to the datastore path
+ * already set must match) and *uri to the datastore path
  * azureml://datastores/<ds>/paths/aj-code/<sha256>/ (caller frees; NULL
- * otherwise). Says on stderr what it sent or found. 0 / -1.
+ * when nothing travels this way). Says on stderr what it sent or found.
+ * 0 / -1.
  */
 int aj_cli_code_blob_wanted(const struct aj_jobspec *spec);
 int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err);

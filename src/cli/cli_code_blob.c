@@ -13,23 +13,14 @@
  * with it the upload is skipped. The tree is archived again once the files
  * are sent, and a changed digest leaves the marker unwritten. Blob folders
  * hold files only: symbolic links and empty directories do not travel.
- *
- * volcano (strategy blob) gets the archive itself, <upload_dir>/<D>.tar.gz,
- * sent in blocks from the temporary file its digest was computed over, so
- * the bytes stored are the bytes hashed. A blob of that name and size is
- * taken as already there.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "azure/aml.h"
 #include "azure/blob.h"
-#include "azure/credential.h"
 #include "backend/azureml.h"
-#include "backend/backend.h"
 #include "cli.h"
 #include "code/archive.h"
 #include "code/ignore.h"
@@ -50,9 +41,7 @@ static int azure_service(const struct aj_jobspec *spec)
 
 int aj_cli_code_blob_wanted(const struct aj_jobspec *spec)
 {
-	const char *s = spec->target.service;
-
-	return azure_service(spec) || (s && !strcmp(s, "volcano") && aj_code_via_blob(spec));
+	return azure_service(spec);
 }
 
 static const char *env(const char *name)
@@ -146,18 +135,6 @@ static int send_file(const struct aj_walk_entry *ent, void *data, struct aj_erro
 	return 0;
 }
 
-/* The archive's SHA-256 of "." under spec's rules, computed again. */
-static int digest_again(const struct aj_jobspec *spec, struct aj_archive_result *res,
-			struct aj_errors *err)
-{
-	struct aj_ignore ig = AJ_IGNORE_INIT;
-	int rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
-		 aj_archive_create(".", &ig, 0, NULL, NULL, res, err);
-
-	aj_ignore_release(&ig);
-	return rc ? -1 : 0;
-}
-
 /* Send the files of "." under aj-code/<digest>/, then the marker. */
 static int send_tree(const struct aj_jobspec *spec, struct aj_blob *blob, const char *container,
 		     const char *digest, const char *marker, struct aj_errors *err)
@@ -176,7 +153,8 @@ static int send_tree(const struct aj_jobspec *spec, struct aj_blob *blob, const 
 	f.opt.md5 = 1;
 	aj_buf_init(&f.name, AJ_BUF_SMALL);
 	rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
-	     aj_walk(".", &ig, 0, send_file, &f, err) || digest_again(spec, &again, err) ? -1 : 0;
+	     aj_walk(".", &ig, 0, send_file, &f, err) ||
+	     aj_cli_code_archive(spec, -1, &again, err) ? -1 : 0;
 	if (!rc && strcmp(again.sha256_hex, digest))
 		rc = aj_errors_add(err, NULL, "the code changed while it was uploaded (%.12s, then "
 				   "%.12s): submit again", digest, again.sha256_hex);

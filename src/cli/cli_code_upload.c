@@ -47,9 +47,8 @@
 
 static const struct aj_kube_resource pods = { "", "v1", "pods", 1 };
 
-/* Archive "." under the template's rules into fd (-1: digest only). */
-static int archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
-		   struct aj_errors *err)
+int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
+			struct aj_errors *err)
 {
 	struct aj_ignore ig = AJ_IGNORE_INIT;
 	int rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
@@ -67,7 +66,7 @@ int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err)
 
 	if ((!aj_code_via_volume(spec, &v) && !aj_cli_code_blob_wanted(spec)) || spec->code.digest)
 		return 0;
-	if (archive(spec, -1, &res, err))
+	if (aj_cli_code_archive(spec, -1, &res, err))
 		return -1;
 	spec->code.digest = aj_strdup(res.sha256_hex);
 	return spec->code.digest ? 0 : aj_errors_oom(err);
@@ -92,7 +91,7 @@ int aj_cli_code_archive_file(const struct aj_jobspec *spec, struct aj_archive_re
 		goto out;
 	}
 	unlink(path.buf);
-	if (archive(spec, fd, res, err) || lseek(fd, 0, SEEK_SET)) {
+	if (aj_cli_code_archive(spec, fd, res, err) || lseek(fd, 0, SEEK_SET)) {
 		if (!aj_errors_count(err))
 			aj_errors_add(err, NULL, "cannot rewind the code archive: %s", strerror(errno));
 		close(fd);

@@ -218,7 +218,7 @@ aj_user() {
 blob_puts() { requests PUT "^/blob/wsstore/azureml-blobstore-0000/aj-code/"; }
 peer_blob() { curl -sf "$peer/_peer/blob/wsstore/azureml-blobstore-0000/aj-code/$1"; }
 expect_ok "aj run uploads the code and submits" aj_user "$AJ_BIN" run -t coded --name code-1 --namespace "$ns" -- python train.py
-cat "$it_out" >>"$work/user.log"
+cat "$t_out" >>"$work/user.log"
 digest=$(field code-1 '{.spec.code.digest}')
 expect_ok "...saying what it sent: two files (the log is ignored, the link left out)" \
   grep -qE "^aj: code ${digest:0:12} uploaded: 2 files, 21 bytes \(symbolic links left out" "$work/user.log"
@@ -241,7 +241,7 @@ print([json.loads(r[\"body\"]) for r in json.load(sys.stdin) if r[\"method\"] ==
 expect_eq "the job's codeId is the version's ARM id" "$ws_id/codes/aj-code/versions/$digest" peer_job "$cjob" properties.codeId
 puts=$(blob_puts)
 expect_ok "the same code again: nothing is sent" aj_user "$AJ_BIN" run -t coded --name code-2 --namespace "$ns" -- python train.py
-cat "$it_out" >>"$work/user.log"
+cat "$t_out" >>"$work/user.log"
 expect_ok "...saying it is already there" grep -qF "aj: code ${digest:0:12} is already in datastore workspaceblobstore of workspace ws-main" "$work/user.log"
 expect_eq "...no blob written" "$puts" blob_puts
 expect_ok "the second job is submitted" wait_for 60 submitted code-2
@@ -254,13 +254,13 @@ peer_post faults '[{"path": "^/blob/wsstore/", "method": "HEAD", "status": 403,
 expect_fail "storage refusing the user: a clear error naming account and container" \
   "cannot upload the code to datastore workspaceblobstore of workspace ws-main (storage account wsstore, container azureml-blobstore-0000):" \
   aj_user "$AJ_BIN" run -t coded --name code-3 --namespace "$ns" -- python train.py
-cat "$it_out" >>"$work/user.log"
+cat "$t_out" >>"$work/user.log"
 expect_ok "...with the service's reason" grep -qF "HTTP 403 AuthorizationPermissionMismatch" "$work/user.log"
 expect_ok "...and no AjJob" gone code-3
 expect_eq "...and nothing written" "$puts" blob_puts
 expect_fail "without AJ_AZURE_WORKSPACE: said what is missing" "AJ_AZURE_WORKSPACE is not set" \
   aj_user env -u AJ_AZURE_WORKSPACE "$AJ_BIN" run -t coded --name code-4 --namespace "$ns" -- python train.py
-cat "$it_out" >>"$work/user.log"
+cat "$t_out" >>"$work/user.log"
 expect_ok "...and no AjJob" gone code-4
 expect_fail "no credential at all: said where the code was to go" \
   "cannot find where the code goes: the default datastore of workspace $sub/ml-rg/ws-main" \
@@ -268,7 +268,7 @@ expect_fail "no credential at all: said where the code was to go" \
     -u AZURE_FEDERATED_TOKEN_FILE AZURE_POD_IDENTITY_AUTHORITY_HOST=http://127.0.0.1:9 PATH=/nonexistent \
     AJ_AZURE_ARM_ENDPOINT='$peer' AJ_AZURE_WORKSPACE='$sub/ml-rg/ws-main' \
     '$AJ_BIN' run -t coded --name code-5 --namespace '$ns' -- python train.py"
-cat "$it_out" >>"$work/user.log"
+cat "$t_out" >>"$work/user.log"
 expect_ok "...and no AjJob" gone code-5
 # An AjJob whose folder is not its digest's is refused before anything is registered.
 cat <<YAML | k apply -f - >/dev/null
