@@ -154,7 +154,6 @@ static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 		return aj_errors_add(err, &w,
 				     "heterogeneous jobs cannot be handed to amlt (--amlt)");
 	}
-	/* the code a volcano job will copy from its shared volume */
 	/* the code a job will take: the digest names it wherever it goes */
 	if (!o->amlt && aj_cli_code_digest(&p->spec, err))
 		return -1;
