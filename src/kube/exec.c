@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "kube/ratelimit.h"
+#include "kube/ws.h"
 
 #define OUT_MAX_DEFAULT (64u * 1024u)
 #define IDLE_DEFAULT 60
@@ -221,29 +222,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 {
 	struct session *s = lws_get_opaque_user_data(wsi);
 	char proto[64], msg[320];
-	unsigned char **p = in, *end;
+	unsigned char **p = in;
 
 	(void)user;
 	if (!s)
 		return 0;
 	switch (reason) {
 	case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
-		if (!s->bearer)
-			return 0;
-		end = *p + len;
-		{
-			struct aj_buf h = AJ_BUF_INIT(AJ_BUF_SMALL);
-			int r;
-
-			aj_buf_addf(&h, "Bearer %s", s->bearer);
-			r = h.failed || lws_add_http_header_by_token(
-				wsi, WSI_TOKEN_HTTP_AUTHORIZATION,
-				(const unsigned char *)h.buf, (int)h.len, p, end);
-			if (h.buf)
-				explicit_bzero(h.buf, h.len);
-			aj_buf_release(&h);
-			return r ? -1 : 0;
-		}
+		return aj_ws_add_bearer(wsi, s->bearer, p, *p + len);
 	case LWS_CALLBACK_CLIENT_FILTER_PRE_ESTABLISH:
 		/* the response headers are still there: which protocol did the server pick? */
 		if (lws_hdr_copy(wsi, proto, sizeof(proto), WSI_TOKEN_PROTOCOL) < 0)
@@ -305,61 +291,10 @@ static const struct lws_protocols protocols[] = {
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
 
-/* The server URL's parts: scheme, host (without IPv6 brackets), port, path prefix. */
-struct server {
-	int tls;
-	char host[256];
-	int port;
-	const char *prefix;
-};
-
-static int parse_server(const char *url, struct server *sv, struct aj_errors *err)
-{
-	const char *p, *h, *hend, *port;
-	char *end;
-	long v;
-
-	memset(sv, 0, sizeof(*sv));
-	if (!strncmp(url, "https://", 8)) {
-		sv->tls = 1;
-		p = url + 8;
-	} else if (!strncmp(url, "http://", 7)) {
-		p = url + 7;
-	} else {
-		return aj_errors_add(err, NULL, "exec: server %s is not an http(s) URL", url);
-	}
-	h = p;
-	if (*p == '[') {
-		h = ++p;
-		hend = strchr(p, ']');
-		if (!hend)
-			return aj_errors_add(err, NULL, "exec: bad server address %s", url);
-		port = hend + 1;
-	} else {
-		hend = p + strcspn(p, ":/");
-		port = hend;
-	}
-	if ((size_t)(hend - h) >= sizeof(sv->host) || hend == h)
-		return aj_errors_add(err, NULL, "exec: bad server address %s", url);
-	memcpy(sv->host, h, (size_t)(hend - h));
-	sv->port = sv->tls ? 443 : 80;
-	if (*port == ':') {
-		errno = 0;
-		v = strtol(port + 1, &end, 10);
-		if (errno || end == port + 1 || v < 1 || v > 65535 || (*end && *end != '/'))
-			return aj_errors_add(err, NULL, "exec: bad server port in %s", url);
-		sv->port = (int)v;
-		port = end;
-	}
-	sv->prefix = port;
-	return 0;
-}
-
-static int build_path(struct aj_buf *b, const struct server *sv, const struct aj_exec_request *r)
+static int build_path(struct aj_buf *b, const struct aj_exec_request *r)
 {
 	size_t i;
 
-	aj_buf_addstr(b, *sv->prefix ? sv->prefix : "");
 	aj_buf_addstr(b, "/api/v1/namespaces/");
 	aj_kube_escape(b, r->ns);
 	aj_buf_addstr(b, "/pods/");
@@ -375,34 +310,13 @@ static int build_path(struct aj_buf *b, const struct server *sv, const struct aj
 	return b->failed ? -1 : 0;
 }
 
-static void tls_files(struct lws_context_creation_info *info, const struct aj_kube_config *c)
-{
-	info->client_ssl_ca_filepath = c->ca_file;
-	if (c->ca.data) {
-		info->client_ssl_ca_mem = c->ca.data;
-		info->client_ssl_ca_mem_len = (unsigned)c->ca.len;
-	}
-	info->client_ssl_cert_filepath = c->cert_file;
-	if (c->cert.data) {
-		info->client_ssl_cert_mem = c->cert.data;
-		info->client_ssl_cert_mem_len = (unsigned)c->cert.len;
-	}
-	info->client_ssl_private_key_filepath = c->key_file;
-	if (c->key.data) {
-		info->client_ssl_key_mem = c->key.data;
-		info->client_ssl_key_mem_len = (unsigned)c->key.len;
-	}
-}
-
 int aj_exec_run(struct aj_kube *k, const struct aj_exec_request *r,
 		struct aj_exec_result *res, struct aj_errors *err)
 {
-	struct lws_context_creation_info info;
-	struct lws_client_connect_info ci;
 	struct lws_context *ctx = NULL;
 	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_LARGE);
 	struct session s;
-	struct server sv;
+	struct aj_ws_server sv;
 	int idle = r->idle_timeout > 0 ? r->idle_timeout : IDLE_DEFAULT, changed, ret = -1;
 
 	memset(&s, 0, sizeof(s));
@@ -415,7 +329,7 @@ int aj_exec_run(struct aj_kube *k, const struct aj_exec_request *r,
 		res->out.max = r->out_max;
 		res->err.max = r->out_max;
 	}
-	if (parse_server(k->cfg.server, &sv, err) || build_path(&path, &sv, r) ||
+	if (aj_ws_server_parse(k->cfg.server, "exec", &sv, err) || build_path(&path, r) ||
 	    aj_kube_token_refresh(k, 0, &changed, err))
 		goto out;
 	s.bearer = k->cfg.token;
@@ -424,34 +338,13 @@ int aj_exec_run(struct aj_kube *k, const struct aj_exec_request *r,
 		aj_errors_oom(err);
 		goto out;
 	}
-	lws_set_log_level(0, NULL);   /* its debug output would show request headers */
-	memset(&info, 0, sizeof(info));
-	info.port = CONTEXT_PORT_NO_LISTEN;
-	info.protocols = protocols;
-	info.gid = -1;
-	info.uid = -1;
-	if (sv.tls) {
-		info.options = LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-		tls_files(&info, &k->cfg);
-	}
-	ctx = lws_create_context(&info);
-	if (!ctx) {
-		aj_errors_add(err, NULL, "%s: cannot set up the WebSocket client (TLS files?)", s.what);
+	ctx = aj_ws_context_new(&k->cfg, &sv, protocols, s.what, err);
+	if (!ctx)
 		goto out;
-	}
-	memset(&ci, 0, sizeof(ci));
-	ci.context = ctx;
-	ci.address = sv.host;
-	ci.port = sv.port;
-	ci.path = aj_buf_cstr(&path);
-	ci.host = sv.host;
-	ci.origin = sv.host;
-	ci.ssl_connection = sv.tls ? LCCSCF_USE_SSL : 0;
-	ci.protocol = AJ_EXEC_PROTOCOL_V5 "," AJ_EXEC_PROTOCOL_V4;
-	ci.local_protocol_name = protocols[0].name;
-	ci.opaque_user_data = &s;
 	s.last = aj_monotonic_now(NULL);
-	if (!lws_client_connect_via_info(&ci))
+	if (!aj_ws_connect(ctx, &sv, aj_buf_cstr(&path),
+			   AJ_EXEC_PROTOCOL_V5 "," AJ_EXEC_PROTOCOL_V4,
+			   protocols[0].name, &s, NULL))
 		fail(&s, "cannot connect");
 	while (!s.done && !s.failed) {
 		lws_service(ctx, 100);

@@ -1,12 +1,21 @@
 #include "watch.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
-#include <curl/curl.h>
+#include <libwebsockets.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "kube/ws.h"
+
+/* The longest the loop sleeps before it looks at stop flags and due watches. */
+#define TICK_MS 500
+/* Each connection's receive buffer; larger messages come in pieces. */
+#define RX_BUFFER (16u * 1024u)
+/* A stream silent for its timeoutSeconds plus this is dead. */
+#define DEAD_GRACE 30
 
 /* What to do when a stream has ended. */
 enum restart {
@@ -16,8 +25,15 @@ enum restart {
 	RESTART_RELIST_LATER   /* list again after a backoff */
 };
 
-/* Receive buffers larger than this are freed once drained. */
-#define AJ_WATCH_KEEP_BUFFER (256u * 1024u)
+struct aj_watch_io {
+	/*
+	 * First member: the timer callback finds the rest from it. It is
+	 * always pending, so lws never sleeps past TICK_MS.
+	 */
+	lws_sorted_usec_list_t tick;
+	struct lws_context *ctx;
+	struct aj_ws_server server;
+};
 
 struct aj_watch {
 	struct aj_watch_loop *loop;
@@ -28,23 +44,23 @@ struct aj_watch {
 	aj_watch_fn fn;
 	void *ctx;
 
-	CURL *easy;
-	struct curl_slist *headers;
-	char errbuf[CURL_ERROR_SIZE];
-	struct aj_buf pending;        /* received, not yet decoded */
-	struct aj_buf errbody;        /* body of a non-200 answer */
-	long http_code;
+	struct lws *wsi;              /* the stream's connection; NULL when none */
 	struct aj_watch_decoder dec;
 	struct aj_backoff backoff;
 
 	char *rv;                     /* resume point; "" before the first list */
 	int listed;                   /* a list succeeded at least once */
 	int quorum;                   /* next list must be a quorum read */
-	int streaming;
-	int ended;                    /* drain decided the stream is over */
+	int streaming;                /* started, its end not handled yet */
+	int established;              /* the upgrade succeeded */
+	int peer_closed;              /* the server closed the stream in order */
+	int dead;                     /* silent too long: the loop closes it */
+	int ended;                    /* the stream must end; restart says how */
 	enum restart restart;
+	long timeout;                 /* this stream's timeoutSeconds */
 	double due;                   /* monotonic time of the next start */
 	double started;               /* when the stream began */
+	double last_rx;               /* when it last received anything */
 	unsigned long stream_events;
 	unsigned long lists, streams;
 };
@@ -82,40 +98,46 @@ static void wlog_errors(struct aj_watch *w, struct aj_errors *e)
 	aj_errors_release(e);
 }
 
+static int callback(struct lws *wsi, enum lws_callback_reasons reason,
+		    void *user, void *in, size_t len);
+
+static const struct lws_protocols protocols[] = {
+	{ "aj-watch", callback, 0, RX_BUFFER, 0, NULL, 0 },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 }
+};
+
+static void tick(lws_sorted_usec_list_t *sul)
+{
+	struct aj_watch_io *io = (struct aj_watch_io *)(void *)sul;
+
+	lws_sul_schedule(io->ctx, 0, &io->tick, tick, TICK_MS * LWS_US_PER_MS);
+}
+
 int aj_watch_loop_init(struct aj_watch_loop *l, struct aj_kube *k,
 		       struct aj_errors *err)
 {
+	struct aj_watch_io *io;
+
 	memset(l, 0, sizeof(*l));
 	l->k = k;
 	l->min_timeout = AJ_WATCH_MIN_TIMEOUT;
 	l->max_timeout = AJ_WATCH_MAX_TIMEOUT;
 	l->seed = aj_random_seed();
-	l->multi = curl_multi_init();
-	if (!l->multi)
-		return aj_errors_add(err, NULL, "cannot create a libcurl multi handle");
+	io = aj_calloc(1, sizeof(*io));
+	if (!io)
+		return aj_errors_oom(err);
+	if (aj_ws_server_parse(k->cfg.server, "watch", &io->server, err) ||
+	    !(io->ctx = aj_ws_context_new(&k->cfg, &io->server, protocols, "watch", err))) {
+		aj_free(io);
+		return -1;
+	}
+	tick(&io->tick);
+	l->io = io;
 	return 0;
-}
-
-static void stream_stop(struct aj_watch *w)
-{
-	struct curl_slist *p;
-
-	if (w->streaming)
-		curl_multi_remove_handle(w->loop->multi, w->easy);
-	w->streaming = 0;
-	for (p = w->headers; p; p = p->next)
-		explicit_bzero(p->data, strlen(p->data));
-	curl_slist_free_all(w->headers);
-	w->headers = NULL;
 }
 
 static void watch_free(struct aj_watch *w)
 {
-	stream_stop(w);
-	if (w->easy)
-		curl_easy_cleanup(w->easy);
-	aj_buf_release(&w->pending);
-	aj_buf_release(&w->errbody);
 	aj_watch_decoder_release(&w->dec);
 	aj_free(w->group);
 	aj_free(w->version);
@@ -132,11 +154,18 @@ void aj_watch_loop_release(struct aj_watch_loop *l)
 {
 	size_t i;
 
+	if (l->io) {
+		/* Closing now is ours: the callbacks must not see the watches. */
+		for (i = 0; i < l->nr; i++)
+			if (l->watches[i]->wsi)
+				lws_set_opaque_user_data(l->watches[i]->wsi, NULL);
+		lws_sul_cancel(&l->io->tick);
+		lws_context_destroy(l->io->ctx);
+		aj_free(l->io);
+	}
 	for (i = 0; i < l->nr; i++)
 		watch_free(l->watches[i]);
 	aj_free(l->watches);
-	if (l->multi)
-		curl_multi_cleanup(l->multi);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -166,8 +195,6 @@ int aj_watch_add(struct aj_watch_loop *l, const struct aj_kube_ref *ref,
 	w->loop = l;
 	w->fn = fn;
 	w->ctx = ctx;
-	aj_buf_init(&w->pending, AJ_KUBE_MAX_BODY);
-	aj_buf_init(&w->errbody, AJ_BUF_SMALL);
 	aj_watch_decoder_init(&w->dec);
 	aj_backoff_init(&w->backoff, NULL, NULL, NULL, NULL);
 	aj_kube_describe(&origin, "watch", ref);
@@ -177,8 +204,7 @@ int aj_watch_add(struct aj_watch_loop *l, const struct aj_kube_ref *ref,
 	    dup_opt(&w->plural, ref->res->plural) || dup_opt(&w->ns, ref->ns) ||
 	    dup_opt(&w->label_selector, o ? o->label_selector : NULL) ||
 	    dup_opt(&w->field_selector, o ? o->field_selector : NULL) ||
-	    dup_opt(&w->rv, "") || !(w->easy = curl_easy_init()) ||
-	    AJ_GROW(l->watches, l->nr + 1, l->alloc)) {
+	    dup_opt(&w->rv, "") || AJ_GROW(l->watches, l->nr + 1, l->alloc)) {
 		watch_free(w);
 		return aj_errors_oom(err);
 	}
@@ -194,6 +220,18 @@ int aj_watch_add(struct aj_watch_loop *l, const struct aj_kube_ref *ref,
 const char *aj_watch_resource_version(const struct aj_watch_loop *l, size_t i)
 {
 	return i < l->nr ? l->watches[i]->rv : NULL;
+}
+
+int aj_watch_set_resource_version(struct aj_watch_loop *l, size_t i,
+				  const char *rv)
+{
+	char *copy;
+
+	if (i >= l->nr || !(copy = aj_strdup(rv)))
+		return -1;
+	aj_free(l->watches[i]->rv);
+	l->watches[i]->rv = copy;
+	return 0;
 }
 
 unsigned long aj_watch_lists(const struct aj_watch_loop *l, size_t i)
@@ -304,19 +342,12 @@ static int do_list(struct aj_watch *w)
 	return 0;
 }
 
-static size_t stream_write(char *data, size_t size, size_t nmemb, void *userp)
+/* The stream is over: forget its state and plan the next one. */
+static void stream_end(struct aj_watch *w, enum restart r, long retry_after)
 {
-	struct aj_watch *w = userp;
-	size_t len = size * nmemb;
-
-	if (!w->http_code)
-		curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &w->http_code);
-	if (w->http_code != 200) {
-		/* An error body: keep what fits, it is only for the message. */
-		aj_buf_add(&w->errbody, data, len);
-		return len;
-	}
-	return aj_buf_add(&w->pending, data, len) ? 0 : len;
+	w->streaming = 0;
+	aj_watch_decoder_reset(&w->dec);
+	schedule(w, r, retry_after);
 }
 
 static int start_stream(struct aj_watch *w, struct aj_errors *err)
@@ -324,56 +355,40 @@ static int start_stream(struct aj_watch *w, struct aj_errors *err)
 	struct aj_watch_loop *l = w->loop;
 	struct aj_kube_ref ref = { &w->res, w->ns, NULL, NULL };
 	struct aj_kube_list_opts o = { 0 };
-	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_LARGE);
 	struct aj_errors tok = AJ_ERRORS_INIT;
 	long span = l->max_timeout - l->min_timeout;
 	int changed;
-	CURLMcode mc;
 
 	o.label_selector = w->label_selector;
 	o.field_selector = w->field_selector;
 	o.resource_version = w->rv;
 	o.timeout_seconds = l->min_timeout +
 		(span > 0 ? (long)(aj_random_next(&l->seed) % (unsigned long long)span) : 0);
+	if (aj_kube_path(&path, &ref) || aj_kube_list_query(&path, &o) ||
+	    aj_kube_query(&path, "watch", "1") ||
+	    aj_kube_query(&path, "allowWatchBookmarks", "true")) {
+		aj_buf_release(&path);
+		return aj_errors_oom(err);
+	}
+	/* A rotated token (in-cluster) is picked up by the next handshake. */
 	if (aj_kube_token_refresh(l->k, 0, &changed, &tok))
 		wlog_errors(w, &tok);
 	aj_errors_release(&tok);
-	aj_buf_addstr(&url, l->k->cfg.server);
-	if (aj_kube_path(&url, &ref) || aj_kube_list_query(&url, &o) ||
-	    aj_kube_query(&url, "watch", "1") ||
-	    aj_kube_query(&url, "allowWatchBookmarks", "true"))
-		return aj_errors_oom(err);
-	curl_easy_reset(w->easy);
-	if (aj_kube_setup_handle(l->k, w->easy, &w->headers, NULL, err)) {
-		aj_buf_release(&url);
-		return -1;
-	}
-	w->errbuf[0] = '\0';
-	curl_easy_setopt(w->easy, CURLOPT_ERRORBUFFER, w->errbuf);
-	curl_easy_setopt(w->easy, CURLOPT_URL, aj_buf_cstr(&url));
-	curl_easy_setopt(w->easy, CURLOPT_WRITEFUNCTION, stream_write);
-	curl_easy_setopt(w->easy, CURLOPT_WRITEDATA, w);
-	curl_easy_setopt(w->easy, CURLOPT_PRIVATE, w);
-	/* Idle watchdog: a silent stream past its timeout is a dead one. */
-	curl_easy_setopt(w->easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(w->easy, CURLOPT_LOW_SPEED_TIME, o.timeout_seconds + 30);
-	curl_easy_setopt(w->easy, CURLOPT_TIMEOUT, o.timeout_seconds + 60);
-	aj_buf_release(&url);
-	aj_buf_reset(&w->pending);
-	aj_buf_reset(&w->errbody);
 	aj_watch_decoder_reset(&w->dec);
-	w->http_code = 0;
-	w->ended = 0;
+	w->established = w->peer_closed = w->dead = w->ended = 0;
 	w->stream_events = 0;
-	mc = curl_multi_add_handle(l->multi, w->easy);
-	if (mc != CURLM_OK) {
-		stream_stop(w);
-		return aj_errors_add(err, NULL, "%s: cannot start: %s", w->origin,
-				     curl_multi_strerror(mc));
-	}
+	w->timeout = o.timeout_seconds;
 	w->streaming = 1;
 	w->streams++;
-	w->started = aj_monotonic_now(NULL);
+	w->started = w->last_rx = aj_monotonic_now(NULL);
+	/* A failure lws reports at once has already ended the stream. */
+	if (!aj_ws_connect(l->io->ctx, &l->io->server, aj_buf_cstr(&path), NULL,
+			   protocols[0].name, w, &w->wsi) && w->streaming) {
+		wlog(w, "cannot start the stream");
+		stream_end(w, RESTART_RESUME_LATER, -1);
+	}
+	aj_buf_release(&path);
 	return 0;
 }
 
@@ -409,77 +424,120 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 	return 0;
 }
 
-/* Decode what arrived. Returns 1 when the stream must end now. */
-static int drain(struct aj_watch *w)
+/* A piece of a message arrived. Returns -1 when the stream must end now. */
+static int receive(struct aj_watch *w, const char *data, size_t len, int first,
+		   int final)
 {
 	struct aj_errors e = AJ_ERRORS_INIT;
-	int ret;
 
-	if (!w->pending.len || w->ended)
-		return w->ended;
-	ret = aj_watch_decoder_feed(&w->dec, w->pending.buf, w->pending.len,
-				    w->origin, on_event, w, &e);
-	/* A burst can grow the buffer a lot; do not keep that memory for good. */
-	if (w->pending.alloc > AJ_WATCH_KEEP_BUFFER)
-		aj_buf_release(&w->pending);
-	aj_buf_reset(&w->pending);
-	if (ret && !w->ended) {
+	w->last_rx = aj_monotonic_now(NULL);
+	if (w->ended)
+		return -1;
+	if (!aj_watch_decoder_feed(&w->dec, data, len, first, final, w->origin,
+				   on_event, w, &e))
+		return 0;
+	if (!w->ended) {
 		/* Malformed stream or OOM: start over from a fresh list. */
 		wlog_errors(w, &e);
 		w->restart = RESTART_RELIST_LATER;
 		w->ended = 1;
 	}
 	aj_errors_release(&e);
-	return w->ended;
+	return -1;
 }
 
-/* The transfer finished (result) or drain ended it (result ignored). */
-static void stream_done(struct aj_watch *w, CURLcode result)
+/* The upgrade did not happen: refused with an HTTP code, or no connection. */
+static void connect_failed(struct aj_watch *w, unsigned code, const char *why)
 {
 	struct aj_kube_status st;
 	struct aj_errors e = AJ_ERRORS_INIT;
-	enum restart r;
-	long retry_after = -1;
+	enum restart r = RESTART_RESUME_LATER;
 	int changed;
 
-	stream_stop(w);
-	if (w->ended) {
-		schedule(w, w->restart, -1);
+	if (!w->streaming)
+		return;
+	if (code < 300) {
+		wlog(w, "stream failed: %s", why);
+		stream_end(w, r, -1);
 		return;
 	}
+	/* lws keeps no body of a refused upgrade: the code is all there is. */
 	aj_kube_status_init(&st);
-	/* A stream that ended before any byte of body has no code yet. */
-	if (!w->http_code)
-		curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &w->http_code);
-	if (result != CURLE_OK) {
-		wlog(w, "stream failed: %s",
-		     w->errbuf[0] ? w->errbuf : curl_easy_strerror(result));
-		r = RESTART_RESUME_LATER;
-	} else if (w->http_code == 200) {
-		/* A normal end (timeoutSeconds). Very short and empty: suspicious. */
-		r = aj_monotonic_now(NULL) - w->started < 1.0 && !w->stream_events
-			? RESTART_RESUME_LATER : RESTART_RESUME;
-	} else {
-		aj_kube_status_decode(&st, w->http_code, w->errbody.buf,
-				      w->errbody.len, NULL);
-		aj_kube_status_to_errors(&st, "the stream", &e);
-		wlog_errors(w, &e);
-		retry_after = st.retry_after;
-		if (aj_kube_status_expired(&st)) {
-			w->quorum = 1;
-			r = RESTART_RELIST;
-		} else if (st.code == 401) {
-			aj_kube_token_refresh(w->loop->k, 1, &changed, &e);
-			aj_errors_release(&e);
-			r = RESTART_RESUME_LATER;
-		} else if (st.code == 429 || st.code >= 500) {
-			r = RESTART_RESUME_LATER;
-		} else {
-			r = RESTART_RELIST_LATER;
-		}
+	aj_kube_status_decode(&st, (long)code, NULL, 0, NULL);
+	aj_kube_status_to_errors(&st, "the stream", &e);
+	wlog_errors(w, &e);
+	if (aj_kube_status_expired(&st)) {
+		w->quorum = 1;
+		r = RESTART_RELIST;
+	} else if (code == 401) {
+		aj_kube_token_refresh(w->loop->k, 1, &changed, &e);
+		aj_errors_release(&e);
+	} else if (code != 429 && code < 500) {
+		r = RESTART_RELIST_LATER;
 	}
 	aj_kube_status_release(&st);
-	schedule(w, r, retry_after);
+	stream_end(w, r, -1);
+}
+
+/* The connection closed after the upgrade (or was never made). */
+static void closed(struct aj_watch *w)
+{
+	if (!w->streaming)
+		return;
+	if (w->ended) {
+		stream_end(w, w->restart, -1);
+	} else if (w->dead) {
+		wlog(w, "nothing received for %ld s; reconnecting",
+		     w->timeout + DEAD_GRACE);
+		stream_end(w, RESTART_RESUME_LATER, -1);
+	} else if (!w->established || !w->peer_closed) {
+		wlog(w, "the connection dropped");
+		stream_end(w, RESTART_RESUME_LATER, -1);
+	} else {
+		/* A normal end (timeoutSeconds). Very short and empty: suspicious. */
+		stream_end(w, aj_monotonic_now(NULL) - w->started < 1.0 && !w->stream_events
+			   ? RESTART_RESUME_LATER : RESTART_RESUME, -1);
+	}
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason,
+		    void *user, void *in, size_t len)
+{
+	struct aj_watch *w = lws_get_opaque_user_data(wsi);
+	unsigned char **p = in;
+
+	(void)user;
+	if (!w)
+		return 0;
+	switch (reason) {
+	case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+		return aj_ws_add_bearer(wsi, w->loop->k->cfg.token, p, *p + len);
+	case LWS_CALLBACK_CLIENT_ESTABLISHED:
+		w->established = 1;
+		w->last_rx = aj_monotonic_now(NULL);
+		return 0;
+	case LWS_CALLBACK_CLIENT_RECEIVE:
+		return receive(w, in, len, lws_is_first_fragment(wsi),
+			       lws_is_final_fragment(wsi));
+	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+		w->peer_closed = 1;
+		return 0;
+	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+		connect_failed(w, lws_http_client_http_response(wsi),
+			       in ? (const char *)in : "unknown error");
+		return 0;
+	case LWS_CALLBACK_CLIENT_CLOSED:
+		closed(w);
+		return 0;
+	case LWS_CALLBACK_WSI_DESTROY:
+		if (w->wsi == wsi)
+			w->wsi = NULL;
+		closed(w);
+		lws_set_opaque_user_data(wsi, NULL);
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 static int start_due(struct aj_watch_loop *l, double now, struct aj_errors *err)
@@ -499,37 +557,20 @@ static int start_due(struct aj_watch_loop *l, double now, struct aj_errors *err)
 	return 0;
 }
 
-static int pump(struct aj_watch_loop *l, struct aj_errors *err)
+/* Close streams that went silent; their end is handled by the callback. */
+static void drop_dead(struct aj_watch_loop *l, double now)
 {
-	CURLMsg *msg;
-	CURLMcode mc;
-	int running, left;
 	size_t i;
 
-	mc = curl_multi_perform(l->multi, &running);
-	if (mc != CURLM_OK)
-		return aj_errors_add(err, NULL, "watch: libcurl: %s",
-				     curl_multi_strerror(mc));
 	for (i = 0; i < l->nr; i++) {
 		struct aj_watch *w = l->watches[i];
 
-		if (w->streaming && drain(w))
-			stream_done(w, CURLE_OK);
+		if (w->streaming && w->wsi && !w->dead &&
+		    now - w->last_rx > (double)(w->timeout + DEAD_GRACE)) {
+			w->dead = 1;
+			lws_set_timeout(w->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+		}
 	}
-	while ((msg = curl_multi_info_read(l->multi, &left))) {
-		struct aj_watch *w;
-		char *priv = NULL;
-
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
-		w = (struct aj_watch *)(void *)priv;
-		if (!w || !w->streaming)
-			continue;
-		drain(w);
-		stream_done(w, msg->data.result);
-	}
-	return 0;
 }
 
 int aj_watch_loop_run(struct aj_watch_loop *l, long max_ms,
@@ -540,28 +581,27 @@ int aj_watch_loop_run(struct aj_watch_loop *l, long max_ms,
 
 	l->stop = 0;
 	while (!l->stop) {
-		double now = aj_monotonic_now(NULL), delay = 0.5;
+		double now = aj_monotonic_now(NULL), delay = TICK_MS / 1000.0;
 		size_t i;
-		CURLMcode mc;
 
 		if (end >= 0 && now >= end)
 			break;
 		if (start_due(l, now, err))
 			return -1;
 		now = aj_monotonic_now(NULL);
+		drop_dead(l, now);
 		for (i = 0; i < l->nr; i++)
 			if (!l->watches[i]->streaming && l->watches[i]->due - now < delay)
 				delay = l->watches[i]->due - now;
 		if (end >= 0 && end - now < delay)
 			delay = end - now;
-		if (delay < 0)
-			delay = 0;
-		mc = curl_multi_poll(l->multi, NULL, 0, (int)(delay * 1000), NULL);
-		if (mc != CURLM_OK)
-			return aj_errors_add(err, NULL, "watch: libcurl: %s",
-					     curl_multi_strerror(mc));
-		if (pump(l, err))
-			return -1;
+		if (delay < 0.001)
+			delay = 0.001;
+		/* Wake lws when the next watch is due; the tick re-arms itself. */
+		lws_sul_schedule(l->io->ctx, 0, &l->io->tick, tick,
+				 (lws_usec_t)(delay * LWS_US_PER_SEC));
+		if (lws_service(l->io->ctx, 0) < 0)
+			return aj_errors_add(err, NULL, "watch: the event loop failed");
 	}
 	return 0;
 }

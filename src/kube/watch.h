@@ -1,21 +1,25 @@
 /*
- * watch.h - Kubernetes watches: the event stream decoder and a loop that
- * keeps several list-then-watch streams alive on one curl multi handle.
+ * watch.h - Kubernetes watches: the event decoder and a loop that keeps
+ * several list-then-watch streams alive on one libwebsockets event loop.
  *
- * Decoder: a watch response is newline-delimited JSON, one
- * {"type": ..., "object": ...} per line, cut into chunks at arbitrary
- * places by TLS and HTTP. The decoder keeps only the unfinished line and
- * parses each complete line once.
+ * Transport: each watch stream is a WebSocket (GET ...?watch=1 upgraded),
+ * on which kube-apiserver sends every event as one text message
+ * {"type": ..., "object": ...}. A message may arrive in several pieces
+ * (WebSocket fragments, or a frame larger than the receive buffer); the
+ * decoder reassembles the pieces and parses each message once.
  *
- * Loop: each watch lists first and hands each page to its callback, then watches from the list's resourceVersion with bookmarks on
- * and a timeoutSeconds drawn from [min_timeout, max_timeout) (5-10 minutes
- * by default, as client-go). The resourceVersion follows every event and
- * bookmark, so a stream that ends is resumed where it stopped. "Too old"
- * (HTTP 410, or an ERROR event with code 410 / reason Expired) relists.
- * Failures wait a jittered exponential backoff (ratelimit.h). A stream that
- * stays silent past its timeout plus 30 s is treated as dead. All streams
- * share one curl multi handle, so one thread drives every watch; callbacks
- * run outside libcurl, so they may use the REST client freely.
+ * Loop: each watch lists first (through the REST client, all pages) and
+ * hands each page to its callback, then watches from the list's
+ * resourceVersion with bookmarks on and a timeoutSeconds drawn from
+ * [min_timeout, max_timeout) (5-10 minutes by default, as client-go). The
+ * resourceVersion follows every event and bookmark, so a stream that ends is
+ * resumed where it stopped. "Too old" (HTTP 410, or an ERROR event with
+ * code 410 / reason Expired) relists. Failures wait a jittered exponential
+ * backoff (ratelimit.h). A stream that stays silent past its timeout plus
+ * 30 s is treated as dead. All streams are connections of one lws context
+ * (ws.h: TLS material and token shared with exec), so the one thread that
+ * calls aj_watch_loop_run() drives every watch. Callbacks run on that
+ * thread and may use the REST client (a separate libcurl handle) freely.
  *
  * Ownership: callbacks get events whose object they may keep by setting
  * ev->object to NULL (it is then theirs to cJSON_Delete). The loop copies
@@ -63,26 +67,34 @@ typedef int (*aj_watch_fn)(void *ctx, struct aj_watch_event *ev);
 
 /* --- decoder --- */
 
-#define AJ_WATCH_MAX_LINE AJ_BUF_LARGE
+#define AJ_WATCH_MAX_EVENT AJ_BUF_LARGE
+/* A reassembly buffer grown past this is freed once its message is decoded. */
+#define AJ_WATCH_KEEP_BUFFER (256u * 1024u)
 
 struct aj_watch_decoder {
-	struct aj_buf line;      /* the unfinished line */
+	struct aj_buf message;   /* pieces of the unfinished message */
+	int in_message;          /* a message began and has not ended */
 	unsigned long events;    /* events decoded so far */
 };
 
 void aj_watch_decoder_init(struct aj_watch_decoder *d);
 void aj_watch_decoder_release(struct aj_watch_decoder *d);
-/* Forget a partial line (the stream restarted). */
+/* Forget an unfinished message (a new connection starts). */
 void aj_watch_decoder_reset(struct aj_watch_decoder *d);
 
 /*
- * Feed bytes; calls fn for each complete event. -1 on a malformed line, an
- * unknown type, a line over AJ_WATCH_MAX_LINE, OOM, or when fn returns -1
- * (err says which; origin names the stream in messages).
+ * Feed one piece of a message: `first` marks the piece that starts a
+ * message, `final` the one that ends it (a message may come in any number
+ * of pieces, empty ones included). When a message is complete it is decoded
+ * (one JSON object, trailing whitespace allowed; an empty message is
+ * skipped) and fn is called. -1 on a piece that continues no message or
+ * starts one inside another, invalid JSON, more than one value, an unknown
+ * type, a message over AJ_WATCH_MAX_EVENT, OOM, or when fn returns -1 (err
+ * says which; origin names the stream in messages).
  */
 int aj_watch_decoder_feed(struct aj_watch_decoder *d, const char *data,
-			  size_t len, const char *origin, aj_watch_fn fn,
-			  void *ctx, struct aj_errors *err);
+			  size_t len, int first, int final, const char *origin,
+			  aj_watch_fn fn, void *ctx, struct aj_errors *err);
 
 /* --- loop --- */
 
@@ -90,10 +102,11 @@ int aj_watch_decoder_feed(struct aj_watch_decoder *d, const char *data,
 #define AJ_WATCH_MAX_TIMEOUT 600
 
 struct aj_watch;
+struct aj_watch_io;
 
 struct aj_watch_loop {
 	struct aj_kube *k;          /* config, token, REST client for lists */
-	void *multi;                /* CURLM * */
+	struct aj_watch_io *io;     /* the lws context and its timer (watch.c) */
 	struct aj_watch **watches;
 	size_t nr, alloc;
 	long min_timeout, max_timeout;  /* seconds; tests shorten them */
@@ -107,7 +120,10 @@ struct aj_watch_loop {
 	void *log_ctx;
 };
 
-/* k must outlive the loop. 0 / -1. */
+/*
+ * k must outlive the loop. Sets up the lws context with k's TLS material:
+ * unreadable CA, certificate or key files fail here. 0 / -1.
+ */
 int aj_watch_loop_init(struct aj_watch_loop *l, struct aj_kube *k,
 		       struct aj_errors *err);
 void aj_watch_loop_release(struct aj_watch_loop *l);
@@ -124,16 +140,25 @@ int aj_watch_add(struct aj_watch_loop *l, const struct aj_kube_ref *ref,
 /*
  * Run until aj_watch_loop_stop() or until max_ms milliseconds have passed
  * (max_ms < 0: no limit). Returns 0 when stopped or out of time, -1 on an
- * error the loop cannot retry (OOM, curl multi failure).
+ * error the loop cannot retry (OOM, the event loop failing).
  */
 int aj_watch_loop_run(struct aj_watch_loop *l, long max_ms,
 		      struct aj_errors *err);
 
-/* Ask a running loop to return; safe from a signal handler or thread. */
+/*
+ * Ask a running loop to return; safe from a signal handler or thread. The
+ * loop looks at the flag at least every 500 ms.
+ */
 void aj_watch_loop_stop(struct aj_watch_loop *l);
 
 /* The resourceVersion watch i resumes from ("" before its first list). */
 const char *aj_watch_resource_version(const struct aj_watch_loop *l, size_t i);
+/*
+ * Make watch i resume from rv when its next stream starts (tests use a
+ * version the server no longer holds to provoke "too old"). 0 / -1.
+ */
+int aj_watch_set_resource_version(struct aj_watch_loop *l, size_t i,
+				  const char *rv);
 /* How many times watch i listed and (re)started its stream. */
 unsigned long aj_watch_lists(const struct aj_watch_loop *l, size_t i);
 unsigned long aj_watch_streams(const struct aj_watch_loop *l, size_t i);

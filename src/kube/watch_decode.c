@@ -16,39 +16,51 @@ const char *aj_watch_type_name(enum aj_watch_type t)
 
 void aj_watch_decoder_init(struct aj_watch_decoder *d)
 {
-	aj_buf_init(&d->line, AJ_WATCH_MAX_LINE);
+	aj_buf_init(&d->message, AJ_WATCH_MAX_EVENT);
+	d->in_message = 0;
 	d->events = 0;
 }
 
 void aj_watch_decoder_release(struct aj_watch_decoder *d)
 {
-	aj_buf_release(&d->line);
+	aj_buf_release(&d->message);
+	d->in_message = 0;
 	d->events = 0;
 }
 
 void aj_watch_decoder_reset(struct aj_watch_decoder *d)
 {
-	aj_buf_reset(&d->line);
+	aj_buf_reset(&d->message);
+	d->in_message = 0;
 }
 
-/* Decode one complete line (without its '\n') and deliver it. */
-static int decode_line(struct aj_watch_decoder *d, const char *s, size_t len,
-		       const char *origin, aj_watch_fn fn, void *ctx,
-		       struct aj_errors *err)
+/* Decode one complete message and deliver it. */
+static int decode(struct aj_watch_decoder *d, const char *s, size_t len,
+		  const char *origin, aj_watch_fn fn, void *ctx,
+		  struct aj_errors *err)
 {
 	struct aj_watch_event ev = { AJ_WATCH_ADDED, NULL, 0, 0 };
 	cJSON *root, *type;
+	const char *end = NULL;
 	size_t i;
 	int ret;
 
-	while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
+	/* The server ends each message with a newline. */
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' '))
 		len--;
 	if (!len)
-		return 0;   /* keep-alive blank line */
-	root = cJSON_ParseWithLength(s, len);
+		return 0;
+	root = cJSON_ParseWithLengthOpts(s, len, &end, 0);
 	if (!root)
 		return aj_errors_add(err, NULL, "%s: event %lu: not valid JSON",
 				     origin, d->events + 1);
+	while (end < s + len && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+		end++;
+	if (end != s + len) {
+		cJSON_Delete(root);
+		return aj_errors_add(err, NULL, "%s: event %lu: more than one JSON "
+				     "value in a message", origin, d->events + 1);
+	}
 	type = cJSON_GetObjectItemCaseSensitive(root, "type");
 	ev.object = cJSON_DetachItemFromObjectCaseSensitive(root, "object");
 	if (!cJSON_IsString(type) || !cJSON_IsObject(ev.object)) {
@@ -79,43 +91,38 @@ static int decode_line(struct aj_watch_decoder *d, const char *s, size_t len,
 	return 0;
 }
 
-/* Add to the unfinished line. */
-static int keep(struct aj_watch_decoder *d, const char *data, size_t len,
-		const char *origin, struct aj_errors *err)
+int aj_watch_decoder_feed(struct aj_watch_decoder *d, const char *data,
+			  size_t len, int first, int final, const char *origin,
+			  aj_watch_fn fn, void *ctx, struct aj_errors *err)
 {
-	if (aj_buf_add(&d->line, data, len))
+	int ret;
+
+	if (first) {
+		if (d->in_message)
+			return aj_errors_add(err, NULL, "%s: a message began inside another",
+					     origin);
+		d->in_message = 1;
+	} else if (!d->in_message) {
+		return aj_errors_add(err, NULL, "%s: a message piece outside any message",
+				     origin);
+	}
+	if (final)
+		d->in_message = 0;
+	/* The common case, a message in one piece: decode it where it lies. */
+	if (first && final)
+		return decode(d, data, len, origin, fn, ctx, err);
+	if (len && aj_buf_add(&d->message, data, len)) {
+		aj_watch_decoder_reset(d);
 		return aj_errors_add(err, NULL, "%s: an event is larger than %u "
 				     "bytes or memory ran out", origin,
-				     AJ_WATCH_MAX_LINE);
-	return 0;
-}
-
-int aj_watch_decoder_feed(struct aj_watch_decoder *d, const char *data,
-			  size_t len, const char *origin, aj_watch_fn fn,
-			  void *ctx, struct aj_errors *err)
-{
-	const char *end = data + len, *nl;
-
-	while (data < end) {
-		nl = memchr(data, '\n', (size_t)(end - data));
-		if (!nl) {
-			return keep(d, data, (size_t)(end - data), origin, err);
-		}
-		if (d->line.len) {
-			/* Finish the line begun in an earlier chunk. */
-			if (keep(d, data, (size_t)(nl - data), origin, err))
-				return -1;
-			if (decode_line(d, d->line.buf, d->line.len, origin, fn,
-					ctx, err)) {
-				aj_buf_reset(&d->line);
-				return -1;
-			}
-			aj_buf_reset(&d->line);
-		} else if (decode_line(d, data, (size_t)(nl - data), origin, fn,
-				       ctx, err)) {
-			return -1;
-		}
-		data = nl + 1;
+				     AJ_WATCH_MAX_EVENT);
 	}
-	return 0;
+	if (!final)
+		return 0;
+	ret = decode(d, d->message.buf, d->message.len, origin, fn, ctx, err);
+	/* A burst of large objects must not pin its memory for good. */
+	if (d->message.alloc > AJ_WATCH_KEEP_BUFFER)
+		aj_buf_release(&d->message);
+	aj_buf_reset(&d->message);
+	return ret;
 }
