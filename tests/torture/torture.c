@@ -472,16 +472,20 @@ static int op_watch(const void *arg, struct aj_errors *err, cJSON **out)
 	struct aj_watch_decoder d;
 	struct events e = { 0, { 0 }, { 0 } };
 	cJSON *j;
-	size_t off;
+	size_t start, end, off;
 	int i, r = 0;
 
 	(void)arg;
 	aj_watch_decoder_init(&d);
-	/* Chunks of 17 bytes: lines span chunks. */
-	for (off = 0; off < sizeof(stream) - 1 && !r; off += 17) {
-		size_t n = sizeof(stream) - 1 - off < 17 ? sizeof(stream) - 1 - off : 17;
+	/* One message per line, in pieces of 17 bytes. */
+	for (start = 0; start < sizeof(stream) - 1 && !r; start = end) {
+		end = (size_t)((const char *)memchr(stream + start, '\n', sizeof(stream) - 1 - start) - stream) + 1;
+		for (off = start; off < end && !r; off += 17) {
+			size_t n = end - off < 17 ? end - off : 17;
 
-		r = aj_watch_decoder_feed(&d, stream + off, n, "watch ajjobs", on_event, &e, err);
+			r = aj_watch_decoder_feed(&d, stream + off, n, off == start, off + n == end,
+						  "watch ajjobs", on_event, &e, err);
+		}
 	}
 	aj_watch_decoder_release(&d);
 	if (r)

@@ -9,10 +9,10 @@
  */
 #include "support.h"
 #include "code_fs.h"
+#include "peer.h"
 
 #include <errno.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,75 +32,21 @@
 #include "kube/client.h"
 #include "kube/exec.h"
 
-extern char **environ;
-
 #define TOKEN "peer-token-1"
 
-struct peer {
-	pid_t pid;
-	char *dir;
-	char *log;
-	int port;
-};
-
-/* Start the peer with extra arguments (NULL-terminated); fails the test on error. */
-static void peer_start(struct peer *p, char *const *extra)
+/* The exec peer, requiring TOKEN; extra arguments NULL-terminated. */
+static void peer_start(struct aj_test_peer *p, char *const *extra)
 {
-	char script[1024], *argv[32], portfile[1024], port[32];
-	size_t n = 0;
-	int i;
+	char *argv[24] = { (char *)"--token", (char *)TOKEN };
+	size_t n = 2;
 
-	p->dir = aj_test_mkdtemp();
-	p->log = aj_test_join(p->dir, "log");
-	snprintf(script, sizeof(script), "%s/tests/peers/exec_peer.py", AJ_SOURCE_DIR);
-	snprintf(portfile, sizeof(portfile), "%s/port", p->dir);
-	argv[n++] = (char *)"python3";
-	argv[n++] = script;
-	argv[n++] = (char *)"--port-file";
-	argv[n++] = portfile;
-	argv[n++] = (char *)"--log";
-	argv[n++] = p->log;
-	argv[n++] = (char *)"--token";
-	argv[n++] = (char *)TOKEN;
-	argv[n++] = (char *)"--dir";
-	argv[n++] = p->dir;
-	while (extra && *extra && n < 30)
+	while (extra && *extra && n < sizeof(argv) / sizeof(argv[0]) - 1)
 		argv[n++] = *extra++;
-	argv[n] = NULL;
-	assert_int_equal(posix_spawnp(&p->pid, "python3", NULL, NULL, argv, environ), 0);
-	for (i = 0; i < 1200; i++) {
-		struct timespec ts = { 0, 25 * 1000 * 1000 };
-		FILE *f = fopen(portfile, "r");
-
-		if (f) {
-			int ok = fgets(port, sizeof(port), f) != NULL;
-
-			fclose(f);
-			if (ok && (p->port = (int)strtol(port, NULL, 10)) > 0)
-				return;
-		}
-		nanosleep(&ts, NULL);
-	}
-	fail_msg("exec peer did not start");
-}
-
-static void peer_stop(struct peer *p)
-{
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
-	int status, i;
-
-	kill(p->pid, SIGTERM);
-	while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	/* python3 may be a launcher whose interpreter outlives it for a moment */
-	for (i = 0; i < 50 && (aj_test_rm_rf(p->dir) || !access(p->dir, F_OK)); i++)
-		nanosleep(&ts, NULL);
-	free(p->dir);
-	free(p->log);
+	aj_test_peer_start(p, "exec_peer.py", argv);
 }
 
 /* Wait until the peer logged that `count` commands exited (it records each). */
-static void peer_wait_exited(const struct peer *p, int count)
+static void peer_wait_exited(const struct aj_test_peer *p, int count)
 {
 	int i;
 
@@ -124,7 +70,7 @@ static void peer_wait_exited(const struct peer *p, int count)
 }
 
 /* A client for the peer; with ca_pem (a file) over TLS trusting only that. */
-static void client_ca(struct aj_kube *k, const struct peer *p, const char *token, const char *ca_pem)
+static void client_ca(struct aj_kube *k, const struct aj_test_peer *p, const char *token, const char *ca_pem)
 {
 	struct aj_kube_config cfg;
 	struct aj_errors err = AJ_ERRORS_INIT;
@@ -141,7 +87,7 @@ static void client_ca(struct aj_kube *k, const struct peer *p, const char *token
 	aj_errors_release(&err);
 }
 
-static void client(struct aj_kube *k, const struct peer *p, const char *token)
+static void client(struct aj_kube *k, const struct aj_test_peer *p, const char *token)
 {
 	client_ca(k, p, token, NULL);
 }
@@ -196,7 +142,7 @@ static void output_and_exit_codes(void **state)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_exec_result res;
 	struct aj_kube k;
-	struct peer p;
+	struct aj_test_peer p;
 	char *log;
 	size_t len;
 
@@ -221,7 +167,7 @@ static void output_and_exit_codes(void **state)
 	free(log);
 	aj_kube_release(&k);
 	aj_errors_release(&err);
-	peer_stop(&p);
+	aj_test_peer_stop(&p);
 }
 
 /* Incompressible bytes, different for each seed. */
@@ -259,7 +205,7 @@ static void stdin_to_the_end(void **state)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_exec_result res;
 	struct aj_kube k;
-	struct peer p;
+	struct aj_test_peer p;
 	char want[65];
 
 	(void)state;
@@ -276,7 +222,7 @@ static void stdin_to_the_end(void **state)
 	aj_exec_result_release(&res);
 	aj_kube_release(&k);
 	aj_errors_release(&err);
-	peer_stop(&p);
+	aj_test_peer_stop(&p);
 	free(data);
 }
 
@@ -290,7 +236,7 @@ static void v4_fallback(void **state)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_exec_result res;
 	struct aj_kube k;
-	struct peer p;
+	struct aj_test_peer p;
 
 	(void)state;
 	peer_start(&p, args);
@@ -303,7 +249,7 @@ static void v4_fallback(void **state)
 	aj_exec_result_release(&res);
 	aj_kube_release(&k);
 	aj_errors_release(&err);
-	peer_stop(&p);
+	aj_test_peer_stop(&p);
 	free(data);
 }
 
@@ -314,7 +260,7 @@ static void fragmented_output(void **state)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_exec_result res;
 	struct aj_kube k;
-	struct peer p;
+	struct aj_test_peer p;
 	size_t i;
 
 	(void)state;
@@ -330,7 +276,7 @@ static void fragmented_output(void **state)
 	aj_exec_result_release(&res);
 	aj_kube_release(&k);
 	aj_errors_release(&err);
-	peer_stop(&p);
+	aj_test_peer_stop(&p);
 }
 
 static void wrong_token_refused(void **state)
@@ -339,7 +285,7 @@ static void wrong_token_refused(void **state)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_exec_result res;
 	struct aj_kube k;
-	struct peer p;
+	struct aj_test_peer p;
 
 	(void)state;
 	peer_start(&p, NULL);
@@ -351,24 +297,7 @@ static void wrong_token_refused(void **state)
 	aj_exec_result_release(&res);
 	aj_kube_release(&k);
 	aj_errors_release(&err);
-	peer_stop(&p);
-}
-
-/* A self-signed certificate for 127.0.0.1 in dir: NAME.crt, NAME.key. */
-static void make_cert(const char *dir, const char *name)
-{
-	char key[1024], crt[1024];
-	char *argv[] = {
-		(char *)"openssl", (char *)"req", (char *)"-x509", (char *)"-newkey", (char *)"ec",
-		(char *)"-pkeyopt", (char *)"ec_paramgen_curve:prime256v1", (char *)"-nodes",
-		(char *)"-keyout", key, (char *)"-out", crt, (char *)"-days", (char *)"1",
-		(char *)"-subj", (char *)"/CN=127.0.0.1", (char *)"-addext",
-		(char *)"subjectAltName=IP:127.0.0.1", NULL
-	};
-
-	snprintf(key, sizeof(key), "%s/%s.key", dir, name);
-	snprintf(crt, sizeof(crt), "%s/%s.crt", dir, name);
-	assert_int_equal(aj_test_spawn(argv, NULL, NULL, NULL, NULL), 0);
+	aj_test_peer_stop(&p);
 }
 
 /* Over TLS the server is verified against the kubeconfig's CA, and only that. */
@@ -378,13 +307,13 @@ static void tls_verified(void **state)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_exec_result res;
 	struct aj_kube k;
-	struct peer p;
+	struct aj_test_peer p;
 	char *certs = aj_test_mkdtemp(), crt[1024], key[1024], other[1024];
 	char *args[] = { (char *)"--cert", crt, (char *)"--key", key, NULL };
 
 	(void)state;
-	make_cert(certs, "server");
-	make_cert(certs, "other");
+	aj_test_make_cert(certs, "server");
+	aj_test_make_cert(certs, "other");
 	snprintf(crt, sizeof(crt), "%s/server.crt", certs);
 	snprintf(key, sizeof(key), "%s/server.key", certs);
 	snprintf(other, sizeof(other), "%s/other.crt", certs);
@@ -402,7 +331,7 @@ static void tls_verified(void **state)
 	aj_exec_result_release(&res);
 	aj_kube_release(&k);
 	aj_errors_release(&err);
-	peer_stop(&p);
+	aj_test_peer_stop(&p);
 	aj_test_rm_rf(certs);
 	free(certs);
 }
@@ -417,7 +346,7 @@ struct upload {
 	char *store;
 };
 
-static void upload_init(struct upload *u, const struct peer *p)
+static void upload_init(struct upload *u, const struct aj_test_peer *p)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_ignore ig = AJ_IGNORE_INIT;
@@ -497,7 +426,7 @@ static void upload_and_skip(void **state)
 	struct aj_exec_result res;
 	struct aj_kube k;
 	struct upload u;
-	struct peer p;
+	struct aj_test_peer p;
 	char entries[512], *path, *got, *text;
 	size_t len;
 
@@ -534,7 +463,7 @@ static void upload_and_skip(void **state)
 	aj_kube_release(&k);
 	aj_errors_release(&err);
 	upload_release(&u);
-	peer_stop(&p);
+	aj_test_peer_stop(&p);
 }
 
 /* The connection drops mid-stream: the client fails, the far side keeps nothing. */
@@ -544,7 +473,7 @@ static void dropped_connection_keeps_nothing(void **state)
 	struct aj_exec_result res;
 	struct aj_kube k;
 	struct upload u;
-	struct peer p;
+	struct aj_test_peer p;
 	char entries[512], half[32];
 	char *args[] = { "--drop-after", half, NULL };
 
@@ -564,7 +493,7 @@ static void dropped_connection_keeps_nothing(void **state)
 	aj_kube_release(&k);
 	aj_errors_release(&err);
 	upload_release(&u);
-	peer_stop(&p);
+	aj_test_peer_stop(&p);
 }
 
 /* One byte changed in transit: the far side detects it and keeps nothing. */
@@ -575,7 +504,7 @@ static void digest_mismatch_keeps_nothing(void **state)
 	struct aj_exec_result res;
 	struct aj_kube k;
 	struct upload u;
-	struct peer p;
+	struct aj_test_peer p;
 	char entries[512];
 
 	(void)state;
@@ -593,7 +522,7 @@ static void digest_mismatch_keeps_nothing(void **state)
 	aj_kube_release(&k);
 	aj_errors_release(&err);
 	upload_release(&u);
-	peer_stop(&p);
+	aj_test_peer_stop(&p);
 }
 
 int main(void)
