@@ -222,18 +222,6 @@ const char *aj_watch_resource_version(const struct aj_watch_loop *l, size_t i)
 	return i < l->nr ? l->watches[i]->rv : NULL;
 }
 
-int aj_watch_set_resource_version(struct aj_watch_loop *l, size_t i,
-				  const char *rv)
-{
-	char *copy;
-
-	if (i >= l->nr || !(copy = aj_strdup(rv)))
-		return -1;
-	aj_free(l->watches[i]->rv);
-	l->watches[i]->rv = copy;
-	return 0;
-}
-
 unsigned long aj_watch_lists(const struct aj_watch_loop *l, size_t i)
 {
 	return i < l->nr ? l->watches[i]->lists : 0;

@@ -153,12 +153,6 @@ void aj_watch_loop_stop(struct aj_watch_loop *l);
 
 /* The resourceVersion watch i resumes from ("" before its first list). */
 const char *aj_watch_resource_version(const struct aj_watch_loop *l, size_t i);
-/*
- * Make watch i resume from rv when its next stream starts (tests use a
- * version the server no longer holds to provoke "too old"). 0 / -1.
- */
-int aj_watch_set_resource_version(struct aj_watch_loop *l, size_t i,
-				  const char *rv);
 /* How many times watch i listed and (re)started its stream. */
 unsigned long aj_watch_lists(const struct aj_watch_loop *l, size_t i);
 unsigned long aj_watch_streams(const struct aj_watch_loop *l, size_t i);

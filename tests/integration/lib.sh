@@ -44,6 +44,22 @@ pids_matching() {
   return 0
 }
 
+# Restart the control plane's kube-apiserver as a crash would: SIGKILL (a graceful stop waits a minute
+# for open watches), then the same command line. The env file then names the new pid, which the
+# fixture's stop.sh stops. Returns at once; the caller waits for /readyz.
+restart_apiserver() {
+  local p pid= cmd
+  for p in $(pids_matching "--cert-dir $AJ_CP_DIR/pki"); do
+    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q kube-apiserver && { pid=$p; break; }
+  done
+  [[ -n $pid ]] || { echo "no kube-apiserver process of $AJ_CP_DIR" >&2; return 1; }
+  mapfile -d '' cmd <"/proc/$pid/cmdline"
+  kill -KILL "$pid"
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+  nohup "${cmd[@]}" >>"$AJ_CP_DIR/kube-apiserver.log" 2>&1 </dev/null &
+  sed -i "s/^export AJ_CP_APISERVER_PID=.*/export AJ_CP_APISERVER_PID=$!/" "$AJ_CP_ENV"
+}
+
 # The "# expect: MESSAGE" header line of a negative-case data file.
 expected_message() { sed -n '1s/^# expect: //p' "$1"; }
 

@@ -225,23 +225,14 @@ wait "${subs[@]}"
 expect_ok "the status still converges under concurrent writes" wait_for 20 phase_is burst-3 Running
 
 # --- the API server restarts mid-watch: the controller recovers and catches up ---
-apiserver_pid=$(pids_matching "--cert-dir $AJ_CP_DIR/pki" | while read -r p; do
-  tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q kube-apiserver && echo "$p"; done | head -n1)
-if [[ -n $apiserver_pid ]]; then
-  mapfile -d '' cmd <"/proc/$apiserver_pid/cmdline"
-  # A crash, not a graceful stop (which waits a minute for open watches).
-  kill -KILL "$apiserver_pid"
-  while kill -0 "$apiserver_pid" 2>/dev/null; do sleep 0.2; done
-  nohup "${cmd[@]}" >>"$AJ_CP_DIR/kube-apiserver.log" 2>&1 &
-  # The fixture's stop.sh stops the pid in the env file: record the new one.
-  sed -i "s/^export AJ_CP_APISERVER_PID=.*/export AJ_CP_APISERVER_PID=$!/" "$AJ_CP_ENV"
+if restart_apiserver; then
   expect_ok "the API server comes back" wait_for 60 k get --raw /readyz
   submit after-restart job
   expect_ok "an AjJob created after the restart is submitted" wait_for 60 phase_is after-restart Submitted
   set_volcano_phase burst-4 Running
   expect_ok "status changes after the restart are mirrored" wait_for 60 phase_is burst-4 Running
 else
-  fail "find the kube-apiserver process to restart"
+  fail "restart the kube-apiserver"
 fi
 
 # --- two controllers: only the leader writes, and the other takes over ---

@@ -7,6 +7,7 @@
  * installed and are skipped otherwise.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -26,6 +29,8 @@
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "kube/watch.h"
+
+extern char **environ;
 
 static const struct aj_kube_resource ajjobs = { "aj.dev", "v1alpha1", "ajjobs", 1 };
 
@@ -424,21 +429,26 @@ static void ajjob_status_subresource(void **state)
 
 /* --- watches --- */
 
-static void log_message(void *ctx, void *watch_ctx, const char *message)
-{
-	(void)ctx;
-	(void)watch_ctx;
-	print_message("watch: %s\n", message);
-}
-
 struct recorder {
 	char log[64][48];   /* "ADDED w1", ... (bookmarks not logged) */
 	int nr;
 	int lists;
 	int list_items;     /* items in the latest list */
 	int bookmarks;
+	char bookmark_rv[32];   /* resourceVersion of the latest bookmark */
 	int refuse;         /* refuse this many events (forces a relist) */
+	char messages[2048];    /* what the loop reported for this watch */
 };
+
+static void log_message(void *ctx, void *watch_ctx, const char *message)
+{
+	struct recorder *r = watch_ctx;
+	size_t len = strlen(r->messages);
+
+	(void)ctx;
+	print_message("watch: %s\n", message);
+	snprintf(r->messages + len, sizeof(r->messages) - len, "%s\n", message);
+}
 
 static int record(void *ctx, struct aj_watch_event *ev)
 {
@@ -455,6 +465,8 @@ static int record(void *ctx, struct aj_watch_event *ev)
 	}
 	if (ev->type == AJ_WATCH_BOOKMARK) {
 		r->bookmarks++;
+		snprintf(r->bookmark_rv, sizeof(r->bookmark_rv), "%s",
+			 str_at(ev->object, "metadata", "resourceVersion"));
 		return 0;
 	}
 	if (r->refuse > 0) {
@@ -610,6 +622,202 @@ static void watch_relists_when_an_event_is_refused(void **state)
 	aj_watch_loop_release(&loop);
 }
 
+/* Several watches on one loop (one event loop, one connection each), changes interleaved. */
+static void watches_share_one_loop_in_order(void **state)
+{
+	static const char *const sets[3] = { "multi-0", "multi-1", "multi-2" };
+	struct aj_kube_list_opts sel = { 0 };
+	struct aj_watch_loop loop;
+	struct recorder r[3];
+	char name[32], want[48], selector[32];
+	int i, j, round;
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	OK(aj_watch_loop_init(&loop, &kube, oe), "loop init");
+	loop.log = log_message;
+	for (i = 0; i < 3; i++) {
+		struct aj_kube_ref ref = { &aj_kube_configmaps, ns, NULL, NULL };
+
+		snprintf(selector, sizeof(selector), "set=%s", sets[i]);
+		sel.label_selector = selector;
+		OK(aj_watch_add(&loop, &ref, &sel, record, &r[i], oe), "watch add");
+	}
+	for (i = 0; i < 50 && (!r[0].lists || !r[1].lists || !r[2].lists); i++)
+		OK(aj_watch_loop_run(&loop, 100, oe), "watch loop");
+	/* Round 0 creates m<w>-<k>, round 1 patches them, round 2 deletes them. */
+	for (round = 0; round < 3; round++)
+		for (j = 0; j < 4; j++)
+			for (i = 0; i < 3; i++) {
+				struct aj_kube_ref ref = { &aj_kube_configmaps, ns, name, NULL };
+
+				snprintf(name, sizeof(name), "m%d-%d", i, j);
+				if (round == 0) {
+					cJSON *obj = configmap(name, sets[i], "1");
+
+					OK(aj_kube_create(&kube, &ref, obj, NULL, NULL, oe), "create");
+					cJSON_Delete(obj);
+				} else if (round == 1) {
+					cJSON *patch = parse("{\"data\":{\"a\":\"2\"}}");
+
+					OK(aj_kube_patch(&kube, &ref, AJ_KUBE_MERGE_PATCH, patch, NULL,
+							 NULL, oe), "patch");
+					cJSON_Delete(patch);
+				} else {
+					OK(aj_kube_delete(&kube, &ref, NULL, NULL, NULL, oe), "delete");
+				}
+			}
+	for (i = 0; i < 3; i++)
+		run_until(&loop, &r[i], 12, 20);
+	for (i = 0; i < 3; i++) {
+		static const char *const types[3] = { "ADDED", "MODIFIED", "DELETED" };
+
+		assert_int_equal(r[i].nr, 12);
+		for (round = 0; round < 3; round++)
+			for (j = 0; j < 4; j++) {
+				snprintf(want, sizeof(want), "%s m%d-%d", types[round], i, j);
+				assert_string_equal(r[i].log[round * 4 + j], want);
+			}
+		assert_int_equal(aj_watch_lists(&loop, (size_t)i), 1);
+		assert_int_equal(aj_watch_streams(&loop, (size_t)i), 1);
+		assert_string_equal(r[i].messages, "");
+	}
+	aj_watch_loop_release(&loop);
+}
+
+/* Bookmarks move the resume point; streams resume from it without a list. */
+static void watch_resumes_from_bookmarks(void **state)
+{
+	struct aj_kube_ref ref = { &aj_kube_configmaps, ns, NULL, NULL };
+	struct aj_kube_list_opts sel = { 0 };
+	struct aj_watch_loop loop;
+	struct recorder r;
+	char name[32];
+	int i, n = 0;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	OK(aj_watch_loop_init(&loop, &kube, oe), "loop init");
+	loop.log = log_message;
+	/* The server sends a bookmark 2 s before a stream's deadline. */
+	loop.min_timeout = 5;
+	loop.max_timeout = 7;
+	sel.label_selector = "set=bookmarked";
+	OK(aj_watch_add(&loop, &ref, &sel, record, &r, oe), "watch add");
+	/*
+	 * Changes this watch does not see move the server's version on; the
+	 * bookmarks carry it (a bookmark older than the stream is not sent).
+	 */
+	for (i = 0; i < 300 && r.bookmarks < 2; i++) {
+		if (i % 10 == 0) {
+			cJSON *obj;
+
+			snprintf(name, sizeof(name), "noise-%d", n++);
+			obj = configmap(name, "noise", "1");
+			ref.name = name;
+			OK(aj_kube_create(&kube, &ref, obj, NULL, NULL, oe), "create");
+			ref.name = NULL;
+			cJSON_Delete(obj);
+		}
+		OK(aj_watch_loop_run(&loop, 100, oe), "watch loop");
+	}
+	assert_true(r.bookmarks >= 2);
+	assert_string_equal(aj_watch_resource_version(&loop, 0), r.bookmark_rv);
+	assert_int_equal(r.nr, 0);
+	assert_true(aj_watch_streams(&loop, 0) >= 2);
+	assert_int_equal(aj_watch_lists(&loop, 0), 1);
+	assert_string_equal(r.messages, "");
+	aj_watch_loop_release(&loop);
+}
+
+/* Run a command to its end; its exit status (-1 when it could not run). */
+static int run_command(char *const *argv)
+{
+	pid_t pid;
+	int status;
+
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ))
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void create_cm(const char *name, const char *label)
+{
+	struct aj_kube_ref ref = { &aj_kube_configmaps, ns, name, NULL };
+	cJSON *obj = configmap(name, label, "1");
+
+	OK(aj_kube_create(&kube, &ref, obj, NULL, NULL, oe), "create");
+	cJSON_Delete(obj);
+}
+
+/*
+ * The API server crashes mid-watch and comes back. Its new watch cache
+ * starts after the watches' version, so resuming is "too old" (410): both
+ * watches list again and go on, each change seen once. Runs alone (it
+ * restarts the shared server): integration_kube_client --restart.
+ */
+static void watch_survives_api_server_restart(void **state)
+{
+	struct aj_kube_ref ref = { &aj_kube_configmaps, ns, NULL, NULL };
+	struct aj_kube_ref probe = { &aj_kube_namespaces, NULL, ns, NULL };
+	struct aj_kube_list_opts sel = { 0 };
+	struct aj_watch_loop loop;
+	struct recorder a, b;
+	char script[1024];
+	char *argv[] = { (char *)"bash", script, NULL };
+	int i, up = 0;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	snprintf(script, sizeof(script), "%s/tests/integration/kube/restart-apiserver.sh", AJ_SOURCE_DIR);
+	OK(aj_watch_loop_init(&loop, &kube, oe), "loop init");
+	loop.log = log_message;
+	sel.label_selector = "set=restart-a";
+	OK(aj_watch_add(&loop, &ref, &sel, record, &a, oe), "watch add");
+	sel.label_selector = "set=restart-b";
+	OK(aj_watch_add(&loop, &ref, &sel, record, &b, oe), "watch add");
+	for (i = 0; i < 50 && (!a.lists || !b.lists); i++)
+		OK(aj_watch_loop_run(&loop, 100, oe), "watch loop");
+	OK(aj_watch_loop_run(&loop, 500, oe), "watch loop");
+	create_cm("ra1", "restart-a");
+	create_cm("rb1", "restart-b");
+	run_until(&loop, &a, 1, 20);
+	run_until(&loop, &b, 1, 20);
+	/* A change neither watch sees: the server's version passes theirs. */
+	create_cm("rn", "restart-none");
+	assert_int_equal(run_command(argv), 0);
+	for (i = 0; i < 600 && (!up || a.lists < 2 || b.lists < 2); i++) {
+		struct aj_errors e = AJ_ERRORS_INIT;
+		cJSON *got = NULL;
+
+		OK(aj_watch_loop_run(&loop, 100, oe), "watch loop");
+		if (!up && !aj_kube_get(&kube, &probe, &got, NULL, &e))
+			up = 1;
+		cJSON_Delete(got);
+		aj_errors_release(&e);
+	}
+	assert_true(up);
+	assert_int_equal(a.lists, 2);
+	assert_int_equal(b.lists, 2);
+	assert_int_equal(a.list_items, 1);
+	assert_non_null(strstr(a.messages, "(HTTP 410)"));
+	create_cm("ra2", "restart-a");
+	create_cm("rb2", "restart-b");
+	run_until(&loop, &a, 2, 30);
+	run_until(&loop, &b, 2, 30);
+	assert_int_equal(a.nr, 2);
+	assert_string_equal(a.log[0], "ADDED ra1");
+	assert_string_equal(a.log[1], "ADDED ra2");
+	assert_int_equal(b.nr, 2);
+	assert_string_equal(b.log[0], "ADDED rb1");
+	assert_string_equal(b.log[1], "ADDED rb2");
+	aj_watch_loop_release(&loop);
+}
+
 /* --- credentials and transport --- */
 
 static int config_with_token(struct aj_kube_config *cfg, const char *token)
@@ -689,6 +897,42 @@ static void token_rotation_after_401(void **state)
 	if (getenv("AJ_KEEP_TRACE")) print_message("trace: %s\n", trace); else unlink(trace);
 }
 
+/* A watch with a bearer token and the CA from a file (the others use a client certificate and inline CA). */
+static void watch_with_token(void **state)
+{
+	struct aj_kube_ref ref = { &aj_kube_configmaps, ns, "tok", NULL };
+	struct aj_kube_list_opts sel = { 0 };
+	struct aj_kube_config cfg;
+	struct aj_watch_loop loop;
+	struct aj_kube k;
+	struct recorder r;
+	cJSON *obj;
+	int i;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	if (!setting("AJ_KUBE_TOKEN") || config_with_token(&cfg, setting("AJ_KUBE_TOKEN")) < 0)
+		skip();
+	OK(aj_kube_init(&k, &cfg, oe), "init");
+	OK(aj_watch_loop_init(&loop, &k, oe), "loop init");
+	loop.log = log_message;
+	sel.label_selector = "set=token";
+	OK(aj_watch_add(&loop, &((struct aj_kube_ref){ &aj_kube_configmaps, ns, NULL, NULL }),
+			&sel, record, &r, oe), "watch add");
+	for (i = 0; i < 50 && !r.lists; i++)
+		OK(aj_watch_loop_run(&loop, 100, oe), "watch loop");
+	/* Give the stream a moment to be up before the change. */
+	OK(aj_watch_loop_run(&loop, 500, oe), "watch loop");
+	obj = configmap("tok", "token", "1");
+	OK(aj_kube_create(&kube, &ref, obj, NULL, NULL, oe), "create");
+	cJSON_Delete(obj);
+	run_until(&loop, &r, 1, 20);
+	assert_string_equal(r.log[0], "ADDED tok");
+	assert_string_equal(r.messages, "");
+	aj_watch_loop_release(&loop);
+	aj_kube_release(&k);
+}
+
 static void transport_and_tls_errors(void **state)
 {
 	struct aj_kube_ref ref = { &aj_kube_namespaces, NULL, "default", NULL };
@@ -725,7 +969,7 @@ static void transport_and_tls_errors(void **state)
 	aj_kube_status_release(&st);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(configmap_crud_and_patches),
@@ -735,9 +979,17 @@ int main(void)
 		cmocka_unit_test(watch_sees_changes_in_order),
 		cmocka_unit_test(watch_resumes_after_the_stream_ends),
 		cmocka_unit_test(watch_relists_when_an_event_is_refused),
+		cmocka_unit_test(watches_share_one_loop_in_order),
+		cmocka_unit_test(watch_resumes_from_bookmarks),
+		cmocka_unit_test(watch_with_token),
 		cmocka_unit_test(token_rotation_after_401),
 		cmocka_unit_test(transport_and_tls_errors),
 	};
+	const struct CMUnitTest restart[] = {
+		cmocka_unit_test(watch_survives_api_server_restart),
+	};
 
+	if (argc > 1 && !strcmp(argv[1], "--restart"))
+		return cmocka_run_group_tests(restart, group_setup, group_teardown);
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
