@@ -421,7 +421,8 @@ static int receive(struct aj_watch *w, const char *data, size_t len, int first,
 	w->last_rx = aj_monotonic_now(NULL);
 	if (w->ended)
 		return -1;
-	if (!aj_watch_decoder_feed(&w->dec, data, len, first, final, w->origin,
+	/* wlog() names the watch; the decoder's messages name the stream. */
+	if (!aj_watch_decoder_feed(&w->dec, data, len, first, final, "the stream",
 				   on_event, w, &e))
 		return 0;
 	if (!w->ended) {

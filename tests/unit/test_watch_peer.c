@@ -255,7 +255,7 @@ static void malformed_message_and_404_relist(void **state)
 	for (i = 0; i < 4; i++)
 		assert_string_equal(f.r.log[i], want[i]);
 	assert_non_null(strstr(f.r.messages, "watch configmaps in namespace w: "
-			       "watch configmaps in namespace w: event 1: not valid JSON"));
+			       "the stream: event 1: not valid JSON"));
 	/* What the controller turns into "the CRD ... is not installed". */
 	assert_non_null(strstr(f.r.messages, "the stream: NotFound (HTTP 404)"));
 	assert_int_equal(aj_watch_lists(&f.l, 0), 3);
