@@ -330,12 +330,15 @@ static int do_list(struct aj_watch *w)
 	return 0;
 }
 
-/* The stream is over: forget its state and plan the next one. */
-static void stream_end(struct aj_watch *w, enum restart r, long retry_after)
+/*
+ * The stream is over: forget its state and plan the next one (a refused
+ * upgrade has no Retry-After to honour: lws keeps no headers of it).
+ */
+static void stream_end(struct aj_watch *w, enum restart r)
 {
 	w->streaming = 0;
 	aj_watch_decoder_reset(&w->dec);
-	schedule(w, r, retry_after);
+	schedule(w, r, -1);
 }
 
 static int start_stream(struct aj_watch *w, struct aj_errors *err)
@@ -374,7 +377,7 @@ static int start_stream(struct aj_watch *w, struct aj_errors *err)
 	if (!aj_ws_connect(l->io->ctx, &l->io->server, aj_buf_cstr(&path), NULL,
 			   protocols[0].name, w, &w->wsi) && w->streaming) {
 		wlog(w, "cannot start the stream");
-		stream_end(w, RESTART_RESUME_LATER, -1);
+		stream_end(w, RESTART_RESUME_LATER);
 	}
 	aj_buf_release(&path);
 	return 0;
@@ -447,7 +450,7 @@ static void connect_failed(struct aj_watch *w, unsigned code, const char *why)
 		return;
 	if (code < 300) {
 		wlog(w, "stream failed: %s", why);
-		stream_end(w, r, -1);
+		stream_end(w, r);
 		return;
 	}
 	/* lws keeps no body of a refused upgrade: the code is all there is. */
@@ -465,7 +468,7 @@ static void connect_failed(struct aj_watch *w, unsigned code, const char *why)
 		r = RESTART_RELIST_LATER;
 	}
 	aj_kube_status_release(&st);
-	stream_end(w, r, -1);
+	stream_end(w, r);
 }
 
 /* The connection closed after the upgrade (or was never made). */
@@ -474,18 +477,18 @@ static void closed(struct aj_watch *w)
 	if (!w->streaming)
 		return;
 	if (w->ended) {
-		stream_end(w, w->restart, -1);
+		stream_end(w, w->restart);
 	} else if (w->dead) {
 		wlog(w, "nothing received for %ld s; reconnecting",
 		     w->timeout + DEAD_GRACE);
-		stream_end(w, RESTART_RESUME_LATER, -1);
+		stream_end(w, RESTART_RESUME_LATER);
 	} else if (!w->established || !w->peer_closed) {
 		wlog(w, "the connection dropped");
-		stream_end(w, RESTART_RESUME_LATER, -1);
+		stream_end(w, RESTART_RESUME_LATER);
 	} else {
 		/* A normal end (timeoutSeconds). Very short and empty: suspicious. */
 		stream_end(w, aj_monotonic_now(NULL) - w->started < 1.0 && !w->stream_events
-			   ? RESTART_RESUME_LATER : RESTART_RESUME, -1);
+			   ? RESTART_RESUME_LATER : RESTART_RESUME);
 	}
 }
 

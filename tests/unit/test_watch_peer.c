@@ -4,7 +4,8 @@
  * streams follow a script: messages in several frames and larger than the
  * receive buffer, resuming from a bookmark, relisting on an ERROR 410 and
  * on a refused upgrade with 410, a malformed message, a 404, a dropped
- * connection, a stream that ends at once, the Origin header and the token.
+ * connection, a stream that ends at once, a silent (dead) stream, the Origin
+ * header and the token.
  */
 #include "support.h"
 #include "code_fs.h"
@@ -320,6 +321,25 @@ static void empty_short_stream_backs_off(void **state)
 	teardown(&f);
 }
 
+/* A stream silent for its timeout plus 30 s is closed as dead and started again. */
+static void silent_stream_is_dropped(void **state)
+{
+	static const char script[] =
+		"[{\"events\": [], \"end\": \"hold\"},"
+		" {\"events\": [{\"type\": \"ADDED\", \"name\": \"d\", \"rv\": \"14\"}], \"end\": \"hold\"}]";
+	struct fixture f;
+
+	(void)state;
+	setup(&f, script);
+	f.l.min_timeout = f.l.max_timeout = 1;
+	run(&f.l, &f.r, 2, 60);
+	assert_string_equal(f.r.log[1], "ADDED d");
+	assert_non_null(strstr(f.r.messages, "nothing received for 31 s; reconnecting"));
+	assert_int_equal(aj_watch_lists(&f.l, 0), 1);
+	assert_int_equal(aj_watch_streams(&f.l, 0), 2);
+	teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +347,7 @@ int main(void)
 		cmocka_unit_test(malformed_message_and_404_relist),
 		cmocka_unit_test(drop_and_401_resume),
 		cmocka_unit_test(empty_short_stream_backs_off),
+		cmocka_unit_test(silent_stream_is_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
