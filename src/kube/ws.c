@@ -9,6 +9,8 @@
 #include "core/error.h"
 #include "kube/kubeconfig.h"
 
+#define WS_FD_LIMIT 1024
+
 int aj_ws_server_parse(const char *url, const char *what,
 		       struct aj_ws_server *sv, struct aj_errors *err)
 {
@@ -66,6 +68,12 @@ struct lws_context *aj_ws_context_new(const struct aj_kube_config *cfg,
 	info.protocols = protocols;
 	info.gid = -1;
 	info.uid = -1;
+	/*
+	 * lws sizes (and zeroes) its fd tables from RLIMIT_NOFILE, which is a
+	 * million in many containers: megabytes for a handful of sockets. Socket
+	 * numbers stay low (the lowest free one is reused), so 1024 is plenty.
+	 */
+	info.fd_limit_per_thread = WS_FD_LIMIT;
 	if (sv->tls) {
 		info.options = LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
 		info.client_ssl_ca_filepath = cfg->ca_file;
