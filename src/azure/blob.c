@@ -30,6 +30,23 @@ void aj_blob_config_default(struct aj_blob_config *c)
 	c->block_size = 8u * 1024u * 1024u;
 }
 
+int aj_blob_endpoint(const char *tmpl, const char *account, struct aj_buf *out)
+{
+	static const char key[] = "{account}";
+	const char *p = tmpl, *hit;
+
+	while ((hit = strstr(p, key))) {
+		if (aj_buf_add(out, p, (size_t)(hit - p)) || aj_buf_addstr(out, account))
+			return -1;
+		p = hit + sizeof(key) - 1;
+	}
+	if (aj_buf_addstr(out, p))
+		return -1;
+	while (out->len > 1 && out->buf[out->len - 1] == '/')
+		out->buf[--out->len] = '\0';
+	return 0;
+}
+
 int aj_blob_init(struct aj_blob *b, const struct aj_blob_config *c,
 		 struct aj_errors *err)
 {

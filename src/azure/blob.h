@@ -30,6 +30,7 @@
 
 #include "azure/http.h"
 
+struct aj_buf;
 struct aj_errors;
 struct aj_sas_key;
 struct aj_token_cache;
@@ -49,6 +50,14 @@ struct aj_blob_config {
 };
 
 void aj_blob_config_default(struct aj_blob_config *c);
+
+/*
+ * An endpoint from a template: every "{account}" becomes account, trailing
+ * '/' dropped ("https://{account}.blob.core.windows.net", or path-style
+ * "https://127.0.0.1:10000/{account}"). 0 / -1 (out of memory).
+ */
+#define AJ_BLOB_ENDPOINT_DEFAULT "https://{account}.blob.core.windows.net"
+int aj_blob_endpoint(const char *tmpl, const char *account, struct aj_buf *out);
 
 struct aj_blob {
 	struct aj_http http;

@@ -243,19 +243,22 @@ void aj_cli_azure_close(struct aj_cli_azure *a);
 
 /*
  * Code through Blob Storage (cli_code_blob.c), sent with the user's
- * credential before the AjJob exists: for aml and sing the files of the
- * archive go to the workspace's default datastore under aj-code/<sha256>/,
- * which the controller registers as the code version <sha256>. The
- * workspace is AJ_AZURE_WORKSPACE (SUBSCRIPTION/RESOURCE_GROUP/NAME) with
- * NAME replaced by target.workspace_name. An upload already complete there
- * is not repeated. AJ_AZURE_BLOB_ENDPOINT replaces
- * https://<account>.blob.<suffix> (emulators, tests).
+ * credential before the AjJob exists:
+ *  - aml and sing: the files of the archive go to the workspace's default
+ *    datastore under aj-code/<sha256>/, which the controller registers as
+ *    the code version <sha256> (the workspace is AJ_AZURE_WORKSPACE,
+ *    SUBSCRIPTION/RESOURCE_GROUP/NAME, with NAME replaced by
+ *    target.workspace_name);
+ *  - volcano with _extra.code_upload.strategy blob: the archive itself goes
+ *    to <upload_dir>/<sha256>.tar.gz in the named account and container.
+ * An upload already complete there is not repeated. AJ_AZURE_BLOB_ENDPOINT
+ * is the blob endpoint with {account} for the account name, as for the
+ * controller (emulators, tests).
  * aj_cli_code_blob_wanted: does the spec's code travel this way?
  * aj_cli_code_blob_upload: archive ".", upload, set spec->code.digest (one
- * already set must match) and *uri to the datastore path
+ * already set must match) and for aml/sing *uri to the datastore path
  * azureml://datastores/<ds>/paths/aj-code/<sha256>/ (caller frees; NULL
- * when nothing travels this way). Says on stderr what it sent or found.
- * 0 / -1.
+ * otherwise). Says on stderr what it sent or found. 0 / -1.
  */
 int aj_cli_code_blob_wanted(const struct aj_jobspec *spec);
 int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err);

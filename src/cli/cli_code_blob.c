@@ -13,14 +13,22 @@
  * with it the upload is skipped. The tree is archived again once the files
  * are sent, and a changed digest leaves the marker unwritten. Blob folders
  * hold files only: symbolic links and empty directories do not travel.
+ *
+ * volcano (strategy blob) gets the archive itself, <upload_dir>/<D>.tar.gz,
+ * sent in blocks from the temporary file its digest was computed over, so
+ * the bytes stored are the bytes hashed. A blob of that name and size is
+ * taken as already there. The pods download it (volcano.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "azure/aml.h"
 #include "azure/blob.h"
 #include "backend/azureml.h"
+#include "backend/backend.h"
 #include "cli.h"
 #include "code/archive.h"
 #include "code/ignore.h"
@@ -41,7 +49,9 @@ static int azure_service(const struct aj_jobspec *spec)
 
 int aj_cli_code_blob_wanted(const struct aj_jobspec *spec)
 {
-	return azure_service(spec);
+	const char *s = spec->target.service;
+
+	return azure_service(spec) || (s && !strcmp(s, "volcano") && aj_code_via_blob(spec));
 }
 
 static const char *env(const char *name)
@@ -51,26 +61,31 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-/* A blob client on account's endpoint (AJ_AZURE_BLOB_ENDPOINT wins), bearer auth. */
+/*
+ * A blob client for account, bearer auth: AJ_AZURE_BLOB_ENDPOINT with
+ * {account} replaced (as the controller's --azure-blob-endpoint), else
+ * https://<account>.blob.<suffix>.
+ */
 static int blob_open(struct aj_blob *b, struct aj_token_cache *tokens, const char *account,
 		     const char *suffix, struct aj_errors *err)
 {
 	struct aj_blob_config c;
-	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_buf tmpl = AJ_BUF_INIT(AJ_BUF_SMALL), url = AJ_BUF_INIT(AJ_BUF_SMALL);
 	int rc;
 
 	aj_blob_config_default(&c);
 	c.tokens = tokens;
 	c.http.ca_file = env("AJ_AZURE_CA_FILE");
-	c.endpoint = env("AJ_AZURE_BLOB_ENDPOINT");
-	if (!c.endpoint) {
-		if (aj_buf_addf(&url, "https://%s.blob.%s", account, suffix)) {
-			aj_buf_release(&url);
-			return aj_errors_oom(err);
-		}
+	if (env("AJ_AZURE_BLOB_ENDPOINT") ? aj_buf_addstr(&tmpl, env("AJ_AZURE_BLOB_ENDPOINT"))
+					  : aj_buf_addf(&tmpl, "https://{account}.blob.%s", suffix)) {
+		rc = aj_errors_oom(err);
+	} else if (aj_blob_endpoint(aj_buf_cstr(&tmpl), account, &url)) {
+		rc = aj_errors_oom(err);
+	} else {
 		c.endpoint = aj_buf_cstr(&url);
+		rc = aj_blob_init(b, &c, err);
 	}
-	rc = aj_blob_init(b, &c, err);
+	aj_buf_release(&tmpl);
 	aj_buf_release(&url);
 	return rc;
 }
@@ -225,8 +240,88 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 	return rc;
 }
 
+/* --- volcano: the archive, into the named container --- */
+
+struct fd_reader {
+	int fd;
+};
+
+static int read_archive(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err)
+{
+	ssize_t n;
+
+	do
+		n = read(((struct fd_reader *)data)->fd, buf, cap);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return aj_errors_add(err, NULL, "reading the code archive: %s", strerror(errno));
+	*len = (size_t)n;
+	return 0;
+}
+
+static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
+{
+	struct aj_code_blob cb;
+	struct aj_archive_result res;
+	struct aj_buf name = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_errors why = AJ_ERRORS_INIT;
+	struct aj_blob_put_options opt = { "application/gzip", 1, 1 };
+	struct aj_blob_props props;
+	struct aj_cli_azure az;
+	struct aj_blob blob;
+	struct fd_reader r = { -1 };
+	int rc, blob_ready = 0;
+
+	memset(&az, 0, sizeof(az));
+	if (aj_code_blob(spec, &cb, err) != 1)
+		return -1;
+	r.fd = aj_cli_code_archive_file(spec, &res, err);
+	if (r.fd < 0)
+		return -1;
+	rc = aj_code_blob_name(&cb, res.sha256_hex, &name) ? aj_errors_oom(err) : 0;
+	if (!rc && spec->code.digest && strcmp(spec->code.digest, res.sha256_hex))
+		rc = aj_errors_add(err, NULL, "the code changed while it was being submitted "
+				   "(%.12s, then %.12s): submit again", spec->code.digest,
+				   res.sha256_hex);
+	if (!rc) {
+		/* only the credential is used: nothing here goes to ARM */
+		rc = aj_cli_azure_open(&az, &why) ||
+		     blob_open(&blob, az.tokens, cb.account, "core.windows.net", &why) ? -1 : 0;
+		blob_ready = !rc;
+		rc = rc || aj_blob_head(&blob, cb.container, aj_buf_cstr(&name), &props, &why) ? -1 : 0;
+		if (!rc && props.exists && props.size == res.size) {
+			fprintf(stderr, "aj: code %.12s is already in storage account %s, container %s\n",
+				res.sha256_hex, cb.account, cb.container);
+		} else if (!rc) {
+			/* a blob of another size under this name is replaced */
+			opt.create_only = !props.exists;
+			rc = aj_blob_upload(&blob, cb.container, aj_buf_cstr(&name), read_archive, &r,
+					    &opt, &why);
+			if (!rc)
+				fprintf(stderr, "aj: code %.12s uploaded to storage account %s, container "
+					"%s: %s (%llu files, %llu bytes)\n", res.sha256_hex, cb.account,
+					cb.container, aj_buf_cstr(&name), (unsigned long long)res.files,
+					(unsigned long long)res.size);
+		}
+		if (rc)
+			aj_errors_add(err, NULL, "cannot upload the code to storage account %s, "
+				      "container %s:", cb.account, cb.container);
+	}
+	if (!rc && !spec->code.digest && !(spec->code.digest = aj_strdup(res.sha256_hex)))
+		rc = aj_errors_oom(err);
+	aj_errors_splice(err, &why);
+	if (blob_ready)
+		aj_blob_release(&blob);
+	aj_cli_azure_close(&az);
+	close(r.fd);
+	aj_buf_release(&name);
+	return rc;
+}
+
 int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err)
 {
 	*uri = NULL;
-	return azure_service(spec) ? upload_to_datastore(spec, uri, err) : 0;
+	if (azure_service(spec))
+		return upload_to_datastore(spec, uri, err);
+	return aj_cli_code_blob_wanted(spec) ? upload_archive(spec, err) : 0;
 }

@@ -212,7 +212,7 @@ ln -s train.py "$work/code/link.py"
 # The user's credential: a service principal whose token endpoint is the peer.
 aj_user() {
   (cd "$work/code" && env AZURE_TENANT_ID=tenant-u AZURE_CLIENT_ID=user AZURE_CLIENT_SECRET=not-a-real-secret \
-    AZURE_AUTHORITY_HOST="$peer" AJ_AZURE_ARM_ENDPOINT="$peer" AJ_AZURE_BLOB_ENDPOINT="$peer/blob/wsstore" \
+    AZURE_AUTHORITY_HOST="$peer" AJ_AZURE_ARM_ENDPOINT="$peer" AJ_AZURE_BLOB_ENDPOINT="$peer/blob/{account}" \
     AJ_AZURE_WORKSPACE="$sub/ml-rg/ws-main" "$@")
 }
 blob_puts() { requests PUT "^/blob/wsstore/azureml-blobstore-0000/aj-code/"; }

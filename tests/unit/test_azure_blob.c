@@ -421,8 +421,18 @@ static void settings_are_checked(void **state)
 	struct aj_blob_config c;
 	struct aj_blob b;
 	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL);
 
 	(void)state;
+	assert_int_equal(aj_blob_endpoint(AJ_BLOB_ENDPOINT_DEFAULT, "acct1", &url), 0);
+	assert_string_equal(aj_buf_cstr(&url), "https://acct1.blob.core.windows.net");
+	aj_buf_reset(&url);
+	assert_int_equal(aj_blob_endpoint("https://127.0.0.1:10000/{account}/", "devstoreaccount1", &url), 0);
+	assert_string_equal(aj_buf_cstr(&url), "https://127.0.0.1:10000/devstoreaccount1");
+	aj_buf_reset(&url);
+	assert_int_equal(aj_blob_endpoint("https://fixed.example/", "x", &url), 0);
+	assert_string_equal(aj_buf_cstr(&url), "https://fixed.example");
+	aj_buf_release(&url);
 	aj_blob_config_default(&c);
 	assert_int_equal(aj_blob_init(&b, &c, &e), -1);
 	assert_true(aj_test_errors_contain(&e, "blob: no endpoint configured"));
