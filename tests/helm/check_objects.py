@@ -158,10 +158,14 @@ def main():
               "--azure-allow=training=workspace:00000000-1111-2222-3333-444444444444/ml-rg/ml-ws,vc:*/vc-rg/*;"
               "research=vc:00000000-1111-2222-3333-444444444444/vc-rg/vc-a" in args, str(args))
         check("...polled every 15 s", "--azure-poll=15" in args, str(args))
+        check("storage SAS live 12 h", "--storage-sas-lifetime=43200" in args, str(args))
+        check("...from the sovereign cloud's blob endpoint",
+              "--azure-blob-endpoint=https://{account}.blob.core.usgovcloudapi.net" in args, str(args))
     else:
         check("no workload identity label", "azure.workload.identity/use" not in pod_labels)
         check("no privileged namespaces and no Azure forwarding",
               not any(a.startswith(("--privileged-namespaces", "--azure-")) for a in args), str(args))
+        check("storage SAS live 24 h", "--storage-sas-lifetime=86400" in args, str(args))
         check("no PodDisruptionBudget or ServiceMonitor", not by_kind.get("PodDisruptionBudget") and not by_kind.get("ServiceMonitor"))
     return 1 if failed else 0
 
