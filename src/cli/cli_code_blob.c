@@ -39,6 +39,7 @@
 #include "core/jobspec.h"
 
 #define MARKER_SUFFIX ".complete"
+#define BLOCK_TIMEOUT_MS (10L * 60 * 1000)
 
 static int azure_service(const struct aj_jobspec *spec)
 {
@@ -76,6 +77,9 @@ static int blob_open(struct aj_blob *b, struct aj_token_cache *tokens, const cha
 	aj_blob_config_default(&c);
 	c.tokens = tokens;
 	c.http.ca_file = env("AJ_AZURE_CA_FILE");
+	/* an 8 MiB block over a slow uplink takes minutes, and may still be retried */
+	c.http.timeout_ms = BLOCK_TIMEOUT_MS;
+	c.retry.max_total_ms = 3 * BLOCK_TIMEOUT_MS;
 	if (env("AJ_AZURE_BLOB_ENDPOINT") ? aj_buf_addstr(&tmpl, env("AJ_AZURE_BLOB_ENDPOINT"))
 					  : aj_buf_addf(&tmpl, "https://{account}.blob.%s", suffix)) {
 		rc = aj_errors_oom(err);
