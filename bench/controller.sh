@@ -90,6 +90,7 @@ k create namespace idle >/dev/null
 pid=$!
 sleep 8
 idle_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+idle_anon_kb=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status")
 kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
 rm -f "$tmp/port"
 # Realistic AjJobs: the bundled Volcano example (four files), in its namespace.
@@ -133,6 +134,7 @@ until [[ -s $tmp/port ]] && (($(count_volcano "$mem") >= nmem)) &&
 sleep 8   # the controller trims its heap after 5 s without work
 rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
 hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
+anon_kb=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status")
 cached=$(metric 'aj_ajjobs_cached')
 json=$(k get ajjobs -n "$mem" -o json | python3 -c 'import json, sys
 print(sum(len(json.dumps(i, separators=(",", ":"))) for i in json.load(sys.stdin)["items"]))')
@@ -141,6 +143,8 @@ echo "memory: $nmem AjJobs ($submitted submitted, $cached cached)"
 printf '  AjJobs as JSON:        %8.1f MiB\n' "$(echo "$json / 1048576" | bc -l)"
 printf '  controller RSS:        %8.1f MiB   ratio %.2f\n' "$(echo "$rss_kb / 1024" | bc -l)" "$(echo "$rss_kb * 1024 / $json" | bc -l)"
 printf '  controller peak RSS:   %8.1f MiB\n' "$(echo "$hwm_kb / 1024" | bc -l)"
-printf '  idle controller RSS:   %8.1f MiB\n' "$(echo "$idle_kb / 1024" | bc -l)"
+printf '  controller RssAnon:    %8.1f MiB   (heap, stacks; the rest is mapped files)\n' "$(echo "$anon_kb / 1024" | bc -l)"
+printf '  idle controller RSS:   %8.1f MiB   RssAnon %.1f MiB\n' "$(echo "$idle_kb / 1024" | bc -l)" \
+  "$(echo "$idle_anon_kb / 1024" | bc -l)"
 printf '  RSS above idle:        %8.1f MiB   ratio %.2f\n' "$(echo "($rss_kb - $idle_kb) / 1024" | bc -l)" \
   "$(echo "($rss_kb - $idle_kb) * 1024 / $json" | bc -l)"

@@ -1,5 +1,6 @@
 #include "cache.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,55 +11,253 @@
 #include "core/node.h"
 #include "core/source.h"
 
-struct ajjob_entry {
-	char *uid;
-	char *resource_version;
-	long long generation;
-	long long observed_generation;
-	int has_phase;
-	enum aj_phase phase;
-	int deleting;
-	int cancel;
-	char *volcano_job;
-	/* Compact JSON: a parsed tree costs several times more memory. */
-	char *object;
-	char *status;
+/*
+ * Every record starts with this head; its key is the first string of the
+ * record's text, and `key` points there.
+ */
+struct aj_cache_rec {
+	uint32_t size;            /* bytes allocated for the record */
+	uint32_t hash;            /* of the key */
+	const char *key;
 };
 
-struct volcano_entry {
-	char *owner_uid;
-	char *owner_name;
-	char *phase;
+#define FLAG_HAS_PHASE 1u
+#define FLAG_DELETING 2u
+#define FLAG_CANCEL 4u
+#define FLAG_HAS_STATUS 8u
+
+/* A condition's status: absent, "True", "False", anything else. */
+enum { COND_NONE, COND_TRUE, COND_FALSE, COND_OTHER };
+
+/* Offsets into text; 0 is "none" (the key is at 0). */
+struct ajjob_rec {
+	struct aj_cache_rec h;
+	long long generation;
+	long long observed_generation;
+	uint64_t status_hash;
+	char *object;             /* compact JSON while not submitted, else NULL */
+	char *azure;              /* status.azure as compact JSON, or NULL */
+	uint32_t uid, resource_version, volcano_job;
+	uint32_t since[AJ_STATUS_CONDITIONS];      /* lastTransitionTime */
+	unsigned char cond[AJ_STATUS_CONDITIONS];  /* COND_* */
+	unsigned char flags;
+	unsigned char phase;
+	char text[];
 };
+
+struct volcano_rec {
+	struct aj_cache_rec h;
+	uint32_t owner_uid, owner_name, phase;
+	char text[];
+};
+
+#define POOL_BLOCK (64 * 1024)
+#define POOL_GRAIN 16
+/* Room at the start of a block for its link, keeping records aligned. */
+#define POOL_HEAD POOL_GRAIN
+/* How many classes larger a reused record may be. */
+#define POOL_SLACK 3
+
+static void *pool_alloc(struct aj_cache_pool *p, size_t size)
+{
+	size_t i, cls = (size + POOL_GRAIN - 1) / POOL_GRAIN;
+	void *r;
+
+	if (cls > AJ_CACHE_CLASSES) {
+		r = aj_malloc(size);
+		if (r)
+			p->bytes += size;
+		return r;
+	}
+	/* A freed record of this size or a little larger (sizes drift by a few bytes). */
+	for (i = cls; i <= cls + POOL_SLACK && i <= AJ_CACHE_CLASSES; i++)
+		if ((r = p->free[i - 1])) {
+			memcpy(&p->free[i - 1], r, sizeof(void *));
+			return r;
+		}
+	if (p->tail_left < cls * POOL_GRAIN) {
+		char *b = aj_malloc(POOL_BLOCK);
+
+		if (!b)
+			return NULL;
+		memcpy(b, &p->blocks, sizeof(void *));
+		p->blocks = b;
+		p->tail = b + POOL_HEAD;
+		p->tail_left = POOL_BLOCK - POOL_HEAD;
+		p->bytes += POOL_BLOCK;
+	}
+	r = p->tail;
+	p->tail += cls * POOL_GRAIN;
+	p->tail_left -= cls * POOL_GRAIN;
+	return r;
+}
+
+static void pool_free(struct aj_cache_pool *p, void *r, size_t size)
+{
+	size_t cls = (size + POOL_GRAIN - 1) / POOL_GRAIN;
+
+	if (!r)
+		return;
+	if (cls > AJ_CACHE_CLASSES) {
+		p->bytes -= size;
+		aj_free(r);
+		return;
+	}
+	memcpy(r, &p->free[cls - 1], sizeof(void *));
+	p->free[cls - 1] = r;
+}
+
+static void pool_release(struct aj_cache_pool *p)
+{
+	void *b = p->blocks, *next;
+
+	while (b) {
+		memcpy(&next, b, sizeof(void *));
+		aj_free(b);
+		b = next;
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+/* --- tables --- */
+
+static struct aj_cache_rec tombstone;
+
+static uint32_t key_hash(const char *key)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*key)
+		h = (h ^ (unsigned char)*key++) * 1099511628211ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The slot holding key, or the free slot where it would go. */
+static size_t table_find(const struct aj_cache_table *t, const char *key, uint32_t hash)
+{
+	size_t mask = t->cap - 1, i = hash & mask, free_at = t->cap;
+
+	for (;; i = (i + 1) & mask) {
+		struct aj_cache_rec *r = t->slots[i];
+
+		if (!r)
+			return free_at < t->cap ? free_at : i;
+		if (r == &tombstone) {
+			if (free_at == t->cap)
+				free_at = i;
+		} else if (r->hash == hash && !strcmp(r->key, key)) {
+			return i;
+		}
+	}
+}
+
+static int table_grow(struct aj_cache_table *t)
+{
+	struct aj_cache_table n = { NULL, t->cap ? t->cap : 16, t->nr, t->nr };
+	size_t i;
+
+	/* Double when full of live records; otherwise just drop the tombstones. */
+	while ((n.nr + 1) * 3 > n.cap * 2)
+		n.cap *= 2;
+	n.slots = aj_calloc(n.cap, sizeof(*n.slots));
+	if (!n.slots)
+		return -1;
+	for (i = 0; i < t->cap; i++) {
+		struct aj_cache_rec *r = t->slots[i];
+		size_t j;
+
+		if (!r || r == &tombstone)
+			continue;
+		for (j = r->hash & (n.cap - 1); n.slots[j]; j = (j + 1) & (n.cap - 1))
+			;
+		n.slots[j] = r;
+	}
+	aj_free(t->slots);
+	*t = n;
+	return 0;
+}
+
+static struct aj_cache_rec *table_get(const struct aj_cache_table *t, const char *key)
+{
+	struct aj_cache_rec *r;
+
+	if (!t->cap)
+		return NULL;
+	r = t->slots[table_find(t, key, key_hash(key))];
+	return r == &tombstone ? NULL : r;
+}
+
+/* Insert or replace; *old receives a replaced record. 0 / -1. */
+static int table_put(struct aj_cache_table *t, struct aj_cache_rec *rec,
+		     struct aj_cache_rec **old)
+{
+	size_t i;
+
+	*old = NULL;
+	if ((t->used + 1) * 4 > t->cap * 3 && table_grow(t))
+		return -1;
+	i = table_find(t, rec->key, rec->hash);
+	if (t->slots[i] && t->slots[i] != &tombstone) {
+		*old = t->slots[i];
+	} else {
+		if (!t->slots[i])
+			t->used++;
+		t->nr++;
+	}
+	t->slots[i] = rec;
+	return 0;
+}
+
+static struct aj_cache_rec *table_take(struct aj_cache_table *t, const char *key)
+{
+	struct aj_cache_rec *r;
+	size_t i;
+
+	if (!t->cap)
+		return NULL;
+	i = table_find(t, key, key_hash(key));
+	r = t->slots[i];
+	if (!r || r == &tombstone)
+		return NULL;
+	t->slots[i] = &tombstone;
+	t->nr--;
+	return r;
+}
+
+/* --- records --- */
 
 int aj_cache_init(struct aj_cache *c)
 {
-	aj_strmap_init(&c->ajjobs);
-	aj_strmap_init(&c->volcano);
+	memset(c, 0, sizeof(*c));
 	aj_strmap_init(&c->templates);
 	return pthread_mutex_init(&c->lock, NULL) ? -1 : 0;
 }
 
-static void ajjob_entry_free(struct ajjob_entry *e)
+/* Free a record of either kind (the AjJob's own allocations too). */
+static void rec_free(struct aj_cache *c, enum aj_cache_kind kind, struct aj_cache_rec *r)
 {
-	if (!e)
+	if (!r)
 		return;
-	aj_free(e->uid);
-	aj_free(e->resource_version);
-	aj_free(e->volcano_job);
-	aj_free(e->object);
-	aj_free(e->status);
-	aj_free(e);
+	if (kind == AJ_CACHE_AJJOBS) {
+		struct ajjob_rec *e = (struct ajjob_rec *)r;
+
+		if (e->object)
+			c->object_bytes -= strlen(e->object) + 1;
+		aj_free(e->object);
+		aj_free(e->azure);
+	}
+	pool_free(&c->pool, r, r->size);
 }
 
-static void volcano_entry_free(struct volcano_entry *e)
+static void table_release(struct aj_cache *c, enum aj_cache_kind kind, struct aj_cache_table *t)
 {
-	if (!e)
-		return;
-	aj_free(e->owner_uid);
-	aj_free(e->owner_name);
-	aj_free(e->phase);
-	aj_free(e);
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		if (t->slots[i] && t->slots[i] != &tombstone)
+			rec_free(c, kind, t->slots[i]);
+	aj_free(t->slots);
+	memset(t, 0, sizeof(*t));
 }
 
 void aj_cache_release(struct aj_cache *c)
@@ -67,16 +266,11 @@ void aj_cache_release(struct aj_cache *c)
 	const char *k;
 	void *v;
 
-	while (aj_strmap_next(&c->ajjobs, &pos, &k, &v))
-		ajjob_entry_free(v);
-	pos = 0;
-	while (aj_strmap_next(&c->volcano, &pos, &k, &v))
-		volcano_entry_free(v);
-	pos = 0;
+	table_release(c, AJ_CACHE_AJJOBS, &c->ajjobs);
+	table_release(c, AJ_CACHE_VOLCANO, &c->volcano);
+	pool_release(&c->pool);
 	while (aj_strmap_next(&c->templates, &pos, &k, &v))
 		cJSON_Delete(v);
-	aj_strmap_release(&c->ajjobs);
-	aj_strmap_release(&c->volcano);
 	aj_strmap_release(&c->templates);
 	pthread_mutex_destroy(&c->lock);
 }
@@ -118,108 +312,201 @@ int aj_cache_key(const cJSON *obj, char *out, size_t size)
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-/* Replace the value at key, freeing the old one with free_fn. */
-static int put_locked(struct aj_cache *c, struct aj_strmap *m, const char *key,
-		      void *value, void (*free_fn)(void *))
-{
-	void *old = NULL;
-	int r;
+/*
+ * A record's strings, laid out after its fixed part: measure with out NULL,
+ * then copy. Equal strings are stored once.
+ */
+struct text {
+	char *out;
+	size_t len;
+	const char *s[3 + AJ_STATUS_CONDITIONS + 1];
+	uint32_t at[3 + AJ_STATUS_CONDITIONS + 1];
+	size_t n;
+};
 
+/* Offset of s in the text (0 for NULL). */
+static uint32_t text_add(struct text *t, const char *s)
+{
+	size_t i, n;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->s[i], s))
+			return t->at[i];
+	n = strlen(s) + 1;
+	if (t->out)
+		memcpy(t->out + t->len, s, n);
+	t->s[t->n] = s;
+	t->at[t->n++] = (uint32_t)t->len;
+	t->len += n;
+	return t->at[t->n - 1];
+}
+
+/* A record whose text starts at `head`, with room for `len` bytes of it. */
+static struct aj_cache_rec *rec_new(struct aj_cache *c, size_t head, size_t len, const char *key)
+{
+	struct aj_cache_rec *r;
+	size_t size = head + len;
+
+	if (len > UINT32_MAX / 2)
+		return NULL;
 	pthread_mutex_lock(&c->lock);
-	r = aj_strmap_put(m, key, value, &old);
-	if (r)
-		/* Keep nothing stale: a missing entry is refetched by the next event. */
-		old = aj_strmap_remove(m, key, NULL);
+	r = pool_alloc(&c->pool, size);
 	pthread_mutex_unlock(&c->lock);
-	free_fn(old);
-	if (r)
-		free_fn(value);
+	if (!r)
+		return NULL;
+	memset(r, 0, head);
+	r->size = (uint32_t)size;
+	r->hash = key_hash(key);
+	r->key = (char *)r + head;
 	return r;
 }
 
-static void free_ajjob(void *p)
+/*
+ * Store a freshly built record. A missing one (out of memory) drops the old
+ * record too: a missing entry is refetched by the next event, a stale one
+ * would be trusted.
+ */
+static int store(struct aj_cache *c, enum aj_cache_kind kind, const char *key,
+		 struct aj_cache_rec *rec)
 {
-	ajjob_entry_free(p);
-}
-
-static void free_volcano(void *p)
-{
-	volcano_entry_free(p);
-}
-
-static void free_json(void *p)
-{
-	cJSON_Delete(p);
-}
-
-static void remove_locked(struct aj_cache *c, struct aj_strmap *m, const char *key,
-			  void (*free_fn)(void *))
-{
-	void *old;
+	struct aj_cache_table *t = kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->volcano;
+	struct aj_cache_rec *old = NULL;
+	int r = -1;
 
 	pthread_mutex_lock(&c->lock);
-	old = aj_strmap_remove(m, key, NULL);
+	if (rec && kind == AJ_CACHE_AJJOBS && ((struct ajjob_rec *)rec)->object)
+		c->object_bytes += strlen(((struct ajjob_rec *)rec)->object) + 1;
+	if (rec)
+		r = table_put(t, rec, &old);
+	if (r) {
+		old = table_take(t, key);
+		rec_free(c, kind, rec);
+	}
+	rec_free(c, kind, old);
 	pthread_mutex_unlock(&c->lock);
-	free_fn(old);
+	return r;
 }
 
-/*
- * Store a freshly built entry under key. A missing or incomplete one (out of
- * memory) drops the old entry too: a missing entry is refetched by the next
- * event, a stale one would be trusted.
- */
-static int store(struct aj_cache *c, struct aj_strmap *m, const char *key, void *entry,
-		 int oom, void (*free_fn)(void *))
+static void rec_drop(struct aj_cache *c, enum aj_cache_kind kind, struct aj_cache_rec *r)
 {
-	if (!entry || oom) {
-		free_fn(entry);
-		remove_locked(c, m, key, free_fn);
-		return -1;
+	pthread_mutex_lock(&c->lock);
+	rec_free(c, kind, r);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void remove_rec(struct aj_cache *c, enum aj_cache_kind kind, const char *key)
+{
+	pthread_mutex_lock(&c->lock);
+	rec_free(c, kind, table_take(kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->volcano, key));
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* The first condition of each type aj_status_next() writes. */
+static void conditions_of(const cJSON *status, const cJSON *found[AJ_STATUS_CONDITIONS])
+{
+	const cJSON *cond;
+	size_t i;
+
+	memset(found, 0, sizeof(*found) * AJ_STATUS_CONDITIONS);
+	cJSON_ArrayForEach(cond, get(status, "conditions")) {
+		const char *type = str(cond, "type");
+
+		for (i = 0; type && i < AJ_STATUS_CONDITIONS; i++)
+			if (!found[i] && !strcmp(type, aj_status_conditions[i]))
+				found[i] = cond;
 	}
-	return put_locked(c, m, key, entry, free_fn);
+}
+
+/* Lay out an AjJob's strings (measure when t->out is NULL). */
+static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, const cJSON *meta,
+		       const cJSON *status, const cJSON *const conds[AJ_STATUS_CONDITIONS])
+{
+	size_t i;
+
+	t->len = 0;
+	t->n = 0;
+	text_add(t, key);
+	e->uid = text_add(t, str(meta, "uid"));
+	e->resource_version = text_add(t, str(meta, "resourceVersion"));
+	e->volcano_job = text_add(t, str(get(status, "volcano"), "jobName"));
+	for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
+		e->since[i] = text_add(t, str(conds[i], "lastTransitionTime"));
 }
 
 int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 {
 	const cJSON *meta = get(obj, "metadata"), *status = get(obj, "status");
 	const cJSON *gen = get(meta, "generation"), *obs = get(status, "observedGeneration");
+	const cJSON *conds[AJ_STATUS_CONDITIONS];
 	const char *cancel = str(get(meta, "annotations"), "aj.dev/cancel");
-	struct ajjob_entry *e;
+	struct ajjob_rec probe, *e;
+	struct text t;
+	enum aj_phase phase = AJ_PHASE_PENDING;
 	char key[320];
+	size_t i;
 	int oom = 0;
 
 	if (aj_cache_key(obj, key, sizeof(key))) {
 		cJSON_Delete(obj);
 		return -1;
 	}
-	e = aj_calloc(1, sizeof(*e));
+	if (!cJSON_IsObject(status))
+		status = NULL;
+	conditions_of(status, conds);
+	memset(&t, 0, sizeof(t));
+	ajjob_text(&t, &probe, key, meta, status, conds);
+	e = (struct ajjob_rec *)rec_new(c, offsetof(struct ajjob_rec, text), t.len, key);
 	if (e) {
-		e->uid = dup_or_null(str(meta, "uid"), &oom);
-		e->resource_version = dup_or_null(str(meta, "resourceVersion"), &oom);
+		t.out = e->text;
+		ajjob_text(&t, e, key, meta, status, conds);
 		e->generation = cJSON_IsNumber(gen) ? (long long)gen->valuedouble : 0;
 		e->observed_generation = cJSON_IsNumber(obs) ? (long long)obs->valuedouble : -1;
-		e->has_phase = !aj_phase_parse(str(status, "phase"), &e->phase);
-		e->deleting = str(meta, "deletionTimestamp") != NULL;
-		e->cancel = cancel && !strcmp(cancel, "true");
-		e->volcano_job = dup_or_null(str(get(status, "volcano"), "jobName"), &oom);
+		if (!aj_phase_parse(str(status, "phase"), &phase)) {
+			e->flags |= FLAG_HAS_PHASE;
+			e->phase = (unsigned char)phase;
+		}
+		if (str(meta, "deletionTimestamp"))
+			e->flags |= FLAG_DELETING;
+		if (cancel && !strcmp(cancel, "true"))
+			e->flags |= FLAG_CANCEL;
+		for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
+			const char *cs = str(conds[i], "status");
+
+			e->cond[i] = !conds[i] ? COND_NONE : !cs ? COND_OTHER
+				     : !strcmp(cs, "True") ? COND_TRUE
+				     : !strcmp(cs, "False") ? COND_FALSE : COND_OTHER;
+		}
 		if (status) {
-			e->status = cJSON_PrintUnformatted(status);
-			oom |= !e->status;
+			e->flags |= FLAG_HAS_STATUS;
+			e->status_hash = aj_cache_json_hash(status);
+			if (get(status, "azure")) {
+				e->azure = cJSON_PrintUnformatted(get(status, "azure"));
+				oom |= !e->azure;
+			}
 		}
 		/* Once submitted for this generation only the summary is needed. */
-		if (!e->has_phase || e->phase == AJ_PHASE_PENDING ||
+		if (!(e->flags & FLAG_HAS_PHASE) || phase == AJ_PHASE_PENDING ||
 		    e->observed_generation != e->generation) {
 			e->object = cJSON_PrintUnformatted(obj);
 			oom |= !e->object;
 		}
 	}
 	cJSON_Delete(obj);
-	return store(c, &c->ajjobs, key, e, oom, free_ajjob);
+	if (e && oom) {
+		aj_free(e->object);
+		aj_free(e->azure);
+		e->object = e->azure = NULL;
+		rec_drop(c, AJ_CACHE_AJJOBS, &e->h);
+		e = NULL;
+	}
+	return store(c, AJ_CACHE_AJJOBS, key, e ? &e->h : NULL);
 }
 
 void aj_cache_ajjob_delete(struct aj_cache *c, const char *key)
 {
-	remove_locked(c, &c->ajjobs, key, free_ajjob);
+	remove_rec(c, AJ_CACHE_AJJOBS, key);
 }
 
 void aj_ajjob_view_release(struct aj_ajjob_view *v)
@@ -234,9 +521,54 @@ void aj_ajjob_view_release(struct aj_ajjob_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+static const char *at(const char *text, uint32_t off)
+{
+	return off ? text + off : NULL;
+}
+
+/* The parts of the status aj_status_next() reads, rebuilt from the record. */
+static cJSON *status_basis(const struct ajjob_rec *e)
+{
+	static const char *const cond_status[] = { NULL, "True", "False", "Unknown" };
+	cJSON *s = cJSON_CreateObject(), *list, *cond, *volcano, *azure;
+	size_t i;
+
+	if (!s || !(list = cJSON_AddArrayToObject(s, "conditions")))
+		goto fail;
+	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
+		if (e->cond[i] == COND_NONE)
+			continue;
+		cond = cJSON_CreateObject();
+		if (!cond || !cJSON_AddItemToArray(list, cond)) {
+			cJSON_Delete(cond);
+			goto fail;
+		}
+		if (!cJSON_AddStringToObject(cond, "type", aj_status_conditions[i]) ||
+		    !cJSON_AddStringToObject(cond, "status", cond_status[e->cond[i]]) ||
+		    (e->since[i] &&
+		     !cJSON_AddStringToObject(cond, "lastTransitionTime", e->text + e->since[i])))
+			goto fail;
+	}
+	if (e->volcano_job && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||
+			       !cJSON_AddStringToObject(volcano, "jobName",
+							e->text + e->volcano_job)))
+		goto fail;
+	if (e->azure) {
+		azure = cJSON_Parse(e->azure);
+		if (!azure || !cJSON_AddItemToObject(s, "azure", azure)) {
+			cJSON_Delete(azure);
+			goto fail;
+		}
+	}
+	return s;
+fail:
+	cJSON_Delete(s);
+	return NULL;
+}
+
 int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view *v)
 {
-	const struct ajjob_entry *e;
+	const struct ajjob_rec *e;
 	const char *slash = strchr(key, '/');
 	int oom = 0, found;
 
@@ -244,24 +576,28 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 	if (!slash)
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	e = aj_strmap_get(&c->ajjobs, key, &found);
+	e = (const struct ajjob_rec *)table_get(&c->ajjobs, key);
+	found = e != NULL;
 	if (found) {
 		v->ns = aj_strndup(key, (size_t)(slash - key));
 		v->name = aj_strdup(slash + 1);
 		oom = !v->ns || !v->name;
-		v->uid = dup_or_null(e->uid, &oom);
-		v->resource_version = dup_or_null(e->resource_version, &oom);
+		v->uid = dup_or_null(at(e->text, e->uid), &oom);
+		v->resource_version = dup_or_null(at(e->text, e->resource_version), &oom);
 		v->generation = e->generation;
 		v->observed_generation = e->observed_generation;
-		v->has_phase = e->has_phase;
-		v->phase = e->phase;
-		v->deleting = e->deleting;
-		v->cancel = e->cancel;
-		v->volcano_job = dup_or_null(e->volcano_job, &oom);
+		v->has_phase = !!(e->flags & FLAG_HAS_PHASE);
+		v->phase = (enum aj_phase)e->phase;
+		v->deleting = !!(e->flags & FLAG_DELETING);
+		v->cancel = !!(e->flags & FLAG_CANCEL);
+		v->volcano_job = dup_or_null(at(e->text, e->volcano_job), &oom);
 		if (e->object && !(v->object = cJSON_Parse(e->object)))
 			oom = 1;
-		if (e->status && !(v->status = cJSON_Parse(e->status)))
-			oom = 1;
+		if (e->flags & FLAG_HAS_STATUS) {
+			v->status_hash = e->status_hash;
+			if (!(v->status = status_basis(e)))
+				oom = 1;
+		}
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (oom) {
@@ -281,6 +617,72 @@ size_t aj_cache_ajjob_count(struct aj_cache *c)
 	return n;
 }
 
+size_t aj_cache_bytes(struct aj_cache *c)
+{
+	size_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->pool.bytes + c->object_bytes +
+	    (c->ajjobs.cap + c->volcano.cap) * sizeof(struct aj_cache_rec *);
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+static uint64_t mix(uint64_t h)
+{
+	/* splitmix64's finaliser: every input bit reaches every output bit. */
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+static uint64_t str_hash(const char *s, uint64_t h)
+{
+	while (s && *s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return mix(h);
+}
+
+uint64_t aj_cache_json_hash(const cJSON *v)
+{
+	const cJSON *c;
+	uint64_t h, bits;
+	double d;
+
+	if (!v)
+		return 0;
+	switch (v->type & 0xff) {
+	case cJSON_False:
+		return mix(1);
+	case cJSON_True:
+		return mix(2);
+	case cJSON_NULL:
+		return mix(3);
+	case cJSON_Number:
+		d = v->valuedouble == 0 ? 0 : v->valuedouble;   /* -0 is 0 */
+		memcpy(&bits, &d, sizeof(bits));
+		return mix(bits ^ 4);
+	case cJSON_String:
+	case cJSON_Raw:
+		return str_hash(v->valuestring, 5);
+	case cJSON_Array:
+		h = mix(6);
+		cJSON_ArrayForEach(c, v)
+			h = mix(h + aj_cache_json_hash(c));
+		return h;
+	case cJSON_Object:
+		/* A sum of member hashes: the same whatever the members' order. */
+		h = mix(7);
+		cJSON_ArrayForEach(c, v)
+			h += mix(str_hash(c->string, 8) ^ aj_cache_json_hash(c));
+		return h;
+	default:
+		return mix(9);
+	}
+}
+
 /* The ownerReference with controller: true and kind AjJob, if any. */
 static const cJSON *controller_ref(const cJSON *obj)
 {
@@ -295,30 +697,42 @@ static const cJSON *controller_ref(const cJSON *obj)
 	return NULL;
 }
 
-int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj)
+static void volcano_text(struct text *t, struct volcano_rec *e, const char *key, const cJSON *obj)
 {
 	const cJSON *ref = controller_ref(obj);
-	struct volcano_entry *e;
+
+	t->len = 0;
+	t->n = 0;
+	text_add(t, key);
+	e->owner_uid = text_add(t, str(ref, "uid"));
+	e->owner_name = text_add(t, str(ref, "name"));
+	e->phase = text_add(t, str(get(get(obj, "status"), "state"), "phase"));
+}
+
+int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj)
+{
+	struct volcano_rec probe, *e;
+	struct text t;
 	char key[320];
-	int oom = 0;
 
 	if (aj_cache_key(obj, key, sizeof(key))) {
 		cJSON_Delete(obj);
 		return -1;
 	}
-	e = aj_calloc(1, sizeof(*e));
+	memset(&t, 0, sizeof(t));
+	volcano_text(&t, &probe, key, obj);
+	e = (struct volcano_rec *)rec_new(c, offsetof(struct volcano_rec, text), t.len, key);
 	if (e) {
-		e->owner_uid = dup_or_null(str(ref, "uid"), &oom);
-		e->owner_name = dup_or_null(str(ref, "name"), &oom);
-		e->phase = dup_or_null(str(get(get(obj, "status"), "state"), "phase"), &oom);
+		t.out = e->text;
+		volcano_text(&t, e, key, obj);
 	}
 	cJSON_Delete(obj);
-	return store(c, &c->volcano, key, e, oom, free_volcano);
+	return store(c, AJ_CACHE_VOLCANO, key, e ? &e->h : NULL);
 }
 
 void aj_cache_volcano_delete(struct aj_cache *c, const char *key)
 {
-	remove_locked(c, &c->volcano, key, free_volcano);
+	remove_rec(c, AJ_CACHE_VOLCANO, key);
 }
 
 void aj_volcano_view_release(struct aj_volcano_view *v)
@@ -331,29 +745,30 @@ void aj_volcano_view_release(struct aj_volcano_view *v)
 
 int aj_cache_volcano_get(struct aj_cache *c, const char *key, struct aj_volcano_view *v)
 {
-	const struct volcano_entry *e;
-	int oom = 0, found;
+	const struct volcano_rec *e;
+	int oom = 0;
 
 	memset(v, 0, sizeof(*v));
 	pthread_mutex_lock(&c->lock);
-	e = aj_strmap_get(&c->volcano, key, &found);
-	if (found) {
-		v->owner_uid = dup_or_null(e->owner_uid, &oom);
-		v->owner_name = dup_or_null(e->owner_name, &oom);
-		v->phase = dup_or_null(e->phase, &oom);
+	e = (const struct volcano_rec *)table_get(&c->volcano, key);
+	if (e) {
+		v->owner_uid = dup_or_null(at(e->text, e->owner_uid), &oom);
+		v->owner_name = dup_or_null(at(e->text, e->owner_name), &oom);
+		v->phase = dup_or_null(at(e->text, e->phase), &oom);
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (oom) {
 		aj_volcano_view_release(v);
 		return -1;
 	}
-	return found;
+	return e != NULL;
 }
 
 int aj_cache_template_put(struct aj_cache *c, cJSON *obj)
 {
 	char key[320];
 	cJSON *spec;
+	void *old = NULL;
 
 	if (aj_cache_key(obj, key, sizeof(key))) {
 		cJSON_Delete(obj);
@@ -363,16 +778,27 @@ int aj_cache_template_put(struct aj_cache *c, cJSON *obj)
 	cJSON_Delete(obj);
 	if (!spec)
 		spec = cJSON_CreateObject();
-	if (!spec) {
-		remove_locked(c, &c->templates, key, free_json);
-		return -1;
+	pthread_mutex_lock(&c->lock);
+	if (spec && aj_strmap_put(&c->templates, key, spec, &old)) {
+		cJSON_Delete(spec);
+		spec = NULL;
 	}
-	return put_locked(c, &c->templates, key, spec, free_json);
+	/* Keep nothing stale: a missing entry is refetched by the next event. */
+	if (!spec)
+		old = aj_strmap_remove(&c->templates, key, NULL);
+	pthread_mutex_unlock(&c->lock);
+	cJSON_Delete(old);
+	return spec ? 0 : -1;
 }
 
 void aj_cache_template_delete(struct aj_cache *c, const char *key)
 {
-	remove_locked(c, &c->templates, key, free_json);
+	cJSON *old;
+
+	pthread_mutex_lock(&c->lock);
+	old = aj_strmap_remove(&c->templates, key, NULL);
+	pthread_mutex_unlock(&c->lock);
+	cJSON_Delete(old);
 }
 
 /* AjTemplate "storage.default" names canonical "storage/default". */
@@ -431,23 +857,36 @@ int aj_cache_template_source(struct aj_cache *c, const char *ns,
 size_t aj_cache_sweep(struct aj_cache *c, enum aj_cache_kind kind,
 		      const struct aj_strmap *keep)
 {
-	static void (*const frees[])(void *) = { free_ajjob, free_volcano, free_json };
-	struct aj_strmap *m = kind == AJ_CACHE_AJJOBS ? &c->ajjobs
-			      : kind == AJ_CACHE_VOLCANO ? &c->volcano : &c->templates;
-	size_t pos = 0, gone = 0;
+	struct aj_cache_table *t = kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->volcano;
+	size_t i, pos = 0, gone = 0;
 	const char *key;
 	void *v;
+	int found;
 
 	pthread_mutex_lock(&c->lock);
-	while (aj_strmap_next(m, &pos, &key, &v)) {
-		int found;
+	if (kind == AJ_CACHE_TEMPLATES) {
+		while (aj_strmap_next(&c->templates, &pos, &key, &v)) {
+			aj_strmap_get(keep, key, &found);
+			if (found)
+				continue;
+			/* Removing the current key during iteration is allowed. */
+			cJSON_Delete(aj_strmap_remove(&c->templates, key, NULL));
+			gone++;
+		}
+	} else {
+		for (i = 0; i < t->cap; i++) {
+			struct aj_cache_rec *r = t->slots[i];
 
-		aj_strmap_get(keep, key, &found);
-		if (found)
-			continue;
-		/* Removing the current key during iteration is allowed. */
-		frees[kind](aj_strmap_remove(m, key, NULL));
-		gone++;
+			if (!r || r == &tombstone)
+				continue;
+			aj_strmap_get(keep, r->key, &found);
+			if (found)
+				continue;
+			t->slots[i] = &tombstone;
+			t->nr--;
+			rec_free(c, kind, r);
+			gone++;
+		}
 	}
 	pthread_mutex_unlock(&c->lock);
 	return gone;

@@ -3,12 +3,19 @@
  * and read by the workers.
  *
  * Only what reconciling needs is kept, so memory stays small with many
- * AjJobs: for each AjJob its identity, generation, phase, backend object
- * name and status (as compact text); its full object only until it has been
- * submitted (the spec is
- * immutable, and after submission only status mirroring is left). Volcano
- * Jobs are kept as their owner and phase; AjTemplates as their base and
- * config, since they are read on every resolution.
+ * AjJobs. Each AjJob is one compact record: its key, uid, resourceVersion,
+ * generation, phase, flags, backend object name, a hash of its status and
+ * the few status fields the next status is computed from (the conditions'
+ * status and transition time); its full object only until it has been
+ * submitted (the spec is immutable, and after submission only status
+ * mirroring is left). Volcano Jobs are kept as their owner and phase;
+ * AjTemplates as their base and config, since they are read on every
+ * resolution.
+ *
+ * AjJob and Volcano Job records live in the cache's own 64 KiB blocks, not
+ * among the parser's short-lived allocations: thousands of small long-lived
+ * pieces scattered through a heap that parsing grew would keep most of its
+ * pages resident.
  *
  * Keys are "namespace/name". Thread-safe (one lock; every call is short).
  *
@@ -20,6 +27,7 @@
 #define AJ_CACHE_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -42,7 +50,14 @@ struct aj_ajjob_view {
 	int cancel;                      /* annotation aj.dev/cancel: "true" */
 	char *volcano_job;               /* status.volcano.jobName, or NULL */
 	cJSON *object;                   /* full object while not submitted, else NULL */
-	cJSON *status;                   /* status as last seen, or NULL */
+	/*
+	 * What aj_status_next() reads of the status (its conditions' type,
+	 * status and lastTransitionTime, volcano, azure), or NULL when the
+	 * AjJob has no status. Whether a new status differs from the one the
+	 * AjJob has is aj_cache_json_hash(new) != status_hash.
+	 */
+	cJSON *status;
+	uint64_t status_hash;
 };
 
 struct aj_volcano_view {
@@ -51,11 +66,32 @@ struct aj_volcano_view {
 	char *phase;                     /* status.state.phase, or NULL */
 };
 
+/* Records by key (open addressing; each record holds its own key). */
+struct aj_cache_table {
+	struct aj_cache_rec **slots;
+	size_t cap;                      /* power of two, or 0 */
+	size_t nr;                       /* live records */
+	size_t used;                     /* live records + tombstones */
+};
+
+#define AJ_CACHE_CLASSES 64              /* 16-byte size classes up to 1 KiB */
+
+/* Where records live: 64 KiB blocks, freed records reused by size class. */
+struct aj_cache_pool {
+	void *blocks;                    /* linked through each block's first word */
+	char *tail;                      /* unused end of the newest block */
+	size_t tail_left;
+	void *free[AJ_CACHE_CLASSES];    /* freed records, linked through their first word */
+	size_t bytes;                    /* blocks and records too big for a class */
+};
+
 struct aj_cache {
 	pthread_mutex_t lock;
-	struct aj_strmap ajjobs;         /* key -> struct ajjob_entry * */
-	struct aj_strmap volcano;        /* key -> struct volcano_entry * */
+	struct aj_cache_pool pool;
+	struct aj_cache_table ajjobs;
+	struct aj_cache_table volcano;
 	struct aj_strmap templates;      /* key -> cJSON spec */
+	size_t object_bytes;             /* full objects of AjJobs not yet submitted */
 };
 
 int aj_cache_init(struct aj_cache *c);
@@ -71,6 +107,14 @@ void aj_cache_ajjob_delete(struct aj_cache *c, const char *key);
 int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view *v);
 void aj_ajjob_view_release(struct aj_ajjob_view *v);
 size_t aj_cache_ajjob_count(struct aj_cache *c);
+/* Bytes held for AjJobs and Volcano Jobs (records, tables, full objects). */
+size_t aj_cache_bytes(struct aj_cache *c);
+
+/*
+ * A hash of a JSON value that, like cJSON_Compare(a, b, 1), ignores the
+ * order of object members: equal values hash alike whoever printed them.
+ */
+uint64_t aj_cache_json_hash(const cJSON *v);
 
 int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj);
 void aj_cache_volcano_delete(struct aj_cache *c, const char *key);

@@ -335,6 +335,7 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 	aj_metrics_set(&c->metrics, "leader_election_master_status", "name=\"aj-controller\"",
 		       c->leader ? 1 : 0);
 	aj_metrics_set(&c->metrics, "aj_ajjobs_cached", "", (double)aj_cache_ajjob_count(&c->cache));
+	aj_metrics_set(&c->metrics, "aj_cache_bytes", "", (double)aj_cache_bytes(&c->cache));
 	return aj_metrics_render(&c->metrics, out);
 }
 
@@ -361,7 +362,9 @@ static int register_metrics(struct aj_metrics *m)
 	       aj_metrics_register(m, "leader_election_master_status", AJ_METRIC_GAUGE,
 				   "1 when this instance is the leader, else 0.", NULL, 0) ||
 	       aj_metrics_register(m, "aj_ajjobs_cached", AJ_METRIC_GAUGE,
-				   "AjJobs held in the controller's cache.", NULL, 0);
+				   "AjJobs held in the controller's cache.", NULL, 0) ||
+	       aj_metrics_register(m, "aj_cache_bytes", AJ_METRIC_GAUGE,
+				   "Bytes the cache holds for AjJobs and Volcano Jobs.", NULL, 0);
 }
 
 /* --- clients --- */

@@ -121,6 +121,8 @@ static int write_status(struct job *j, const struct aj_status *st, struct aj_err
 	next = aj_status_next(j->v.status, st, j->now, &changed);
 	if (!next)
 		return aj_errors_oom(err);
+	/* The cache keeps a hash of the status, not all of it. */
+	changed = !j->v.status || aj_cache_json_hash(next) != j->v.status_hash;
 	if (!changed) {
 		cJSON_Delete(next);
 		return 0;

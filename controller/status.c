@@ -6,6 +6,10 @@ static const char *const phase_names[] = {
 	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled"
 };
 
+const char *const aj_status_conditions[AJ_STATUS_CONDITIONS] = {
+	"Submitted", "Running", "Succeeded", "Failed"
+};
+
 const char *aj_phase_name(enum aj_phase p)
 {
 	return phase_names[p];
@@ -116,10 +120,10 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	    !cJSON_AddNumberToObject(s, "observedGeneration", (double)st->generation) ||
 	    !cJSON_AddStringToObject(s, "message", st->message) ||
 	    !(conds = cJSON_AddArrayToObject(s, "conditions")) ||
-	    add_condition(conds, prev, "Submitted", st->submitted, st, now) ||
-	    add_condition(conds, prev, "Running", p == AJ_PHASE_RUNNING, st, now) ||
-	    add_condition(conds, prev, "Succeeded", p == AJ_PHASE_SUCCEEDED, st, now) ||
-	    add_condition(conds, prev, "Failed",
+	    add_condition(conds, prev, aj_status_conditions[0], st->submitted, st, now) ||
+	    add_condition(conds, prev, aj_status_conditions[1], p == AJ_PHASE_RUNNING, st, now) ||
+	    add_condition(conds, prev, aj_status_conditions[2], p == AJ_PHASE_SUCCEEDED, st, now) ||
+	    add_condition(conds, prev, aj_status_conditions[3],
 			  p == AJ_PHASE_FAILED || p == AJ_PHASE_CANCELLED, st, now))
 		goto fail;
 	if (vjob && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||

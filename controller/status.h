@@ -27,6 +27,10 @@ enum aj_phase {
 	AJ_PHASE_CANCELLED
 };
 
+/* The condition types written, in the order written. */
+#define AJ_STATUS_CONDITIONS 4
+extern const char *const aj_status_conditions[AJ_STATUS_CONDITIONS];
+
 const char *aj_phase_name(enum aj_phase p);
 /* 0 and *out set, or -1 for an unknown name. */
 int aj_phase_parse(const char *s, enum aj_phase *out);

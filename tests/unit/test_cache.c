@@ -1,5 +1,6 @@
 #include "support.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -10,6 +11,8 @@
 #include "core/node.h"
 #include "core/resolve.h"
 #include "core/source.h"
+#include "core/strmap.h"
+#include "status.h"
 
 static cJSON *parse(const char *json)
 {
@@ -131,23 +134,318 @@ static void ajtemplates_of_one_namespace_form_a_source(void **state)
 	aj_cache_release(&c);
 }
 
+/* A status as the API server returns it: members sorted by name. */
+static const char server_status[] =
+	"{\"backend\":\"volcano\",\"conditions\":["
+	"{\"lastTransitionTime\":\"2026-03-01T10:00:00Z\",\"message\":\"Volcano Job bert created\","
+	"\"observedGeneration\":1,\"reason\":\"VolcanoJobCreated\",\"status\":\"True\",\"type\":\"Submitted\"},"
+	"{\"lastTransitionTime\":\"2026-03-01T09:59:58Z\",\"message\":\"\",\"observedGeneration\":1,"
+	"\"reason\":\"VolcanoJobCreated\",\"status\":\"False\",\"type\":\"Running\"},"
+	"{\"lastTransitionTime\":\"2026-03-01T09:59:58Z\",\"message\":\"\",\"observedGeneration\":1,"
+	"\"reason\":\"VolcanoJobCreated\",\"status\":\"False\",\"type\":\"Succeeded\"},"
+	"{\"lastTransitionTime\":\"2026-03-01T09:59:58Z\",\"message\":\"\",\"observedGeneration\":1,"
+	"\"reason\":\"VolcanoJobCreated\",\"status\":\"Unknown\",\"type\":\"Failed\"},"
+	"{\"lastTransitionTime\":\"2026-03-01T08:00:00Z\",\"status\":\"True\",\"type\":\"Reviewed\"}],"
+	"\"message\":\"Volcano Job bert created\",\"observedGeneration\":1,\"phase\":\"Submitted\","
+	"\"volcano\":{\"jobName\":\"bert\"}}";
+
+static cJSON *ajjob_with_status(const char *status)
+{
+	cJSON *o = parse("{\"metadata\":{\"namespace\":\"ml\",\"name\":\"bert\",\"uid\":\"u1\","
+			 "\"resourceVersion\":\"12\",\"generation\":1},"
+			 "\"spec\":{\"command\":[\"python\"]}}");
+
+	cJSON_AddItemToObject(o, "status", parse(status));
+	return o;
+}
+
+/* Parse into *keep (replacing what it held), for comparisons. */
+static cJSON *parse_keep(cJSON **keep, const char *json)
+{
+	cJSON_Delete(*keep);
+	*keep = parse(json);
+	return *keep;
+}
+
+static const cJSON *condition(const cJSON *status, const char *type)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(status, "conditions"))
+		if (!strcmp(cJSON_GetObjectItem(c, "type")->valuestring, type))
+			return c;
+	return NULL;
+}
+
+static const char *field(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void the_status_is_kept_as_what_the_next_status_is_computed_from(void **state)
+{
+	struct aj_cache c;
+	struct aj_ajjob_view v;
+	cJSON *status = parse(server_status);
+
+	(void)state;
+	assert_int_equal(aj_cache_init(&c), 0);
+	assert_int_equal(aj_cache_ajjob_put(&c, ajjob_with_status(server_status)), 0);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/bert", &v), 1);
+	assert_null(v.object);
+	assert_non_null(v.status);
+	/* The four conditions the controller writes, in its order; not the others. */
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v.status, "conditions")), 4);
+	assert_string_equal(field(cJSON_GetArrayItem(cJSON_GetObjectItem(v.status, "conditions"), 0),
+				  "type"), "Submitted");
+	assert_string_equal(field(condition(v.status, "Submitted"), "status"), "True");
+	assert_string_equal(field(condition(v.status, "Submitted"), "lastTransitionTime"),
+			    "2026-03-01T10:00:00Z");
+	assert_string_equal(field(condition(v.status, "Running"), "status"), "False");
+	assert_string_equal(field(condition(v.status, "Succeeded"), "lastTransitionTime"),
+			    "2026-03-01T09:59:58Z");
+	/* Neither True nor False: a flip either way moves the transition time. */
+	assert_string_not_equal(field(condition(v.status, "Failed"), "status"), "True");
+	assert_string_not_equal(field(condition(v.status, "Failed"), "status"), "False");
+	assert_null(condition(v.status, "Reviewed"));
+	assert_string_equal(field(cJSON_GetObjectItem(v.status, "volcano"), "jobName"), "bert");
+	assert_null(cJSON_GetObjectItem(v.status, "azure"));
+	assert_true(v.status_hash == aj_cache_json_hash(status));
+	aj_ajjob_view_release(&v);
+
+	/* Azure details are carried over whole. */
+	assert_int_equal(aj_cache_ajjob_put(&c, ajjob_with_status(
+		"{\"phase\":\"Running\",\"azure\":{\"job\":\"j-1\",\"studio\":\"https://ml/j-1\"}}")), 0);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/bert", &v), 1);
+	assert_true(cJSON_Compare(cJSON_GetObjectItem(v.status, "azure"),
+				  cJSON_GetObjectItem(parse_keep(&status,
+				  "{\"azure\":{\"studio\":\"https://ml/j-1\",\"job\":\"j-1\"}}"), "azure"), 1));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v.status, "conditions")), 0);
+	assert_null(cJSON_GetObjectItem(v.status, "volcano"));
+	aj_ajjob_view_release(&v);
+	cJSON_Delete(status);
+	aj_cache_release(&c);
+}
+
+static void the_json_hash_ignores_member_order_only(void **state)
+{
+	cJSON *a = parse("{\"a\":1,\"b\":[1,2,{\"x\":true,\"y\":null}],\"c\":\"s\"}");
+	cJSON *same = parse("{\"c\":\"s\",\"b\":[1,2,{\"y\":null,\"x\":true}],\"a\":1.0}");
+	static const char *const others[] = {
+		"{\"a\":1,\"b\":[2,1,{\"x\":true,\"y\":null}],\"c\":\"s\"}",    /* array order */
+		"{\"a\":1,\"b\":[1,2,{\"x\":true,\"y\":null}],\"c\":\"t\"}",    /* a string */
+		"{\"a\":2,\"b\":[1,2,{\"x\":true,\"y\":null}],\"c\":\"s\"}",    /* a number */
+		"{\"a\":\"1\",\"b\":[1,2,{\"x\":true,\"y\":null}],\"c\":\"s\"}",/* a type */
+		"{\"a\":1,\"b\":[1,2,{\"x\":false,\"y\":null}],\"c\":\"s\"}",   /* a bool */
+		"{\"a\":1,\"b\":[1,2,{\"x\":true}],\"c\":\"s\"}",               /* a member less */
+		"{\"a\":1,\"b\":[1,2,{\"x\":true,\"y\":null}],\"d\":\"s\"}",    /* a name */
+		"{\"a\":1,\"b\":[1,2,{\"x\":true,\"y\":null}],\"c\":\"s\",\"e\":{}}",
+	};
+	size_t i;
+
+	(void)state;
+	assert_true(aj_cache_json_hash(a) == aj_cache_json_hash(same));
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		cJSON *o = parse(others[i]);
+
+		if (aj_cache_json_hash(a) == aj_cache_json_hash(o))
+			fail_msg("same hash for %s", others[i]);
+		cJSON_Delete(o);
+	}
+	cJSON_Delete(a);
+	cJSON_Delete(same);
+}
+
+/* The same members in reverse order, at every level (as another printer might). */
+static cJSON *reversed(const cJSON *v)
+{
+	cJSON *r, *c;
+
+	if (cJSON_IsArray(v)) {
+		r = cJSON_CreateArray();
+		cJSON_ArrayForEach(c, v)
+			cJSON_AddItemToArray(r, reversed(c));
+		return r;
+	}
+	if (!cJSON_IsObject(v))
+		return cJSON_Duplicate(v, 1);
+	r = cJSON_CreateObject();
+	cJSON_ArrayForEach(c, v)
+		cJSON_AddItemToObject(r, c->string, reversed(c));
+	/* Rebuild with the members taken from the end. */
+	{
+		cJSON *out = cJSON_CreateObject();
+
+		while (r->child) {
+			cJSON *last = r->child;
+
+			while (last->next)
+				last = last->next;
+			cJSON_AddItemToObject(out, last->string, cJSON_DetachItemViaPointer(r, last));
+		}
+		cJSON_Delete(r);
+		return out;
+	}
+}
+
+static void an_unchanged_status_is_recognised_and_a_changed_one_is_not(void **state)
+{
+	struct aj_status submitted = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
+				       "Volcano Job bert is Pending", "volcano", 1, "bert" };
+	struct aj_status running = { AJ_PHASE_RUNNING, 1, "VolcanoJobRunning",
+				     "Volcano Job bert is Running", "volcano", 1, NULL };
+	struct aj_cache c;
+	struct aj_ajjob_view v;
+	cJSON *written, *obj, *next;
+	char *text;
+	int changed;
+
+	(void)state;
+	assert_int_equal(aj_cache_init(&c), 0);
+	/* What the controller wrote, come back through the watch in another order. */
+	written = aj_status_next(NULL, &submitted, "2026-03-01T10:00:00Z", &changed);
+	assert_non_null(written);
+	obj = ajjob_with_status("{}");
+	cJSON_ReplaceItemInObject(obj, "status", reversed(written));
+	assert_int_equal(aj_cache_ajjob_put(&c, obj), 0);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/bert", &v), 1);
+
+	/* A later reconcile with nothing new computes the same status. */
+	next = aj_status_next(v.status, &submitted, "2026-03-01T11:00:00Z", &changed);
+	assert_non_null(next);
+	assert_true(aj_cache_json_hash(next) == v.status_hash);
+	text = cJSON_PrintUnformatted(next);
+	assert_non_null(strstr(text, "2026-03-01T10:00:00Z"));
+	assert_null(strstr(text, "2026-03-01T11:00:00Z"));
+	cJSON_free(text);
+	cJSON_Delete(next);
+
+	/* Running: a new status; only the flipped condition moves its time. */
+	next = aj_status_next(v.status, &running, "2026-03-01T11:00:00Z", &changed);
+	assert_non_null(next);
+	assert_true(aj_cache_json_hash(next) != v.status_hash);
+	assert_string_equal(field(condition(next, "Running"), "lastTransitionTime"),
+			    "2026-03-01T11:00:00Z");
+	assert_string_equal(field(condition(next, "Submitted"), "lastTransitionTime"),
+			    "2026-03-01T10:00:00Z");
+	assert_string_equal(field(cJSON_GetObjectItem(next, "volcano"), "jobName"), "bert");
+	cJSON_Delete(next);
+	aj_ajjob_view_release(&v);
+	cJSON_Delete(written);
+	aj_cache_release(&c);
+}
+
+/*
+ * 10,000 submitted AjJobs and their Volcano Jobs, each replaced once and
+ * half of them deleted: every lookup still right, and the records take a
+ * few hundred bytes each (the JSON of such an AjJob is over 1 KB).
+ */
+static void many_records_stay_small_and_freed_ones_are_reused(void **state)
+{
+	enum { N = 10000 };
+	struct aj_cache c;
+	struct aj_ajjob_view v;
+	struct aj_volcano_view vv;
+	struct aj_strmap keep;
+	char json[1024], key[64];
+	size_t full;
+	int i, round;
+
+	(void)state;
+	assert_int_equal(aj_cache_init(&c), 0);
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < N; i++) {
+			snprintf(json, sizeof(json),
+				 "{\"metadata\":{\"namespace\":\"training\",\"name\":\"job-%d\","
+				 "\"uid\":\"0f8e4a52-6d1c-4c0e-9b8a-%012d\",\"resourceVersion\":\"%d\","
+				 "\"generation\":1},\"spec\":{\"command\":[\"python\",\"train.py\"]},"
+				 "\"status\":{\"phase\":\"Submitted\",\"observedGeneration\":1,"
+				 "\"backend\":\"volcano\",\"message\":\"Volcano Job job-%d is Pending\","
+				 "\"conditions\":[{\"type\":\"Submitted\",\"status\":\"True\","
+				 "\"lastTransitionTime\":\"2026-03-01T10:00:00Z\"},{\"type\":\"Running\","
+				 "\"status\":\"False\",\"lastTransitionTime\":\"2026-03-01T10:00:00Z\"}],"
+				 "\"volcano\":{\"jobName\":\"job-%d\"}}}", i, i, 100 + round * N + i, i, i);
+			assert_int_equal(aj_cache_ajjob_put(&c, parse(json)), 0);
+			snprintf(json, sizeof(json),
+				 "{\"metadata\":{\"namespace\":\"training\",\"name\":\"job-%d\","
+				 "\"ownerReferences\":[{\"kind\":\"AjJob\",\"name\":\"job-%d\","
+				 "\"uid\":\"0f8e4a52-6d1c-4c0e-9b8a-%012d\",\"controller\":true}]},"
+				 "\"status\":{\"state\":{\"phase\":\"%s\"}}}", i, i, i,
+				 round ? "Running" : "Pending");
+			assert_int_equal(aj_cache_volcano_put(&c, parse(json)), 0);
+		}
+	assert_int_equal(aj_cache_ajjob_count(&c), N);
+	full = aj_cache_bytes(&c);
+	if (full > (size_t)N * 2 * 200)
+		fail_msg("%zu bytes for %d AjJobs and %d Volcano Jobs", full, N, N);
+
+	assert_int_equal(aj_cache_ajjob_get(&c, "training/job-4321", &v), 1);
+	assert_string_equal(v.uid, "0f8e4a52-6d1c-4c0e-9b8a-000000004321");
+	assert_string_equal(v.resource_version, "14421");
+	assert_string_equal(v.volcano_job, "job-4321");
+	assert_int_equal(v.phase, AJ_PHASE_SUBMITTED);
+	assert_null(v.object);
+	aj_ajjob_view_release(&v);
+	assert_int_equal(aj_cache_volcano_get(&c, "training/job-9999", &vv), 1);
+	assert_string_equal(vv.owner_name, "job-9999");
+	assert_string_equal(vv.phase, "Running");
+	aj_volcano_view_release(&vv);
+
+	/* The even ones are listed again; the odd ones were deleted meanwhile. */
+	aj_strmap_init(&keep);
+	for (i = 0; i < N; i += 2) {
+		snprintf(key, sizeof(key), "training/job-%d", i);
+		assert_int_equal(aj_strmap_put(&keep, key, NULL, NULL), 0);
+	}
+	assert_int_equal(aj_cache_sweep(&c, AJ_CACHE_AJJOBS, &keep), N / 2);
+	assert_int_equal(aj_cache_sweep(&c, AJ_CACHE_VOLCANO, &keep), N / 2);
+	aj_strmap_release(&keep);
+	assert_int_equal(aj_cache_ajjob_count(&c), N / 2);
+	assert_int_equal(aj_cache_ajjob_get(&c, "training/job-4321", &v), 0);
+	assert_int_equal(aj_cache_volcano_get(&c, "training/job-4321", &vv), 0);
+	assert_int_equal(aj_cache_ajjob_get(&c, "training/job-4320", &v), 1);
+	assert_string_equal(v.volcano_job, "job-4320");
+	aj_ajjob_view_release(&v);
+
+	/* New AjJobs take the room the deleted ones left. */
+	for (i = N; i < N + N / 2; i++) {
+		snprintf(json, sizeof(json),
+			 "{\"metadata\":{\"namespace\":\"training\",\"name\":\"job-%d\","
+			 "\"uid\":\"0f8e4a52-6d1c-4c0e-9b8a-%012d\",\"resourceVersion\":\"9\","
+			 "\"generation\":1},\"status\":{\"phase\":\"Succeeded\",\"observedGeneration\":1,"
+			 "\"volcano\":{\"jobName\":\"job-%d\"}}}", i, i, i);
+		assert_int_equal(aj_cache_ajjob_put(&c, parse(json)), 0);
+	}
+	assert_int_equal(aj_cache_ajjob_count(&c), N);
+	assert_true(aj_cache_bytes(&c) <= full);
+	assert_int_equal(aj_cache_ajjob_get(&c, "training/job-14999", &v), 1);
+	assert_int_equal(v.phase, AJ_PHASE_SUCCEEDED);
+	aj_ajjob_view_release(&v);
+	aj_cache_release(&c);
+}
+
 static void out_of_memory_drops_the_entry_instead_of_keeping_a_stale_one(void **state)
 {
 	struct aj_cache c;
 	struct aj_ajjob_view v;
+	cJSON *obj;
 	long n;
 
 	(void)state;
+	/* The full object and status.azure are printed through cJSON. */
+	aj_alloc_hook_cjson();
 	assert_int_equal(aj_cache_init(&c), 0);
 	for (n = 0;; n++) {
 		int r;
 
 		assert_int_equal(aj_cache_ajjob_put(&c, parse(
 			"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"a\",\"uid\":\"old\"}}")), 0);
+		obj = parse("{\"metadata\":{\"namespace\":\"ml\",\"name\":\"a\",\"uid\":\"new\"},"
+			    "\"status\":{\"phase\":\"Running\",\"azure\":{\"run\":\"r1\"}}}");
 		aj_alloc_fail_after(n);
-		r = aj_cache_ajjob_put(&c, parse(
-			"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"a\",\"uid\":\"new\"},"
-			"\"status\":{\"phase\":\"Running\"}}"));
+		r = aj_cache_ajjob_put(&c, obj);
 		aj_alloc_fail_after(-1);
 		if (!r) {
 			assert_int_equal(aj_cache_ajjob_get(&c, "ml/a", &v), 1);
@@ -167,6 +465,10 @@ int main(void)
 		cmocka_unit_test(a_submitted_ajjob_keeps_only_its_summary),
 		cmocka_unit_test(volcano_jobs_remember_their_controlling_ajjob),
 		cmocka_unit_test(ajtemplates_of_one_namespace_form_a_source),
+		cmocka_unit_test(the_status_is_kept_as_what_the_next_status_is_computed_from),
+		cmocka_unit_test(the_json_hash_ignores_member_order_only),
+		cmocka_unit_test(an_unchanged_status_is_recognised_and_a_changed_one_is_not),
+		cmocka_unit_test(many_records_stay_small_and_freed_ones_are_reused),
 		cmocka_unit_test(out_of_memory_drops_the_entry_instead_of_keeping_a_stale_one),
 	};
 
