@@ -137,8 +137,12 @@ int main(int argc, char **argv)
 	/*
 	 * A few threads, mostly waiting on the network: per-thread malloc
 	 * arenas would cost more memory than their contention would save.
+	 * Big buffers (list pages, response bodies, tables) get mappings of
+	 * their own, unmapped when freed, instead of growing the heap; setting
+	 * the threshold keeps glibc from raising it after the first such free.
 	 */
 	mallopt(M_ARENA_MAX, 2);
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	aj_controller_opts_defaults(&o);
 	o.watch_namespace = env("AJ_WATCH_NAMESPACE");
 	o.health_addr = env("AJ_HEALTH_ADDR") ? env("AJ_HEALTH_ADDR") : o.health_addr;

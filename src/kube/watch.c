@@ -288,8 +288,11 @@ static int do_list(struct aj_watch *w)
 	o.label_selector = w->label_selector;
 	o.field_selector = w->field_selector;
 	o.limit = 500;
-	/* The first list may come from the watch cache; after "too old", not. */
-	o.resource_version = w->quorum || w->lists ? "" : "0";
+	/*
+	 * Never resourceVersion=0: the watch cache answers that with every
+	 * object at once, ignoring the limit (136 MB for 10,000 Volcano Jobs).
+	 */
+	o.resource_version = "";
 	w->lists++;
 	do {
 		aj_kube_status_init(&st);
