@@ -37,7 +37,7 @@ struct ajjob_rec {
 	uint64_t status_hash;
 	char *object;             /* compact JSON while not submitted, else NULL */
 	char *azure;              /* status.azure as compact JSON, or NULL */
-	uint32_t uid, resource_version, volcano_job;
+	uint32_t uid, resource_version, volcano_job, backend;
 	uint32_t since[AJ_STATUS_CONDITIONS];      /* lastTransitionTime */
 	unsigned char cond[AJ_STATUS_CONDITIONS];  /* COND_* */
 	unsigned char flags;
@@ -58,9 +58,14 @@ struct volcano_rec {
 /* How many classes larger a reused record may be. */
 #define POOL_SLACK 3
 
+static size_t class_of(size_t size)
+{
+	return (size + POOL_GRAIN - 1) / POOL_GRAIN;
+}
+
 static void *pool_alloc(struct aj_cache_pool *p, size_t size)
 {
-	size_t i, cls = (size + POOL_GRAIN - 1) / POOL_GRAIN;
+	size_t i, cls = class_of(size);
 	void *r;
 
 	if (cls > AJ_CACHE_CLASSES) {
@@ -73,6 +78,7 @@ static void *pool_alloc(struct aj_cache_pool *p, size_t size)
 	for (i = cls; i <= cls + POOL_SLACK && i <= AJ_CACHE_CLASSES; i++)
 		if ((r = p->free[i - 1])) {
 			memcpy(&p->free[i - 1], r, sizeof(void *));
+			p->free_bytes -= i * POOL_GRAIN;
 			return r;
 		}
 	if (p->tail_left < cls * POOL_GRAIN) {
@@ -85,6 +91,7 @@ static void *pool_alloc(struct aj_cache_pool *p, size_t size)
 		p->tail = b + POOL_HEAD;
 		p->tail_left = POOL_BLOCK - POOL_HEAD;
 		p->bytes += POOL_BLOCK;
+		p->block_bytes += POOL_BLOCK;
 	}
 	r = p->tail;
 	p->tail += cls * POOL_GRAIN;
@@ -94,7 +101,7 @@ static void *pool_alloc(struct aj_cache_pool *p, size_t size)
 
 static void pool_free(struct aj_cache_pool *p, void *r, size_t size)
 {
-	size_t cls = (size + POOL_GRAIN - 1) / POOL_GRAIN;
+	size_t cls = class_of(size);
 
 	if (!r)
 		return;
@@ -105,17 +112,24 @@ static void pool_free(struct aj_cache_pool *p, void *r, size_t size)
 	}
 	memcpy(r, &p->free[cls - 1], sizeof(void *));
 	p->free[cls - 1] = r;
+	p->free_bytes += cls * POOL_GRAIN;
 }
 
-static void pool_release(struct aj_cache_pool *p)
+/* Free a chain of blocks. */
+static void blocks_free(void *b)
 {
-	void *b = p->blocks, *next;
+	void *next;
 
 	while (b) {
 		memcpy(&next, b, sizeof(void *));
 		aj_free(b);
 		b = next;
 	}
+}
+
+static void pool_release(struct aj_cache_pool *p)
+{
+	blocks_free(p->blocks);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -224,6 +238,58 @@ static struct aj_cache_rec *table_take(struct aj_cache_table *t, const char *key
 	return r;
 }
 
+/*
+ * Move every record into fresh blocks once a third of the blocks is freed
+ * records: sizes drift as an AjJob goes through its phases, and a freed
+ * record serves only one of about its size. Table slots are the only
+ * references to records, so moving is copying and repointing the slot.
+ * Called with the lock held.
+ */
+static void pool_compact(struct aj_cache *c)
+{
+	struct aj_cache_table *tables[] = { &c->ajjobs, &c->volcano };
+	struct aj_cache_pool *p = &c->pool, n;
+	size_t t, i;
+	void *last;
+
+	if (p->free_bytes < POOL_BLOCK || p->free_bytes * 3 < p->block_bytes)
+		return;
+	memset(&n, 0, sizeof(n));
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (i = 0; i < tables[t]->cap; i++) {
+			struct aj_cache_rec *r = tables[t]->slots[i], *m;
+
+			if (!r || r == &tombstone || class_of(r->size) > AJ_CACHE_CLASSES)
+				continue;
+			if (!(m = pool_alloc(&n, r->size)))
+				goto keep_both;
+			memcpy(m, r, r->size);
+			m->key = (char *)m + ((const char *)r->key - (const char *)r);
+			tables[t]->slots[i] = m;
+			pool_free(p, r, r->size);
+		}
+	blocks_free(p->blocks);
+	n.bytes += p->bytes - p->block_bytes;   /* records outside the blocks stay */
+	*p = n;
+	return;
+keep_both:
+	/* Out of memory part way: both sets of blocks stay; moved records left free room. */
+	if (!n.blocks)
+		return;
+	for (last = n.blocks;; ) {
+		void *next;
+
+		memcpy(&next, last, sizeof(void *));
+		if (!next)
+			break;
+		last = next;
+	}
+	memcpy(last, &p->blocks, sizeof(void *));
+	p->blocks = n.blocks;
+	p->bytes += n.block_bytes;
+	p->block_bytes += n.block_bytes;
+}
+
 /* --- records --- */
 
 int aj_cache_init(struct aj_cache *c)
@@ -319,8 +385,8 @@ int aj_cache_key(const cJSON *obj, char *out, size_t size)
 struct text {
 	char *out;
 	size_t len;
-	const char *s[3 + AJ_STATUS_CONDITIONS + 1];
-	uint32_t at[3 + AJ_STATUS_CONDITIONS + 1];
+	const char *s[4 + AJ_STATUS_CONDITIONS + 1];
+	uint32_t at[4 + AJ_STATUS_CONDITIONS + 1];
 	size_t n;
 };
 
@@ -344,17 +410,17 @@ static uint32_t text_add(struct text *t, const char *s)
 }
 
 /* A record whose text starts at `head`, with room for `len` bytes of it. */
-static struct aj_cache_rec *rec_new(struct aj_cache *c, size_t head, size_t len, const char *key)
+/*
+ * A record being built, whose text starts at `head`, with room for `len`
+ * bytes of it. It is built in memory of its own and copied into the blocks
+ * by store(), under the lock: blocks may move while it is being built.
+ */
+static struct aj_cache_rec *rec_new(size_t head, size_t len, const char *key)
 {
 	struct aj_cache_rec *r;
 	size_t size = head + len;
 
-	if (len > UINT32_MAX / 2)
-		return NULL;
-	pthread_mutex_lock(&c->lock);
-	r = pool_alloc(&c->pool, size);
-	pthread_mutex_unlock(&c->lock);
-	if (!r)
+	if (len > UINT32_MAX / 2 || !(r = aj_malloc(size)))
 		return NULL;
 	memset(r, 0, head);
 	r->size = (uint32_t)size;
@@ -364,42 +430,45 @@ static struct aj_cache_rec *rec_new(struct aj_cache *c, size_t head, size_t len,
 }
 
 /*
- * Store a freshly built record. A missing one (out of memory) drops the old
- * record too: a missing entry is refetched by the next event, a stale one
- * would be trusted.
+ * Store a freshly built record (freed here). A missing one (out of memory)
+ * drops the old record too: a missing entry is refetched by the next event,
+ * a stale one would be trusted.
  */
 static int store(struct aj_cache *c, enum aj_cache_kind kind, const char *key,
-		 struct aj_cache_rec *rec)
+		 struct aj_cache_rec *built)
 {
 	struct aj_cache_table *t = kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->volcano;
-	struct aj_cache_rec *old = NULL;
+	struct aj_cache_rec *old = NULL, *rec = NULL;
 	int r = -1;
 
 	pthread_mutex_lock(&c->lock);
-	if (rec && kind == AJ_CACHE_AJJOBS && ((struct ajjob_rec *)rec)->object)
-		c->object_bytes += strlen(((struct ajjob_rec *)rec)->object) + 1;
-	if (rec)
+	if (built && (rec = pool_alloc(&c->pool, built->size))) {
+		memcpy(rec, built, built->size);
+		rec->key = (char *)rec + ((const char *)built->key - (const char *)built);
+		if (kind == AJ_CACHE_AJJOBS && ((struct ajjob_rec *)rec)->object)
+			c->object_bytes += strlen(((struct ajjob_rec *)rec)->object) + 1;
 		r = table_put(t, rec, &old);
+	} else if (built && kind == AJ_CACHE_AJJOBS) {
+		/* Its own allocations go with it. */
+		aj_free(((struct ajjob_rec *)built)->object);
+		aj_free(((struct ajjob_rec *)built)->azure);
+	}
 	if (r) {
 		old = table_take(t, key);
 		rec_free(c, kind, rec);
 	}
 	rec_free(c, kind, old);
+	pool_compact(c);
 	pthread_mutex_unlock(&c->lock);
+	aj_free(built);
 	return r;
-}
-
-static void rec_drop(struct aj_cache *c, enum aj_cache_kind kind, struct aj_cache_rec *r)
-{
-	pthread_mutex_lock(&c->lock);
-	rec_free(c, kind, r);
-	pthread_mutex_unlock(&c->lock);
 }
 
 static void remove_rec(struct aj_cache *c, enum aj_cache_kind kind, const char *key)
 {
 	pthread_mutex_lock(&c->lock);
 	rec_free(c, kind, table_take(kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->volcano, key));
+	pool_compact(c);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -431,6 +500,7 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 	e->uid = text_add(t, str(meta, "uid"));
 	e->resource_version = text_add(t, str(meta, "resourceVersion"));
 	e->volcano_job = text_add(t, str(get(status, "volcano"), "jobName"));
+	e->backend = text_add(t, str(status, "backend"));
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
 		e->since[i] = text_add(t, str(conds[i], "lastTransitionTime"));
 }
@@ -457,7 +527,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 	conditions_of(status, conds);
 	memset(&t, 0, sizeof(t));
 	ajjob_text(&t, &probe, key, meta, status, conds);
-	e = (struct ajjob_rec *)rec_new(c, offsetof(struct ajjob_rec, text), t.len, key);
+	e = (struct ajjob_rec *)rec_new(offsetof(struct ajjob_rec, text), t.len, key);
 	if (e) {
 		t.out = e->text;
 		ajjob_text(&t, e, key, meta, status, conds);
@@ -497,8 +567,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 	if (e && oom) {
 		aj_free(e->object);
 		aj_free(e->azure);
-		e->object = e->azure = NULL;
-		rec_drop(c, AJ_CACHE_AJJOBS, &e->h);
+		aj_free(e);
 		e = NULL;
 	}
 	return store(c, AJ_CACHE_AJJOBS, key, e ? &e->h : NULL);
@@ -533,7 +602,12 @@ static cJSON *status_basis(const struct ajjob_rec *e)
 	cJSON *s = cJSON_CreateObject(), *list, *cond, *volcano, *azure;
 	size_t i;
 
-	if (!s || !(list = cJSON_AddArrayToObject(s, "conditions")))
+	if (!s || ((e->flags & FLAG_HAS_PHASE) &&
+		   !cJSON_AddStringToObject(s, "phase", aj_phase_name((enum aj_phase)e->phase))) ||
+	    (e->backend && !cJSON_AddStringToObject(s, "backend", e->text + e->backend)) ||
+	    (e->observed_generation >= 0 &&
+	     !cJSON_AddNumberToObject(s, "observedGeneration", (double)e->observed_generation)) ||
+	    !(list = cJSON_AddArrayToObject(s, "conditions")))
 		goto fail;
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
 		if (e->cond[i] == COND_NONE)
@@ -721,7 +795,7 @@ int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj)
 	}
 	memset(&t, 0, sizeof(t));
 	volcano_text(&t, &probe, key, obj);
-	e = (struct volcano_rec *)rec_new(c, offsetof(struct volcano_rec, text), t.len, key);
+	e = (struct volcano_rec *)rec_new(offsetof(struct volcano_rec, text), t.len, key);
 	if (e) {
 		t.out = e->text;
 		volcano_text(&t, e, key, obj);
@@ -887,6 +961,7 @@ size_t aj_cache_sweep(struct aj_cache *c, enum aj_cache_kind kind,
 			rec_free(c, kind, r);
 			gone++;
 		}
+		pool_compact(c);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return gone;

@@ -4,11 +4,11 @@
  *
  * Only what reconciling needs is kept, so memory stays small with many
  * AjJobs. Each AjJob is one compact record: its key, uid, resourceVersion,
- * generation, phase, flags, backend object name, a hash of its status and
- * the few status fields the next status is computed from (the conditions'
- * status and transition time); its full object only until it has been
- * submitted (the spec is immutable, and after submission only status
- * mirroring is left). Volcano Jobs are kept as their owner and phase;
+ * generation, phase, flags, backend and backend object name, a hash of its
+ * status and the few status fields the next status is computed from (the
+ * conditions' status and transition time, Azure details); its full object
+ * only until it has been submitted (the spec is immutable, and after
+ * submission only status mirroring is left). Volcano Jobs are kept as their owner and phase;
  * AjTemplates as their base and config, since they are read on every
  * resolution.
  *
@@ -51,9 +51,10 @@ struct aj_ajjob_view {
 	char *volcano_job;               /* status.volcano.jobName, or NULL */
 	cJSON *object;                   /* full object while not submitted, else NULL */
 	/*
-	 * What aj_status_next() reads of the status (its conditions' type,
-	 * status and lastTransitionTime, volcano, azure), or NULL when the
-	 * AjJob has no status. Whether a new status differs from the one the
+	 * What the reconcilers read of the status (phase, backend,
+	 * observedGeneration; the conditions' type, status and
+	 * lastTransitionTime; volcano; azure), or NULL when the AjJob has no
+	 * status. Whether a new status differs from the one the
 	 * AjJob has is aj_cache_json_hash(new) != status_hash.
 	 */
 	cJSON *status;
@@ -83,6 +84,8 @@ struct aj_cache_pool {
 	size_t tail_left;
 	void *free[AJ_CACHE_CLASSES];    /* freed records, linked through their first word */
 	size_t bytes;                    /* blocks and records too big for a class */
+	size_t block_bytes;              /* blocks alone */
+	size_t free_bytes;               /* freed records waiting in free[] */
 };
 
 struct aj_cache {

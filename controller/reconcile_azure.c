@@ -326,8 +326,9 @@ static int write_status(struct run *r, const struct aj_status *st, const cJSON *
 			cJSON_Delete(next);
 			return aj_errors_oom(err);
 		}
-		changed = !cJSON_IsObject(prev) || !cJSON_Compare(prev, next, 1);
 	}
+	/* The cache keeps a hash of the status, not all of it. */
+	changed = !prev || aj_cache_json_hash(next) != r->v->status_hash;
 	if (!changed) {
 		cJSON_Delete(next);
 		return 0;

@@ -210,6 +210,9 @@ static void the_status_is_kept_as_what_the_next_status_is_computed_from(void **s
 	assert_string_not_equal(field(condition(v.status, "Failed"), "status"), "True");
 	assert_string_not_equal(field(condition(v.status, "Failed"), "status"), "False");
 	assert_null(condition(v.status, "Reviewed"));
+	assert_string_equal(field(v.status, "phase"), "Submitted");
+	assert_string_equal(field(v.status, "backend"), "volcano");
+	assert_int_equal(cJSON_GetObjectItem(v.status, "observedGeneration")->valueint, 1);
 	assert_string_equal(field(cJSON_GetObjectItem(v.status, "volcano"), "jobName"), "bert");
 	assert_null(cJSON_GetObjectItem(v.status, "azure"));
 	assert_true(v.status_hash == aj_cache_json_hash(status));
@@ -426,6 +429,90 @@ static void many_records_stay_small_and_freed_ones_are_reused(void **state)
 	aj_cache_release(&c);
 }
 
+/*
+ * Records outgrowing their size class leave freed ones behind until the
+ * blocks are compacted; running out of memory at any point of that (the
+ * compaction included) loses no record that was stored and breaks none.
+ */
+static void fill_small(struct aj_cache *c, cJSON **grown, int n)
+{
+	char json[512];
+	int i;
+
+	assert_int_equal(aj_cache_init(c), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(json, sizeof(json), "{\"metadata\":{\"namespace\":\"t\",\"name\":\"j%d\","
+			 "\"uid\":\"small-%d\",\"generation\":1},\"status\":{\"phase\":\"Running\","
+			 "\"observedGeneration\":1}}", i, i);
+		assert_int_equal(aj_cache_ajjob_put(c, parse(json)), 0);
+		snprintf(json, sizeof(json), "{\"metadata\":{\"namespace\":\"t\",\"name\":\"j%d\","
+			 "\"uid\":\"grown-%d-0f8e4a52-6d1c-4c0e-9b8a\",\"generation\":1},"
+			 "\"status\":{\"phase\":\"Running\",\"observedGeneration\":1,"
+			 "\"volcano\":{\"jobName\":\"j%d\"}}}", i, i, i);
+		grown[i] = parse(json);
+	}
+}
+
+/*
+ * Records outgrowing their size class leave freed ones behind until the
+ * blocks are compacted; running out of memory at any point of that
+ * compaction loses no record that was stored and breaks none.
+ */
+static void compaction_survives_running_out_of_memory(void **state)
+{
+	enum { N = 1200 };
+	static cJSON *grown[N];
+	struct aj_cache c;
+	struct aj_ajjob_view v;
+	char key[64], uid[64];
+	long n, from = -1, to = -1;
+	size_t before;
+	int i, stored, moved;
+
+	(void)state;
+	/* Find the put that compacts: the bytes held drop by blocks. */
+	fill_small(&c, grown, N);
+	aj_alloc_fail_after(-1);
+	for (i = 0; i < N; i++) {
+		long at = aj_alloc_count();
+
+		before = aj_cache_bytes(&c);
+		assert_int_equal(aj_cache_ajjob_put(&c, grown[i]), 0);
+		if (aj_cache_bytes(&c) + 64 * 1024 <= before) {
+			from = at;
+			to = aj_alloc_count();
+		}
+	}
+	assert_int_equal(aj_cache_ajjob_count(&c), N);
+	aj_cache_release(&c);
+	assert_true(from >= 0);
+
+	for (n = from; n <= to; n++) {
+		fill_small(&c, grown, N);
+		aj_alloc_fail_after(n);
+		for (i = 0, stored = 0; i < N; i++)
+			stored += !aj_cache_ajjob_put(&c, grown[i]);
+		aj_alloc_fail_after(-1);
+		assert_true(stored < N);
+		for (i = 0, moved = 0; i < N; i++) {
+			snprintf(key, sizeof(key), "t/j%d", i);
+			snprintf(uid, sizeof(uid), "grown-%d-0f8e4a52-6d1c-4c0e-9b8a", i);
+			if (aj_cache_ajjob_get(&c, key, &v) != 1)
+				continue;
+			if (strcmp(v.uid, uid)) {
+				snprintf(uid, sizeof(uid), "small-%d", i);
+				assert_string_equal(v.uid, uid);
+			} else {
+				assert_string_equal(v.volcano_job, key + 2);
+				moved++;
+			}
+			aj_ajjob_view_release(&v);
+		}
+		assert_true(moved > 0);
+		aj_cache_release(&c);
+	}
+}
+
 static void out_of_memory_drops_the_entry_instead_of_keeping_a_stale_one(void **state)
 {
 	struct aj_cache c;
@@ -469,6 +556,7 @@ int main(void)
 		cmocka_unit_test(the_json_hash_ignores_member_order_only),
 		cmocka_unit_test(an_unchanged_status_is_recognised_and_a_changed_one_is_not),
 		cmocka_unit_test(many_records_stay_small_and_freed_ones_are_reused),
+		cmocka_unit_test(compaction_survives_running_out_of_memory),
 		cmocka_unit_test(out_of_memory_drops_the_entry_instead_of_keeping_a_stale_one),
 	};
 
