@@ -5,10 +5,12 @@
 #     Jobs exist, next to one client creating the same 1,000 Volcano Jobs
 #     directly at the same QPS and burst (bench/kube_create.c).
 #  2. 10,000 AjJobs, all submitted: the controller's resident memory next to
-#     the AjJobs' total JSON size.
+#     the AjJobs' total JSON size, and the idle controller's.
+#  3. The controller restarted over them: memory after listing the 10,000
+#     AjJobs and their 10,000 Volcano Jobs.
 #
 # Usage: bench/controller.sh [QPS] [N_THROUGHPUT] [N_MEMORY]   (defaults 50 1000 10000)
-# Needs a build in build/ (cmake --build build) and the control plane
+# Needs a build in build/ (or BUILD=DIR) and the control plane
 # binaries (tests/controlplane/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,6 +82,8 @@ kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
 echo "throughput: $n Volcano Jobs at $qps QPS"
 printf '  direct creates, one client: %6.2f s\n' "$direct"
 printf '  through aj-controller:      %6.2f s   ratio %.2f\n' "$via" "$(echo "$via / $direct" | bc -l)"
+# The machine may be shared: say how busy it was.
+echo "  load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- 2. memory ---
 ((nmem > 0)) || exit 0
@@ -136,6 +140,7 @@ rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
 hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
 anon_kb=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status")
 cached=$(metric 'aj_ajjobs_cached')
+cache_bytes=$(metric 'aj_cache_bytes')
 json=$(k get ajjobs -n "$mem" -o json | python3 -c 'import json, sys
 print(sum(len(json.dumps(i, separators=(",", ":"))) for i in json.load(sys.stdin)["items"]))')
 submitted=$(k get ajjobs -n "$mem" -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c Submitted || true)
@@ -143,8 +148,25 @@ echo "memory: $nmem AjJobs ($submitted submitted, $cached cached)"
 printf '  AjJobs as JSON:        %8.1f MiB\n' "$(echo "$json / 1048576" | bc -l)"
 printf '  controller RSS:        %8.1f MiB   ratio %.2f\n' "$(echo "$rss_kb / 1024" | bc -l)" "$(echo "$rss_kb * 1024 / $json" | bc -l)"
 printf '  controller peak RSS:   %8.1f MiB\n' "$(echo "$hwm_kb / 1024" | bc -l)"
+printf '  cache records:         %8.1f MiB\n' "$(echo "$cache_bytes / 1048576" | bc -l)"
 printf '  controller RssAnon:    %8.1f MiB   (heap, stacks; the rest is mapped files)\n' "$(echo "$anon_kb / 1024" | bc -l)"
 printf '  idle controller RSS:   %8.1f MiB   RssAnon %.1f MiB\n' "$(echo "$idle_kb / 1024" | bc -l)" \
   "$(echo "$idle_anon_kb / 1024" | bc -l)"
 printf '  RSS above idle:        %8.1f MiB   ratio %.2f\n' "$(echo "($rss_kb - $idle_kb) / 1024" | bc -l)" \
   "$(echo "($rss_kb - $idle_kb) * 1024 / $json" | bc -l)"
+echo "  load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- 3. restart: all 10,000 AjJobs and their Volcano Jobs listed at start ---
+kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
+rm -f "$tmp/port"
+"$ctl" --namespace "$mem" --qps 2000 --burst 2000 --workers 2 --health-addr 127.0.0.1 --health-port 0 \
+  --port-file "$tmp/port" >"$tmp/ctl-restart.log" 2>&1 &
+pid=$!
+until [[ -s $tmp/port ]] && (($(metric 'aj_ajjobs_cached' | cut -d. -f1) >= nmem)) &&
+      [[ $(metric 'workqueue_depth{') == 0.0 ]]; do sleep 1; done
+sleep 8
+rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
+echo "restart with $nmem AjJobs and their Volcano Jobs:"
+printf '  controller RSS:        %8.1f MiB   ratio %.2f\n' "$(echo "$rss_kb / 1024" | bc -l)" "$(echo "$rss_kb * 1024 / $json" | bc -l)"
+printf '  controller peak RSS:   %8.1f MiB\n' "$(echo "$hwm_kb / 1024" | bc -l)"
