@@ -58,6 +58,11 @@ struct volcano_rec {
 /* How many classes larger a reused record may be. */
 #define POOL_SLACK 3
 
+/* Blocks and freed records are linked through their first word. */
+struct pool_link {
+	struct pool_link *next;
+};
+
 static size_t class_of(size_t size)
 {
 	return (size + POOL_GRAIN - 1) / POOL_GRAIN;
@@ -77,18 +82,18 @@ static void *pool_alloc(struct aj_cache_pool *p, size_t size)
 	/* A freed record of this size or a little larger (sizes drift by a few bytes). */
 	for (i = cls; i <= cls + POOL_SLACK && i <= AJ_CACHE_CLASSES; i++)
 		if ((r = p->free[i - 1])) {
-			memcpy(&p->free[i - 1], r, sizeof(void *));
+			p->free[i - 1] = ((struct pool_link *)r)->next;
 			p->free_bytes -= i * POOL_GRAIN;
 			return r;
 		}
 	if (p->tail_left < cls * POOL_GRAIN) {
-		char *b = aj_malloc(POOL_BLOCK);
+		struct pool_link *b = aj_malloc(POOL_BLOCK);
 
 		if (!b)
 			return NULL;
-		memcpy(b, &p->blocks, sizeof(void *));
+		b->next = p->blocks;
 		p->blocks = b;
-		p->tail = b + POOL_HEAD;
+		p->tail = (char *)b + POOL_HEAD;
 		p->tail_left = POOL_BLOCK - POOL_HEAD;
 		p->bytes += POOL_BLOCK;
 		p->block_bytes += POOL_BLOCK;
@@ -110,18 +115,18 @@ static void pool_free(struct aj_cache_pool *p, void *r, size_t size)
 		aj_free(r);
 		return;
 	}
-	memcpy(r, &p->free[cls - 1], sizeof(void *));
+	((struct pool_link *)r)->next = p->free[cls - 1];
 	p->free[cls - 1] = r;
 	p->free_bytes += cls * POOL_GRAIN;
 }
 
 /* Free a chain of blocks. */
-static void blocks_free(void *b)
+static void blocks_free(struct pool_link *b)
 {
-	void *next;
+	struct pool_link *next;
 
 	while (b) {
-		memcpy(&next, b, sizeof(void *));
+		next = b->next;
 		aj_free(b);
 		b = next;
 	}
@@ -249,8 +254,8 @@ static void pool_compact(struct aj_cache *c)
 {
 	struct aj_cache_table *tables[] = { &c->ajjobs, &c->volcano };
 	struct aj_cache_pool *p = &c->pool, n;
+	struct pool_link *last;
 	size_t t, i;
-	void *last;
 
 	if (p->free_bytes < POOL_BLOCK || p->free_bytes * 3 < p->block_bytes)
 		return;
@@ -276,15 +281,9 @@ keep_both:
 	/* Out of memory part way: both sets of blocks stay; moved records left free room. */
 	if (!n.blocks)
 		return;
-	for (last = n.blocks;; ) {
-		void *next;
-
-		memcpy(&next, last, sizeof(void *));
-		if (!next)
-			break;
-		last = next;
-	}
-	memcpy(last, &p->blocks, sizeof(void *));
+	for (last = n.blocks; last->next; last = last->next)
+		;
+	last->next = p->blocks;
 	p->blocks = n.blocks;
 	p->bytes += n.block_bytes;
 	p->block_bytes += n.block_bytes;
