@@ -50,7 +50,6 @@ struct aj_watch {
 
 	char *rv;                     /* resume point; "" before the first list */
 	int listed;                   /* a list succeeded at least once */
-	int quorum;                   /* next list must be a quorum read */
 	int streaming;                /* started, its end not handled yet */
 	int established;              /* the upgrade succeeded */
 	int peer_closed;              /* the server closed the stream in order */
@@ -329,7 +328,6 @@ static int do_list(struct aj_watch *w)
 		return -1;
 	}
 	w->listed = 1;
-	w->quorum = 0;
 	return 0;
 }
 
@@ -400,8 +398,6 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 			return -1;
 		w->restart = aj_kube_status_expired(&st) ? RESTART_RELIST
 							  : RESTART_RESUME_LATER;
-		if (w->restart == RESTART_RELIST)
-			w->quorum = 1;
 		aj_kube_status_to_errors(&st, "watch ERROR event", &e);
 		wlog_errors(w, &e);
 		aj_kube_status_release(&st);
@@ -462,7 +458,6 @@ static void connect_failed(struct aj_watch *w, unsigned code, const char *why)
 	aj_kube_status_to_errors(&st, "the stream", &e);
 	wlog_errors(w, &e);
 	if (aj_kube_status_expired(&st)) {
-		w->quorum = 1;
 		r = RESTART_RELIST;
 	} else if (code == 401) {
 		aj_kube_token_refresh(w->loop->k, 1, &changed, &e);
