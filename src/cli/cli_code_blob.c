@@ -10,8 +10,10 @@
  * the version, so a tree maps to exactly one of each. The marker
  * aj-code/<D>.complete, outside the folder so the snapshot leaves it out, is
  * written last: without it an upload counts as interrupted and is redone,
- * with it the upload is skipped. The tree is archived again once the files
- * are sent, and a changed digest leaves the marker unwritten. Blob folders
+ * with it the upload is skipped. Files go SENDERS at a time, each sender
+ * with its own connection (code trees are mostly small files, where
+ * round trips, not bandwidth, cost). The tree is archived again once the
+ * files are sent, and a changed digest leaves the marker unwritten. Blob folders
  * hold files only: symbolic links and empty directories do not travel.
  *
  * volcano (strategy blob) gets the archive itself, <upload_dir>/<D>.tar.gz,
@@ -20,6 +22,7 @@
  * taken as already there. The pods download it (volcano.c).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +40,11 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/jobspec.h"
+#include "core/strlist.h"
 
 #define MARKER_SUFFIX ".complete"
 #define BLOCK_TIMEOUT_MS (10L * 60 * 1000)
+#define SENDERS 4                 /* files of a code folder sent at once */
 
 static int azure_service(const struct aj_jobspec *spec)
 {
@@ -124,16 +129,24 @@ static int workspace(const struct aj_jobspec *spec, struct aj_buf *store,
 	return 0;
 }
 
-struct files {
-	struct aj_blob *blob;
+/* Where the files go; each sender opens its own client on it. */
+struct place {
+	struct aj_token_cache *tokens;
+	const char *account;
+	const char *suffix;
 	const char *container;
 	const char *digest;
-	struct aj_blob_put_options opt;
-	struct aj_buf name;
-	unsigned long long sent, bytes, links;
 };
 
-static int send_file(const struct aj_walk_entry *ent, void *data, struct aj_errors *err)
+struct files {
+	const struct place *to;
+	struct aj_strlist paths;      /* the files to send, in the walk's order */
+	unsigned long long bytes, links;
+	size_t next;                  /* the next path to take (atomic) */
+	int failed;                   /* a sender failed: the others stop (atomic) */
+};
+
+static int collect(const struct aj_walk_entry *ent, void *data, struct aj_errors *err)
 {
 	struct files *f = data;
 
@@ -143,20 +156,81 @@ static int send_file(const struct aj_walk_entry *ent, void *data, struct aj_erro
 		f->links++;
 	if (ent->type != AJ_WALK_FILE)
 		return 0;
-	aj_buf_reset(&f->name);
-	if (aj_buf_addf(&f->name, AJ_AZUREML_CODE_DIR "/%s/%s", f->digest, ent->path))
+	if (aj_strlist_add(&f->paths, ent->path))
 		return aj_errors_oom(err);
-	if (aj_blob_upload_file(f->blob, f->container, aj_buf_cstr(&f->name), ent->path, &f->opt,
-				err))
-		return -1;
-	f->sent++;
 	f->bytes += (unsigned long long)ent->st->st_size;
 	return 0;
 }
 
-/* Send the files of "." under aj-code/<digest>/, then the marker. */
-static int send_tree(const struct aj_jobspec *spec, struct aj_blob *blob, const char *container,
-		     const char *digest, const char *marker, struct aj_errors *err)
+struct sender {
+	pthread_t thread;
+	struct files *f;
+	struct aj_errors err;
+	int rc;
+};
+
+/* Take paths until none is left or a sender failed; small files dominate, so they go side by side. */
+static void *send_files(void *data)
+{
+	struct sender *s = data;
+	struct files *f = s->f;
+	const struct place *to = f->to;
+	struct aj_blob_put_options o = { NULL, 1, 0 };
+	struct aj_buf name = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_blob blob;
+	size_t i;
+	int opened;
+
+	s->rc = blob_open(&blob, to->tokens, to->account, to->suffix, &s->err);
+	opened = !s->rc;
+	while (!s->rc && !__atomic_load_n(&f->failed, __ATOMIC_RELAXED) &&
+	       (i = __atomic_fetch_add(&f->next, 1, __ATOMIC_RELAXED)) < f->paths.nr) {
+		aj_buf_reset(&name);
+		if (aj_buf_addf(&name, AJ_AZUREML_CODE_DIR "/%s/%s", to->digest, f->paths.items[i]))
+			s->rc = aj_errors_oom(&s->err);
+		else
+			s->rc = aj_blob_upload_file(&blob, to->container, aj_buf_cstr(&name),
+						    f->paths.items[i], &o, &s->err);
+	}
+	if (s->rc)
+		__atomic_store_n(&f->failed, 1, __ATOMIC_RELAXED);
+	if (opened)
+		aj_blob_release(&blob);
+	aj_buf_release(&name);
+	return NULL;
+}
+
+/* Send every collected path with up to SENDERS connections. */
+static int send_all(struct files *f, struct aj_errors *err)
+{
+	struct sender s[SENDERS];
+	size_t n = f->paths.nr < SENDERS ? f->paths.nr : SENDERS, started, i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		s[i].f = f;
+		s[i].rc = 0;
+		aj_errors_init(&s[i].err);
+	}
+	/* the first sender runs here; without more threads (resources), fewer senders */
+	for (started = 1; started < n; started++)
+		if (pthread_create(&s[started].thread, NULL, send_files, &s[started]))
+			break;
+	if (n)
+		send_files(&s[0]);
+	for (i = 1; i < started && i < n; i++)
+		pthread_join(s[i].thread, NULL);
+	for (i = 0; i < n; i++) {
+		rc |= s[i].rc;
+		aj_errors_splice(err, &s[i].err);
+		aj_errors_release(&s[i].err);
+	}
+	return rc ? -1 : 0;
+}
+
+/* Send the files of "." under aj-code/<digest>/, then the marker through blob. */
+static int send_tree(const struct aj_jobspec *spec, struct aj_blob *blob, const struct place *to,
+		     const char *marker, struct aj_errors *err)
 {
 	struct files f;
 	struct aj_ignore ig = AJ_IGNORE_INIT;
@@ -166,27 +240,25 @@ static int send_tree(const struct aj_jobspec *spec, struct aj_blob *blob, const 
 	int rc;
 
 	memset(&f, 0, sizeof(f));
-	f.blob = blob;
-	f.container = container;
-	f.digest = digest;
-	f.opt.md5 = 1;
-	aj_buf_init(&f.name, AJ_BUF_SMALL);
+	f.to = to;
+	aj_strlist_init(&f.paths);
 	rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
-	     aj_walk(".", &ig, 0, send_file, &f, err) ||
+	     aj_walk(".", &ig, 0, collect, &f, err) || send_all(&f, err) ||
 	     aj_cli_code_archive(spec, -1, &again, err) ? -1 : 0;
-	if (!rc && strcmp(again.sha256_hex, digest))
+	if (!rc && strcmp(again.sha256_hex, to->digest))
 		rc = aj_errors_add(err, NULL, "the code changed while it was uploaded (%.12s, then "
-				   "%.12s): submit again", digest, again.sha256_hex);
-	if (!rc && aj_buf_addf(&manifest, "{\"sha256\":\"%s\",\"files\":%llu,\"bytes\":%llu}\n",
-			       digest, f.sent, f.bytes))
+				   "%.12s): submit again", to->digest, again.sha256_hex);
+	if (!rc && aj_buf_addf(&manifest, "{\"sha256\":\"%s\",\"files\":%zu,\"bytes\":%llu}\n",
+			       to->digest, f.paths.nr, f.bytes))
 		rc = aj_errors_oom(err);
 	if (!rc)
-		rc = aj_blob_put(blob, container, marker, manifest.buf, manifest.len, &mo, err);
+		rc = aj_blob_put(blob, to->container, marker, manifest.buf, manifest.len, &mo, err);
 	if (!rc)
-		fprintf(stderr, "aj: code %.12s uploaded: %llu files, %llu bytes%s\n", digest, f.sent,
-			f.bytes, f.links ? " (symbolic links left out: blob folders hold files only)" : "");
+		fprintf(stderr, "aj: code %.12s uploaded: %zu files, %llu bytes%s\n", to->digest,
+			f.paths.nr, f.bytes,
+			f.links ? " (symbolic links left out: blob folders hold files only)" : "");
 	aj_ignore_release(&ig);
-	aj_buf_release(&f.name);
+	aj_strlist_release(&f.paths);
 	aj_buf_release(&manifest);
 	return rc;
 }
@@ -201,6 +273,7 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 	struct aj_cli_azure az;
 	struct aj_blob blob;
 	struct aj_blob_props props;
+	struct place place;
 	int rc, blob_ready = 0;
 
 	memset(&ds, 0, sizeof(ds));
@@ -219,9 +292,10 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 	if (!rc) {
 		rc = blob_open(&blob, az.tokens, ds.account, ds.endpoint, &why);
 		blob_ready = !rc;
+		place = (struct place){ az.tokens, ds.account, ds.endpoint, ds.container,
+					spec->code.digest };
 		rc = rc || aj_blob_head(&blob, ds.container, aj_buf_cstr(&marker), &props, &why) ||
-		     (!props.exists &&
-		      send_tree(spec, &blob, ds.container, spec->code.digest, aj_buf_cstr(&marker), &why))
+		     (!props.exists && send_tree(spec, &blob, &place, aj_buf_cstr(&marker), &why))
 			     ? -1 : 0;
 		if (rc)
 			aj_errors_add(err, NULL, "cannot upload the code to datastore %s of workspace %s "

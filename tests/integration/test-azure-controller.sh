@@ -209,6 +209,9 @@ printf 'print("train")\n' >"$work/code/train.py"
 printf 'x = 1\n' >"$work/code/src/model.py"
 printf 'noise\n' >"$work/code/run.log"
 ln -s train.py "$work/code/link.py"
+# Enough files for every sender to take some.
+mkdir -p "$work/code/src/gen"
+for i in 0 1 2 3 4 5 6 7 8 9; do printf 'v = %d\n' "$i" >"$work/code/src/gen/m$i.py"; done
 # The user's credential: a service principal whose token endpoint is the peer.
 aj_user() {
   (cd "$work/code" && env AZURE_TENANT_ID=tenant-u AZURE_CLIENT_ID=user AZURE_CLIENT_SECRET=not-a-real-secret \
@@ -220,15 +223,18 @@ peer_blob() { curl -sf "$peer/_peer/blob/wsstore/azureml-blobstore-0000/aj-code/
 expect_ok "aj run uploads the code and submits" aj_user "$AJ_BIN" run -t coded --name code-1 --namespace "$ns" -- python train.py
 cat "$t_out" >>"$work/user.log"
 digest=$(field code-1 '{.spec.code.digest}')
-expect_ok "...saying what it sent: two files (the log is ignored, the link left out)" \
-  grep -qE "^aj: code ${digest:0:12} uploaded: 2 files, 21 bytes \(symbolic links left out" "$work/user.log"
+expect_ok "...saying what it sent: twelve files (the log is ignored, the link left out)" \
+  grep -qE "^aj: code ${digest:0:12} uploaded: 12 files, 81 bytes \(symbolic links left out" "$work/user.log"
 expect_eq "the AjJob names the datastore folder" "azureml://datastores/workspaceblobstore/paths/aj-code/$digest/" \
   field code-1 '{.spec.code.uri}'
 expect_eq "the files are in the default datastore under the digest" 'print("train")' peer_blob "$digest/train.py"
 expect_eq "...with their directories" "x = 1" peer_blob "$digest/src/model.py"
+expect_eq "...every one of them" "v = 0" peer_blob "$digest/src/gen/m0.py"
+expect_eq "...to the last" "v = 9" peer_blob "$digest/src/gen/m9.py"
+expect_eq "...each sent once" "12" requests PUT "^/blob/wsstore/azureml-blobstore-0000/aj-code/$digest/"
 expect_ok "...but not the ignored file" bash -c "! curl -sf '$peer/_peer/blob/wsstore/azureml-blobstore-0000/aj-code/$digest/run.log'"
 expect_ok "...nor the symbolic link" bash -c "! curl -sf '$peer/_peer/blob/wsstore/azureml-blobstore-0000/aj-code/$digest/link.py'"
-expect_eq "the marker, written last, records the upload" "{\"sha256\":\"$digest\",\"files\":2,\"bytes\":21}" \
+expect_eq "the marker, written last, records the upload" "{\"sha256\":\"$digest\",\"files\":12,\"bytes\":81}" \
   peer_blob "$digest.complete"
 expect_ok "the coded AjJob is submitted" wait_for 60 submitted code-1
 cjob=$(field code-1 '{.status.azure.jobName}')
