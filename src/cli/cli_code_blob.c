@@ -207,9 +207,9 @@ static int send_all(struct files *f, struct aj_errors *err)
 	size_t n = f->paths.nr < SENDERS ? f->paths.nr : SENDERS, started, i;
 	int rc = 0;
 
+	memset(s, 0, sizeof(s));
 	for (i = 0; i < n; i++) {
 		s[i].f = f;
-		s[i].rc = 0;
 		aj_errors_init(&s[i].err);
 	}
 	/* the first sender runs here; without more threads (resources), fewer senders */
