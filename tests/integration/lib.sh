@@ -23,6 +23,23 @@ new_namespace() {
   echo "$ns"
 }
 
+# wait_for SECONDS cmd...: until the command succeeds (its output is shown only if it never does)
+wait_for() {
+  local t=$1 i; shift
+  for ((i = 0; i < t * 5; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  "$@"
+}
+
+# AjJobs and Volcano Jobs in the script's namespace $ns.
+phase() { k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}'; }
+phase_is() { [[ $(phase "$1") == "$2" ]]; }
+volcano_exists() { k -n "$ns" get jobs.batch.volcano.sh "$1" >/dev/null 2>&1; }
+# set_volcano_phase NAME PHASE: act as Volcano and write the job's state
+set_volcano_phase() {
+  k -n "$ns" patch jobs.batch.volcano.sh "$1" --subresource=status --type=merge \
+    -p "{\"status\":{\"state\":{\"phase\":\"$2\"}}}" >/dev/null
+}
+
 # Install CRD files (idempotent) and wait until they are established.
 install_crds() {
   local f fs=() names

@@ -46,18 +46,6 @@ config:
 YAML
 
 aj() { "$AJ_BIN" "$@"; }
-# wait_for SECONDS cmd...: until the command succeeds
-wait_for() {
-  local t=$1 i; shift
-  for ((i = 0; i < t * 5; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
-  "$@"
-}
-phase_is() { [[ $(k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}') == "$2" ]]; }
-volcano_exists() { k -n "$ns" get jobs.batch.volcano.sh "$1" >/dev/null 2>&1; }
-set_volcano_phase() {
-  k -n "$ns" patch jobs.batch.volcano.sh "$1" --subresource=status --type=merge \
-    -p "{\"status\":{\"state\":{\"phase\":\"$2\"}}}" >/dev/null
-}
 # json_get EXPR: evaluate a Python expression over the JSON on stdin (bound to d)
 json_get() { python3 -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 

@@ -20,12 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for() { # wait_for SECONDS cmd...: until the command succeeds
-  local t=$1 i; shift
-  for ((i = 0; i < t * 5; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
-  "$@"
-}
-phase_is() { [[ $(k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}') == "$2" ]]; }
 ajjob() { # ajjob NAME GPUS [ANNOTATIONS]: an AjJob with its template embedded
   local ann=
   [[ -n ${3:-} ]] && ann=", annotations: {$3}"

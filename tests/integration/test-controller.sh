@@ -44,19 +44,7 @@ start_controller() {
   echo $! >"$work/$name.pid"
 }
 
-# wait_for SECONDS cmd...: until the command succeeds
-wait_for() {
-  local t=$1 i; shift
-  for ((i = 0; i < t * 5; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
-  "$@"
-}
-phase() { k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}'; }
-phase_is() { [[ $(phase "$1") == "$2" ]]; }
 volcano_count() { k -n "$ns" get jobs.batch.volcano.sh -o name | grep -c "/$1\$" || true; }
-set_volcano_phase() {
-  k -n "$ns" patch jobs.batch.volcano.sh "$1" --subresource=status --type=merge \
-    -p "{\"status\":{\"state\":{\"phase\":\"$2\"}}}" >/dev/null
-}
 submit() { # submit NAME TEMPLATE [aj run args...]
   local name=$1 tpl=$2; shift 2
   "$AJ_BIN" run -t "$tpl" --namespace "$ns" --name "$name" --dry-run -o json "$@" -- python train.py --lr 0.1 \

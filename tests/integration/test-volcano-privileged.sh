@@ -39,7 +39,6 @@ submit() { # submit NAME: a template adding SYS_ADMIN, as aj run --dry-run print
     "$AJ_BIN" run -t nested --name "$1" --namespace "$ns" --dry-run -o json -- python train.py) |
     k apply -f - >/dev/null
 }
-phase() { k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}'; }
 wait_phase() { # wait_phase NAME PHASE
   local i
   for ((i = 0; i < 150; i++)); do [[ $(phase "$1") == "$2" ]] && return 0; sleep 0.2; done

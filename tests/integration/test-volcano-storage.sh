@@ -52,12 +52,6 @@ start_controller() { # start_controller [args...]: managed identity through the 
     --azure-blob-endpoint "$peer/blob/{account}" "$@" >>"$work/controller.log" 2>&1 &
   pid=$!
 }
-wait_for() {
-  local t=$1 i; shift
-  for ((i = 0; i < t * 5; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
-  "$@"
-}
-phase_is() { [[ $(k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}') == "$2" ]]; }
 message_has() { k -n "$ns" get ajjob "$1" -o jsonpath='{.status.message}' | grep -qF -- "$2"; }
 event_has() { k -n "$ns" get events.events.k8s.io -o json | grep -qF -- "$1"; }
 field() { k -n "$ns" get "$1" "$2" -o jsonpath="$3"; }
