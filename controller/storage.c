@@ -44,7 +44,7 @@ int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *
 	struct aj_storage_minter *m;
 	struct aj_identity_config ic;
 	struct aj_credential *cred;
-	const char *ep = o->blob_endpoint ? o->blob_endpoint : AJ_STORAGE_ENDPOINT_DEFAULT;
+	const char *ep = o->blob_endpoint ? o->blob_endpoint : AJ_BLOB_ENDPOINT_DEFAULT;
 
 	*out = NULL;
 	if (o->lifetime && (o->lifetime < 60 || o->lifetime > AJ_STORAGE_LIFETIME_MAX))
@@ -142,22 +142,6 @@ int aj_storage_defer(struct aj_storage_minter *m, const char *key, long seconds)
 	if (set_due(m, key, time(NULL) + seconds))
 		return -1;
 	return m->queue ? aj_workqueue_add_after(m->queue, key, (double)seconds) : 0;
-}
-
-int aj_storage_endpoint(const char *tmpl, const char *account, struct aj_buf *out)
-{
-	const char *p = tmpl, *hit;
-
-	while ((hit = strstr(p, "{account}"))) {
-		if (aj_buf_add(out, p, (size_t)(hit - p)) || aj_buf_addstr(out, account))
-			return -1;
-		p = hit + strlen("{account}");
-	}
-	if (aj_buf_addstr(out, p))
-		return -1;
-	while (out->len > 1 && out->buf[out->len - 1] == '/')
-		out->buf[--out->len] = '\0';
-	return 0;
 }
 
 int aj_storage_blobfuse_config(const char *account, const char *container,
@@ -283,7 +267,7 @@ int aj_storage_secret(const struct aj_storage_secret_in *in, cJSON **out, time_t
 		if (sign(in, st->account, st->container, NULL, STORAGE_PERMISSIONS,
 			 in->now + in->lifetime, &sas, err))
 			goto out;
-		if (aj_storage_endpoint(in->endpoint, st->account, &ep) ||
+		if (aj_blob_endpoint(in->endpoint, st->account, &ep) ||
 		    aj_buf_addf(&name, "%s" AJ_STORAGE_KEY_SUFFIX, st->name) ||
 		    aj_storage_blobfuse_config(st->account, st->container, aj_buf_cstr(&ep),
 					       aj_buf_cstr(&sas), &text))
@@ -306,7 +290,7 @@ int aj_storage_secret(const struct aj_storage_secret_in *in, cJSON **out, time_t
 			if (sign(in, in->blob->account, in->blob->container, aj_buf_cstr(&name),
 				 CODE_PERMISSIONS, in->now + life, &sas, err))
 				goto out;
-			if (aj_storage_endpoint(in->endpoint, in->blob->account, &ep) ||
+			if (aj_blob_endpoint(in->endpoint, in->blob->account, &ep) ||
 			    aj_buf_addf(&text, "%s/%s/%s?%s", aj_buf_cstr(&ep), in->blob->container,
 					aj_buf_cstr(&name), aj_buf_cstr(&sas)))
 				oom = 1;
@@ -383,7 +367,7 @@ static int delegation_key(struct aj_storage_minter *m, const char *account, time
 
 	format_time(now - KEY_SKEW, start);
 	format_time(now + life, expiry);
-	if (aj_storage_endpoint(m->endpoint, account, &ep))
+	if (aj_blob_endpoint(m->endpoint, account, &ep))
 		return aj_errors_oom(problems);
 	aj_blob_config_default(&bc);
 	bc.endpoint = aj_buf_cstr(&ep);

@@ -41,7 +41,6 @@ struct aj_kube;
 struct aj_sas_key;
 struct aj_workqueue;
 
-#define AJ_STORAGE_ENDPOINT_DEFAULT "https://{account}.blob.core.windows.net"
 #define AJ_STORAGE_LIFETIME_DEFAULT 86400
 /* the longest a user delegation key may live */
 #define AJ_STORAGE_LIFETIME_MAX (7 * 86400)
@@ -93,9 +92,6 @@ int aj_storage_defer(struct aj_storage_minter *m, const char *key, long seconds)
 void aj_storage_forget(struct aj_storage_minter *m, const char *key);
 
 /* --- pure parts (tests) --- */
-
-/* tmpl with every "{account}" replaced by account, no trailing '/'. 0 / -1. */
-int aj_storage_endpoint(const char *tmpl, const char *account, struct aj_buf *out);
 
 /* The blobfuse2 configuration of one container mounted with sas. 0 / -1. */
 int aj_storage_blobfuse_config(const char *account, const char *container,

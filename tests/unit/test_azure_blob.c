@@ -432,6 +432,9 @@ static void settings_are_checked(void **state)
 	aj_buf_reset(&url);
 	assert_int_equal(aj_blob_endpoint("https://fixed.example/", "x", &url), 0);
 	assert_string_equal(aj_buf_cstr(&url), "https://fixed.example");
+	aj_buf_reset(&url);
+	assert_int_equal(aj_blob_endpoint("https://{account}.x/{account}", "acct1", &url), 0);
+	assert_string_equal(aj_buf_cstr(&url), "https://acct1.x/acct1");
 	aj_buf_release(&url);
 	aj_blob_config_default(&c);
 	assert_int_equal(aj_blob_init(&b, &c, &e), -1);

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "azure/blob.h"
 #include "azure/sas.h"
 #include "backend/backend.h"
 #include "core/alloc.h"
@@ -40,26 +41,6 @@ static struct aj_sas_key vector_key(void)
 		.value = (char *)"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
 	};
 	return k;
-}
-
-static void endpoint_template(void **state)
-{
-	static const struct { const char *tmpl, *want; } cases[] = {
-		{ AJ_STORAGE_ENDPOINT_DEFAULT, "https://acct1.blob.core.windows.net" },
-		{ "http://127.0.0.1:9/blob/{account}/", "http://127.0.0.1:9/blob/acct1" },
-		{ "https://{account}.x/{account}", "https://acct1.x/acct1" },
-		{ "https://fixed.example", "https://fixed.example" },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
-
-		assert_int_equal(aj_storage_endpoint(cases[i].tmpl, "acct1", &b), 0);
-		assert_string_equal(aj_buf_cstr(&b), cases[i].want);
-		aj_buf_release(&b);
-	}
 }
 
 static const char *blobfuse_want =
@@ -102,7 +83,7 @@ static void secret_content(void **state)
 	memset(&in, 0, sizeof(in));
 	in.spec = &s;
 	in.blob = &blob;
-	in.endpoint = AJ_STORAGE_ENDPOINT_DEFAULT;
+	in.endpoint = AJ_BLOB_ENDPOINT_DEFAULT;
 	in.lifetime = 86400;
 	in.now = NOW;
 	in.accounts = accounts;
@@ -222,7 +203,6 @@ static void minter_due(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(endpoint_template),
 		cmocka_unit_test(blobfuse_config),
 		cmocka_unit_test(secret_content),
 		cmocka_unit_test(minter_due),
