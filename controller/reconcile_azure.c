@@ -308,14 +308,32 @@ static int set_rv(struct run *r, const cJSON *obj)
 	return (r->rv = aj_strdup(rv)) ? 0 : -1;
 }
 
+/*
+ * Merge-patch the AjJob (sub: "status", or NULL for the object) and free
+ * patch; with follow_rv, later writes carry the resourceVersion the server
+ * answered with.
+ */
+static int patch_ajjob(struct run *r, const char *sub, cJSON *patch, int follow_rv,
+		       struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_ajjobs, r->v->ns, r->v->name, sub };
+	cJSON *out = NULL;
+	int ret = aj_kube_patch(r->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
+
+	if (!ret && follow_rv && set_rv(r, out))
+		ret = aj_errors_oom(err);
+	cJSON_Delete(out);
+	cJSON_Delete(patch);
+	return ret;
+}
+
 /* Write the status (azure: the new status.azure, NULL to keep it). */
 static int write_status(struct run *r, const struct aj_status *st, const cJSON *azure,
 			struct aj_errors *err)
 {
-	struct aj_kube_ref ref = { &aj_res_ajjobs, r->v->ns, r->v->name, "status" };
 	const cJSON *prev = r->v->status;
-	cJSON *next, *patch = NULL, *meta, *out = NULL, *az;
-	int changed = 0, ret;
+	cJSON *next, *patch = NULL, *meta, *az;
+	int changed = 0;
 
 	if (!(next = aj_status_next(prev, st, r->now, &changed)))
 		return aj_errors_oom(err);
@@ -341,12 +359,7 @@ static int write_status(struct run *r, const struct aj_status *st, const cJSON *
 		cJSON_Delete(patch);
 		return aj_errors_oom(err);
 	}
-	ret = aj_kube_patch(r->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
-	if (!ret && set_rv(r, out))
-		ret = aj_errors_oom(err);
-	cJSON_Delete(out);
-	cJSON_Delete(patch);
-	return ret;
+	return patch_ajjob(r, "status", patch, 1, err);
 }
 
 static void event(struct run *r, int warning, const char *reason, const char *action,
@@ -538,11 +551,9 @@ static int workspace_id(const struct coords *ws, struct aj_buf *out)
 /* Add our finalizer and the workspace annotation (before anything exists in Azure). */
 static int ensure_finalizer(struct run *r, const char *ws_id, struct aj_errors *err)
 {
-	struct aj_kube_ref ref = { &aj_res_ajjobs, r->v->ns, r->v->name, NULL };
 	const cJSON *obj = r->v->object, *meta = at(obj, "metadata");
 	const char *have = str_at(at(meta, "annotations"), WS_ANNOTATION);
-	cJSON *patch, *pm, *fins, *ann, *out = NULL;
-	int ret;
+	cJSON *patch, *pm, *fins, *ann;
 
 	if (has_finalizer(obj) && have && !strcmp(have, ws_id))
 		return 0;
@@ -562,18 +573,12 @@ static int ensure_finalizer(struct run *r, const char *ws_id, struct aj_errors *
 		cJSON_Delete(patch);
 		return aj_errors_oom(err);
 	}
-	ret = aj_kube_patch(r->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
-	if (!ret && set_rv(r, out))
-		ret = aj_errors_oom(err);
-	cJSON_Delete(out);
-	cJSON_Delete(patch);
-	return ret;
+	return patch_ajjob(r, NULL, patch, 1, err);
 }
 
 static int remove_finalizer(struct run *r, const cJSON *obj, struct aj_errors *err)
 {
-	struct aj_kube_ref ref = { &aj_res_ajjobs, r->v->ns, r->v->name, NULL };
-	cJSON *patch = cJSON_CreateObject(), *pm, *fins, *out = NULL;
+	cJSON *patch = cJSON_CreateObject(), *pm, *fins;
 	const cJSON *fin;
 	int ret;
 
@@ -595,9 +600,7 @@ static int remove_finalizer(struct run *r, const cJSON *obj, struct aj_errors *e
 			return aj_errors_oom(err);
 		}
 	}
-	ret = aj_kube_patch(r->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
-	cJSON_Delete(out);
-	cJSON_Delete(patch);
+	ret = patch_ajjob(r, NULL, patch, 0, err);
 	if (!ret)
 		aj_log(AJ_LOG_INFO, "azure job finished; finalizer removed", "ajjob", r->key,
 		       AJ_LOG_END);

@@ -382,11 +382,27 @@ int aj_aml_state_terminal(enum aj_aml_state s)
 	return s == AJ_AML_COMPLETED || s == AJ_AML_FAILED || s == AJ_AML_CANCELED;
 }
 
-static int job_path(const struct aj_aml_workspace *ws, const char *name, const char *tail,
-		    struct aj_buf *path)
+/*
+ * method on the job name (+ tail) of ws into resp (initialised here). With
+ * maybe, a 404 returns 1 instead of an error, as request_maybe() does.
+ */
+static int job_request(struct aj_arm *a, const struct aj_aml_workspace *ws, const char *name,
+		       const char *tail, const char *method, const cJSON *body, int maybe,
+		       struct aj_arm_response *resp, struct aj_errors *err)
 {
-	return aj_aml_workspace_id(ws, path) || aj_buf_addstr(path, "/jobs/") ||
-	       aj_buf_addstr(path, name) || aj_buf_addstr(path, tail);
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int r;
+
+	aj_arm_response_init(resp);
+	if (aj_aml_workspace_id(ws, &path) || aj_buf_addstr(&path, "/jobs/") ||
+	    aj_buf_addstr(&path, name) || aj_buf_addstr(&path, tail))
+		r = aj_errors_oom(err);
+	else if (maybe)
+		r = request_maybe(a, method, aj_buf_cstr(&path), api(ws), body, resp, err);
+	else
+		r = aj_arm_request(a, method, aj_buf_cstr(&path), api(ws), body, resp, err);
+	aj_buf_release(&path);
+	return r;
 }
 
 /* Fill out from resp; -1 (OOM). */
@@ -402,64 +418,42 @@ int aj_aml_job_put(struct aj_arm *a, const struct aj_aml_workspace *ws, const ch
 		   const cJSON *body, struct aj_aml_job *out, int *created,
 		   long *http_status, struct aj_errors *err)
 {
-	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_arm_response resp;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	*created = 0;
-	aj_arm_response_init(&resp);
-	if (job_path(ws, name, "", &path)) {
-		aj_buf_release(&path);
-		return aj_errors_oom(err);
-	}
-	r = aj_arm_request(a, "PUT", aj_buf_cstr(&path), api(ws), body, &resp, err);
+	r = job_request(a, ws, name, "", "PUT", body, 0, &resp, err);
 	*http_status = resp.status;
 	if (!r) {
 		*created = resp.status == 201;
 		r = read_reply(&resp, out, err);
 	}
 	aj_arm_response_release(&resp);
-	aj_buf_release(&path);
 	return r;
 }
 
 int aj_aml_job_get(struct aj_arm *a, const struct aj_aml_workspace *ws, const char *name,
 		   struct aj_aml_job *out, struct aj_errors *err)
 {
-	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_arm_response resp;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	aj_arm_response_init(&resp);
-	if (job_path(ws, name, "", &path)) {
-		aj_buf_release(&path);
-		return aj_errors_oom(err);
-	}
-	r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
+	r = job_request(a, ws, name, "", "GET", NULL, 1, &resp, err);
 	if (!r && read_reply(&resp, out, err))
 		r = -1;
 	aj_arm_response_release(&resp);
-	aj_buf_release(&path);
 	return r;
 }
 
 int aj_aml_job_cancel(struct aj_arm *a, const struct aj_aml_workspace *ws, const char *name,
 		      struct aj_errors *err)
 {
-	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_arm_response resp;
-	int r;
+	int r = job_request(a, ws, name, "/cancel", "POST", NULL, 1, &resp, err);
 
-	aj_arm_response_init(&resp);
-	if (job_path(ws, name, "/cancel", &path)) {
-		aj_buf_release(&path);
-		return aj_errors_oom(err);
-	}
-	r = request_maybe(a, "POST", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
 	aj_arm_response_release(&resp);
-	aj_buf_release(&path);
 	return r;
 }
 
