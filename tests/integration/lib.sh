@@ -40,6 +40,26 @@ set_volcano_phase() {
     -p "{\"status\":{\"state\":{\"phase\":\"$2\"}}}" >/dev/null
 }
 
+# The loopback Azure peer (tests/peers/azure_peer.py), its log in DIR/peer.log; sets peer (its
+# URL) and peer_pid. The script stops it. start_azure_peer DIR
+start_azure_peer() {
+  local i
+  python3 "$repo_root/tests/peers/azure_peer.py" --port-file "$1/peer.port" >"$1/peer.log" 2>&1 &
+  peer_pid=$!
+  for ((i = 0; i < 100; i++)); do [[ -s $1/peer.port ]] && break; sleep 0.1; done
+  peer=http://127.0.0.1:$(cat "$1/peer.port")
+}
+# peer_post WHAT JSON: configure the peer (config, faults, ...)
+peer_post() { curl -sf -X POST -H 'Content-Type: application/json' "$peer/_peer/$1" -d "$2" >/dev/null; }
+# requests METHOD PATH-REGEX [QUERY-COMP]: how many requests the peer saw
+requests() {
+  curl -sf "$peer/_peer/requests" | python3 -c '
+import json, re, sys
+m, p, comp = sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None
+print(sum(1 for r in json.load(sys.stdin) if r["method"] == m and re.search(p, r["path"])
+          and (comp is None or r["query"].get("comp") == comp)))' "$@"
+}
+
 # Install CRD files (idempotent) and wait until they are established.
 install_crds() {
   local f fs=() names

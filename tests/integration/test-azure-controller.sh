@@ -29,17 +29,8 @@ cleanup() {
 trap cleanup EXIT
 
 # --- the Azure peer ---
-python3 "$repo_root/tests/peers/azure_peer.py" --port-file "$work/peer.port" >"$work/peer.log" 2>&1 &
-pids+=($!)
-for ((i = 0; i < 100; i++)); do [[ -s $work/peer.port ]] && break; sleep 0.1; done
-peer=http://127.0.0.1:$(cat "$work/peer.port")
-peer_post() { curl -sf -X POST -H 'Content-Type: application/json' "$peer/_peer/$1" -d "$2" >/dev/null; }
-# requests METHOD PATH-REGEX: how many the peer saw
-requests() {
-  curl -sf "$peer/_peer/requests" | python3 -c '
-import json, re, sys
-print(sum(1 for r in json.load(sys.stdin) if r["method"] == sys.argv[1] and re.search(sys.argv[2], r["path"])))' "$1" "$2"
-}
+start_azure_peer "$work"
+pids+=("$peer_pid")
 at_least() { (( $(requests "$2" "$3") >= $1 )); }   # at_least N METHOD PATH-REGEX
 peer_jobs() { curl -sf "$peer/_peer/jobs" | python3 -c 'import json, sys; print(" ".join(json.load(sys.stdin)))'; }
 peer_job() { # peer_job NAME FIELD-PATH: a value of the job as last PUT

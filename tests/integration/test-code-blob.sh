@@ -26,11 +26,7 @@ cleanup() {
 trap cleanup EXIT
 
 azurite_start || { echo "FAIL - Azurite did not start"; exit 1; }
-python3 "$repo_root/tests/peers/azure_peer.py" --port-file "$work/peer.port" >"$work/peer.log" 2>&1 &
-peer_pid=$!
-for ((i = 0; i < 100; i++)); do [[ -s $work/peer.port ]] && break; sleep 0.1; done
-peer=http://127.0.0.1:$(cat "$work/peer.port")
-peer_post() { curl -sf -X POST -H 'Content-Type: application/json' "$peer/_peer/$1" -d "$2" >/dev/null; }
+start_azure_peer "$work"
 peer_post config '{"storage_jwt": true}'
 # A storage token of the test's own, for creating the container and reading back.
 tok=$(curl -sf "$peer/tenant-t/oauth2/v2.0/token" -d grant_type=client_credentials -d client_id=t \

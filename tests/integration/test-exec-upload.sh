@@ -64,7 +64,7 @@ YAML
 }
 upload() { (cd "$work/code" && KUBECONFIG=$work/kubeconfig "$AJ_BIN" code upload -t job "$@"); }
 # the peer's log as "METHOD path" lines, exec commands reduced to their script's first word
-requests() {
+exec_requests() {
   python3 -c 'import json, sys
 for line in open(sys.argv[1]):
     e = json.loads(line)
@@ -82,7 +82,7 @@ expect_ok "aj code stats names the archive digest" test "${#want}" -eq 64
 expect_eq "upload prints the digest of the archive" "$want" upload
 expect_eq "helper pod created, waited for, checked, received into, deleted" \
   "POST pods;GET;GET exec test;GET exec set;DELETE;" \
-  bash -c "$(declare -f requests); work='$work'; requests | sed 's/ aj-code-[a-z0-9-]*//g'"
+  bash -c "$(declare -f exec_requests); work='$work'; exec_requests | sed 's/ aj-code-[a-z0-9-]*//g'"
 expect_ok "every request carried the token" bash -c "! grep -q '\"authorized\": false' '$work/peer.log'"
 expect_eq "helper pod: job image, claim at the mount, no privileges" \
   "busybox:1.36 team-pvc $pvc False ALL sleep" python3 -c 'import json, sys
@@ -103,7 +103,7 @@ expect_eq "a second upload prints the same digest" "$want" upload
 cp "$t_out" "$work/err"
 expect_ok "...saying it is already there" grep -q "is already in the volume" "$work/err"
 expect_eq "...checking, never receiving; the pod still deleted" "POST pods;GET;GET exec test;DELETE;" \
-  bash -c "$(declare -f requests); work='$work'; requests | sed 's/ aj-code-[a-z0-9-]*//g'"
+  bash -c "$(declare -f exec_requests); work='$work'; exec_requests | sed 's/ aj-code-[a-z0-9-]*//g'"
 
 # --- a bigger tree whose upload is cut mid-stream ---
 head -c 3000000 /dev/urandom >"$work/code/weights.bin"

@@ -24,23 +24,13 @@ finish_all() {
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
   # the log never carries a SAS, so it may be shown
-  ((it_fail)) && [[ -f $work/controller.log ]] && tail -n 40 "$work/controller.log"
-  rm -rf "$work" "$it_out"
+  ((t_fail)) && [[ -f $work/controller.log ]] && tail -n 40 "$work/controller.log"
+  rm -rf "$work" "$t_out"
 }
 trap finish_all EXIT
 
-python3 "$repo_root/tests/peers/azure_peer.py" --port-file "$work/peer.port" >"$work/peer.log" 2>&1 &
-pids+=($!)
-for ((i = 0; i < 100; i++)); do [[ -s $work/peer.port ]] && break; sleep 0.1; done
-peer=http://127.0.0.1:$(cat "$work/peer.port")
-peer_post() { curl -sf -X POST -H 'Content-Type: application/json' "$peer/_peer/$1" -d "$2" >/dev/null; }
-requests() { # requests METHOD PATH-REGEX [QUERY-COMP]: how many the peer saw
-  curl -sf "$peer/_peer/requests" | python3 -c '
-import json, re, sys
-m, p, comp = sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None
-print(sum(1 for r in json.load(sys.stdin) if r["method"] == m and re.search(p, r["path"])
-          and (comp is None or r["query"].get("comp") == comp)))' "$@"
-}
+start_azure_peer "$work"
+pids+=("$peer_pid")
 keys_minted() { requests POST '^/blob/acct1/$' userdelegationkey; }
 
 controller_identity "$sys" "$work"
