@@ -35,6 +35,7 @@ struct ajjob_rec {
 	long long generation;
 	long long observed_generation;
 	uint64_t status_hash;
+	long long storage_due;
 	char *object;             /* compact JSON while not submitted, else NULL */
 	char *azure;              /* status.azure as compact JSON, or NULL */
 	uint32_t uid, resource_version, volcano_job, backend;
@@ -428,6 +429,13 @@ static struct aj_cache_rec *rec_new(size_t head, size_t len, const char *key)
 	return r;
 }
 
+/* What the controller noted on the record an update replaces, if same AjJob. */
+static void keep_notes(struct ajjob_rec *e, const struct ajjob_rec *old)
+{
+	if (e->uid && old->uid && !strcmp(e->text + e->uid, old->text + old->uid))
+		e->storage_due = old->storage_due;
+}
+
 /*
  * Store a freshly built record (freed here). A missing one (out of memory)
  * drops the old record too: a missing entry is refetched by the next event,
@@ -447,6 +455,8 @@ static int store(struct aj_cache *c, enum aj_cache_kind kind, const char *key,
 		if (kind == AJ_CACHE_AJJOBS && ((struct ajjob_rec *)rec)->object)
 			c->object_bytes += strlen(((struct ajjob_rec *)rec)->object) + 1;
 		r = table_put(t, rec, &old);
+		if (!r && old && kind == AJ_CACHE_AJJOBS)
+			keep_notes((struct ajjob_rec *)rec, (const struct ajjob_rec *)old);
 	} else if (built && kind == AJ_CACHE_AJJOBS) {
 		/* Its own allocations go with it. */
 		aj_free(((struct ajjob_rec *)built)->object);
@@ -532,6 +542,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		ajjob_text(&t, e, key, meta, status, conds);
 		e->generation = cJSON_IsNumber(gen) ? (long long)gen->valuedouble : 0;
 		e->observed_generation = cJSON_IsNumber(obs) ? (long long)obs->valuedouble : -1;
+		e->storage_due = AJ_CACHE_DUE_UNKNOWN;
 		if (!aj_phase_parse(str(status, "phase"), &phase)) {
 			e->flags |= FLAG_HAS_PHASE;
 			e->phase = (unsigned char)phase;
@@ -575,6 +586,18 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 void aj_cache_ajjob_delete(struct aj_cache *c, const char *key)
 {
 	remove_rec(c, AJ_CACHE_AJJOBS, key);
+}
+
+int aj_cache_ajjob_set_storage_due(struct aj_cache *c, const char *key, long long due)
+{
+	struct ajjob_rec *e;
+
+	pthread_mutex_lock(&c->lock);
+	e = (struct ajjob_rec *)table_get(&c->ajjobs, key);
+	if (e)
+		e->storage_due = due;
+	pthread_mutex_unlock(&c->lock);
+	return e != NULL;
 }
 
 void aj_ajjob_view_release(struct aj_ajjob_view *v)
@@ -664,6 +687,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->deleting = !!(e->flags & FLAG_DELETING);
 		v->cancel = !!(e->flags & FLAG_CANCEL);
 		v->volcano_job = dup_or_null(at(e->text, e->volcano_job), &oom);
+		v->storage_due = e->storage_due;
 		if (e->object && !(v->object = cJSON_Parse(e->object)))
 			oom = 1;
 		if (e->flags & FLAG_HAS_STATUS) {

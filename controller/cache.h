@@ -4,8 +4,8 @@
  *
  * Only what reconciling needs is kept, so memory stays small with many
  * AjJobs. Each AjJob is one compact record: its key, uid, resourceVersion,
- * generation, phase, flags, backend and backend object name, a hash of its
- * status and the few status fields the next status is computed from (the
+ * generation, phase, flags, backend and backend object name, when its
+ * storage Secret is next due, a hash of its status and the few status fields the next status is computed from (the
  * conditions' status and transition time, Azure details); its full object
  * only until it has been submitted (the spec is immutable, and after
  * submission only status mirroring is left). Volcano Jobs are kept as their owner and phase;
@@ -59,7 +59,15 @@ struct aj_ajjob_view {
 	 */
 	cJSON *status;
 	uint64_t status_hash;
+	/*
+	 * When its storage Secret must be written next (Unix seconds), 0 when
+	 * it needs none, AJ_CACHE_DUE_UNKNOWN when not known since the record
+	 * was made (the controller started, or a new AjJob took the name).
+	 */
+	long long storage_due;
 };
+
+#define AJ_CACHE_DUE_UNKNOWN (-1LL)
 
 struct aj_volcano_view {
 	char *owner_uid;
@@ -106,6 +114,12 @@ int aj_cache_key(const cJSON *obj, char *out, size_t size);
 /* Watch feed: take obj (freed or kept). 0 / -1 (OOM: the entry is dropped). */
 int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj);
 void aj_cache_ajjob_delete(struct aj_cache *c, const char *key);
+/*
+ * Remember storage_due (see aj_ajjob_view) for the AjJob at key. It is the
+ * controller's own note, kept across watch updates of the same AjJob and
+ * gone with it. 1 when set, 0 when the AjJob is not cached.
+ */
+int aj_cache_ajjob_set_storage_due(struct aj_cache *c, const char *key, long long due);
 /* 1 with *v filled, 0 when absent, -1 on OOM. */
 int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view *v);
 void aj_ajjob_view_release(struct aj_ajjob_view *v);

@@ -237,16 +237,18 @@ static int build(struct job *j, char **service, cJSON **objects,
 			char secret[96];
 			struct aj_storage_target st = { j->key, j->v.ns, secret, vname, j->v.name,
 							j->v.uid, api_version };
+			time_t renew;
 			int s;
 
 			snprintf(secret, sizeof(secret), "%s" AJ_STORAGE_SECRET_SUFFIX, vname);
-			s = aj_storage_ensure(j->r->storage, j->k, &spec, &st, problems);
+			s = aj_storage_ensure(j->r->storage, j->k, &spec, &st, &renew, problems);
 			if (s < 0)
 				goto oom;
 			if (s != AJ_STORAGE_OK) {
 				ret = s == AJ_STORAGE_RETRY ? 4 : 1;
 				goto out;
 			}
+			aj_cache_ajjob_set_storage_due(j->r->cache, j->key, (long long)renew);
 		}
 	}
 	ret = 0;
@@ -446,6 +448,13 @@ out:
 	return ret;
 }
 
+/* Is the storage Secret to be written now? Unknown (after a restart): yes. */
+static int storage_due(const struct aj_ajjob_view *v)
+{
+	return v->storage_due == AJ_CACHE_DUE_UNKNOWN ||
+	       (v->storage_due && v->storage_due <= (long long)time(NULL));
+}
+
 /*
  * Rewrite the storage Secret of a submitted AjJob with fresh SAS (or learn,
  * after a restart, that it has none): the same build as the submission. A
@@ -479,6 +488,9 @@ static int renew_storage(struct job *j, struct aj_errors *err)
 		aj_log(AJ_LOG_WARN, "storage secret not renewed", "ajjob", j->key,
 		       "error", msg.failed ? "(message too long)" : aj_buf_cstr(&msg), AJ_LOG_END);
 		aj_buf_release(&msg);
+		/* a failed write comes back after the delay, not before */
+		aj_cache_ajjob_set_storage_due(j->r->cache, j->key,
+					       (long long)time(NULL) + AJ_STORAGE_RETRY_SECONDS);
 		if (aj_storage_defer(j->r->storage, j->key, AJ_STORAGE_RETRY_SECONDS))
 			ret = aj_errors_oom(err);
 	}
@@ -599,16 +611,11 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	/* Gone: the API server's garbage collector follows our owner references. */
 	if (!found || j.v.deleting) {
 		aj_free(take_created(r, key));
-		if (r->storage)
-			aj_storage_forget(r->storage, key);
 		goto out;
 	}
 	if (j.v.has_phase && aj_phase_terminal(j.v.phase) &&
-	    j.v.observed_generation == j.v.generation) {
-		if (r->storage)
-			aj_storage_forget(r->storage, key);
+	    j.v.observed_generation == j.v.generation)
 		goto out;
-	}
 	if (!j.v.volcano_job && (created = take_created(r, key))) {
 		ret = record_submitted(&j, "volcano", created, 1, err);
 		/* Keep it for the retry if the status write failed. */
@@ -636,7 +643,7 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	} else if (j.v.cancel) {
 		ret = cancel(&j, err);
 	} else {
-		if (r->storage && aj_storage_due(r->storage, key))
+		if (r->storage && storage_due(&j.v))
 			ret = renew_storage(&j, err);
 		if (!ret)
 			ret = observe(&j, err);

@@ -1,6 +1,5 @@
 #include "storage.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +13,6 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/jobspec.h"
-#include "core/strmap.h"
 #include "kube/client.h"
 #include "kube/status.h"
 #include "log.h"
@@ -34,8 +32,6 @@ struct aj_storage_minter {
 	long lifetime;
 	struct aj_workqueue *queue;
 	struct aj_token_cache *tokens;
-	pthread_mutex_t lock;
-	struct aj_strmap due;     /* key -> time_t * (0: nothing to write) */
 };
 
 int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *queue,
@@ -55,11 +51,6 @@ int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *
 	m = aj_calloc(1, sizeof(*m));
 	if (!m)
 		return aj_errors_oom(err);
-	aj_strmap_init(&m->due);
-	if (pthread_mutex_init(&m->lock, NULL)) {
-		aj_free(m);
-		return aj_errors_add(err, NULL, "storage: cannot create a lock");
-	}
 	m->queue = queue;
 	m->lifetime = o->lifetime ? o->lifetime : AJ_STORAGE_LIFETIME_DEFAULT;
 	m->endpoint = aj_strdup(ep);
@@ -85,62 +76,16 @@ fail:
 
 void aj_storage_minter_free(struct aj_storage_minter *m)
 {
-	size_t pos = 0;
-	const char *k;
-	void *v;
-
 	if (!m)
 		return;
-	while (aj_strmap_next(&m->due, &pos, &k, &v))
-		aj_free(v);
-	aj_strmap_release(&m->due);
-	pthread_mutex_destroy(&m->lock);
 	aj_token_cache_free(m->tokens);
 	aj_free(m->endpoint);
 	aj_free(m->ca_file);
 	aj_free(m);
 }
 
-int aj_storage_due(struct aj_storage_minter *m, const char *key)
-{
-	time_t *at;
-	int found, due;
-
-	pthread_mutex_lock(&m->lock);
-	at = aj_strmap_get(&m->due, key, &found);
-	due = !found || (*at && *at <= time(NULL));
-	pthread_mutex_unlock(&m->lock);
-	return due;
-}
-
-void aj_storage_forget(struct aj_storage_minter *m, const char *key)
-{
-	pthread_mutex_lock(&m->lock);
-	aj_free(aj_strmap_remove(&m->due, key, NULL));
-	pthread_mutex_unlock(&m->lock);
-}
-
-/* Remember when key is due (0: never). 0 / -1 (OOM). */
-static int set_due(struct aj_storage_minter *m, const char *key, time_t at)
-{
-	time_t *v = aj_malloc(sizeof(*v));
-	void *old = NULL;
-	int ret;
-
-	if (!v)
-		return -1;
-	*v = at;
-	pthread_mutex_lock(&m->lock);
-	ret = aj_strmap_put(&m->due, key, v, &old);
-	pthread_mutex_unlock(&m->lock);
-	aj_free(ret ? v : old);
-	return ret;
-}
-
 int aj_storage_defer(struct aj_storage_minter *m, const char *key, long seconds)
 {
-	if (set_due(m, key, time(NULL) + seconds))
-		return -1;
 	return m->queue ? aj_workqueue_add_after(m->queue, key, (double)seconds) : 0;
 }
 
@@ -460,7 +405,7 @@ out:
 
 int aj_storage_ensure(struct aj_storage_minter *m, struct aj_kube *k,
 		      const struct aj_jobspec *spec, const struct aj_storage_target *t,
-		      struct aj_errors *problems)
+		      time_t *renew, struct aj_errors *problems)
 {
 	struct aj_code_blob blob;
 	struct aj_sas_key *keys = NULL;
@@ -473,11 +418,12 @@ int aj_storage_ensure(struct aj_storage_minter *m, struct aj_kube *k,
 	size_t nr = 0, i;
 	int is_blob, ret = AJ_STORAGE_REJECTED;
 
+	*renew = 0;
 	is_blob = aj_code_blob(spec, &blob, problems);
 	if (is_blob < 0)
 		return problems->oom ? -1 : AJ_STORAGE_REJECTED;
 	if (!spec->storage_nr && !(is_blob && spec->code.digest))
-		return set_due(m, t->key, 0) ? aj_errors_oom(problems) : AJ_STORAGE_OK;
+		return AJ_STORAGE_OK;
 	life = m->lifetime;
 	if (is_blob && spec->code.digest && (long)blob.sas_expiry_days * 86400 > life)
 		life = (long)blob.sas_expiry_days * 86400;
@@ -513,8 +459,8 @@ int aj_storage_ensure(struct aj_storage_minter *m, struct aj_kube *k,
 	}
 	ret = write_secret(k, t, secret, problems);
 	if (ret == AJ_STORAGE_OK) {
-		if (set_due(m, t->key, renew_at) ||
-		    aj_workqueue_add_after(m->queue, t->key, (double)(renew_at - now)))
+		*renew = renew_at;
+		if (aj_storage_defer(m, t->key, (long)(renew_at - now)))
 			ret = aj_errors_oom(problems);
 		else
 			aj_log(AJ_LOG_INFO, "storage secret written", "ajjob", t->key,

@@ -21,8 +21,8 @@
  * Secrets: a SAS only ever goes into the Secret's data; errors, logs,
  * Events and the AjJob status name accounts, containers and causes only.
  *
- * Threads: one minter is shared by the workers (its renewal table is
- * locked; the token cache is thread-safe; each call has its own blob client).
+ * Threads: one minter is shared by the workers (the token cache is
+ * thread-safe; each call has its own blob client).
  *
  * Ownership: the minter copies its settings and owns its token cache.
  */
@@ -77,19 +77,17 @@ struct aj_storage_target {
 
 /*
  * Write (or rewrite) the Secret for spec when it uses storage or blob code
- * (spec->code.digest with strategy blob), and queue the renewal; remember
- * that nothing is needed otherwise. -1 on OOM.
+ * (spec->code.digest with strategy blob) and queue the renewal. *renew: when
+ * the Secret must be written again, 0 when spec needs none. The caller
+ * remembers it (the AjJob's cache record holds it, so the minter keeps no
+ * state per AjJob). -1 on OOM.
  */
 int aj_storage_ensure(struct aj_storage_minter *m, struct aj_kube *k,
 		      const struct aj_jobspec *spec, const struct aj_storage_target *t,
-		      struct aj_errors *problems);
+		      time_t *renew, struct aj_errors *problems);
 
-/* Should the AjJob at key have its Secret (re)written now? Unknown keys: yes. */
-int aj_storage_due(struct aj_storage_minter *m, const char *key);
-/* Writing failed: try again in `seconds` (a delayed add). 0 / -1 (OOM). */
+/* Queue the AjJob at key again in `seconds` (a delayed add). 0 / -1 (OOM). */
 int aj_storage_defer(struct aj_storage_minter *m, const char *key, long seconds);
-/* The AjJob is finished or gone: no more renewals. */
-void aj_storage_forget(struct aj_storage_minter *m, const char *key);
 
 /* --- pure parts (tests) --- */
 

@@ -68,6 +68,49 @@ static void a_submitted_ajjob_keeps_only_its_summary(void **state)
 	aj_cache_release(&c);
 }
 
+static long long due_of(struct aj_cache *c, const char *key)
+{
+	struct aj_ajjob_view v;
+	long long due;
+
+	assert_int_equal(aj_cache_ajjob_get(c, key, &v), 1);
+	due = v.storage_due;
+	aj_ajjob_view_release(&v);
+	return due;
+}
+
+/* The storage due time is the controller's note: it survives updates of the same AjJob only */
+static void the_storage_due_time_follows_the_ajjob_not_its_name(void **state)
+{
+	char json[256];
+	struct aj_cache c;
+
+	(void)state;
+#define BERT(uid, rv) \
+	(snprintf(json, sizeof(json), "{\"metadata\":{\"namespace\":\"ml\",\"name\":\"bert\"," \
+		  "\"uid\":\"%s\",\"resourceVersion\":\"%d\",\"generation\":1}}", uid, rv), \
+	 parse(json))
+	assert_int_equal(aj_cache_init(&c), 0);
+	assert_int_equal(aj_cache_ajjob_set_storage_due(&c, "ml/bert", 5), 0);
+	assert_int_equal(aj_cache_ajjob_put(&c, BERT("u1", 1)), 0);
+	assert_true(due_of(&c, "ml/bert") == AJ_CACHE_DUE_UNKNOWN);
+	assert_int_equal(aj_cache_ajjob_set_storage_due(&c, "ml/bert", 1700000000), 1);
+	assert_true(due_of(&c, "ml/bert") == 1700000000);
+	/* a watch update of the same AjJob keeps it */
+	assert_int_equal(aj_cache_ajjob_put(&c, BERT("u1", 2)), 0);
+	assert_true(due_of(&c, "ml/bert") == 1700000000);
+	assert_int_equal(aj_cache_ajjob_set_storage_due(&c, "ml/bert", 0), 1);
+	assert_true(due_of(&c, "ml/bert") == 0);
+	/* a new AjJob under the same name (its delete missed) starts unknown */
+	assert_int_equal(aj_cache_ajjob_put(&c, BERT("u2", 3)), 0);
+	assert_true(due_of(&c, "ml/bert") == AJ_CACHE_DUE_UNKNOWN);
+#undef BERT
+	/* gone with the AjJob */
+	aj_cache_ajjob_delete(&c, "ml/bert");
+	assert_int_equal(aj_cache_ajjob_set_storage_due(&c, "ml/bert", 7), 0);
+	aj_cache_release(&c);
+}
+
 static void volcano_jobs_remember_their_controlling_ajjob(void **state)
 {
 	struct aj_cache c;
@@ -550,6 +593,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_submitted_ajjob_keeps_only_its_summary),
+		cmocka_unit_test(the_storage_due_time_follows_the_ajjob_not_its_name),
 		cmocka_unit_test(volcano_jobs_remember_their_controlling_ajjob),
 		cmocka_unit_test(ajtemplates_of_one_namespace_form_a_source),
 		cmocka_unit_test(the_status_is_kept_as_what_the_next_status_is_computed_from),
