@@ -173,6 +173,7 @@ static int build(struct job *j, char **service, cJSON **objects,
 	struct aj_jobspec spec;
 	struct aj_node *specnode = NULL;
 	const struct aj_backend *be;
+	const cJSON *digest;
 	struct aj_buf origin = AJ_BUF_INIT(AJ_BUF_SMALL);
 	char vname[64];
 	int ret = 1, have_chain = 0;
@@ -200,6 +201,11 @@ static int build(struct job *j, char **service, cJSON **objects,
 		goto out;
 	if (!(*service = aj_strdup(spec.target.service)))
 		goto oom;
+	/* the code `aj run` uploaded (shared volume, blob or datastore) */
+	digest = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(j->v.object, "spec"), "code"), "digest");
+	if (cJSON_IsString(digest) && !(spec.code.digest = aj_strdup(digest->valuestring)))
+		goto oom;
 	if (strcmp(spec.target.service, "volcano") && j->r->azure &&
 	    aj_azure_serves(spec.target.service)) {
 		/* 2: forwarded; 3: the forwarder wants a retry (errors in problems) */
@@ -223,12 +229,7 @@ static int build(struct job *j, char **service, cJSON **objects,
 	volcano_name(j->v.name, vname, sizeof(vname));
 	{
 		struct aj_build_ctx ctx = { vname, j->v.ns, j->v.uid, j->v.name, api_version };
-		/* the code `aj run` placed in the shared volume */
-		const cJSON *digest = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(j->v.object, "spec"), "code"), "digest");
 
-		if (cJSON_IsString(digest) && !(spec.code.digest = aj_strdup(digest->valuestring)))
-			goto oom;
 		if (!be || be->validate(&spec, problems) ||
 		    aj_backend_permit(&spec, j->v.ns, j->r->privileged_namespaces, problems) ||
 		    be->build(&spec, &ctx, objects, problems))

@@ -924,12 +924,6 @@ static int submit(struct run *r, struct aj_jobspec *spec, struct aj_errors *err)
 		ret = fail(r, "Forbidden", msg, err);
 		goto out;
 	}
-	/* the code `aj run` uploaded (reconcile.c hands it over for volcano only) */
-	if (!spec->code.digest && str_at(at(at(r->v->object, "spec"), "code"), "digest") &&
-	    !(spec->code.digest = aj_strdup(str_at(at(at(r->v->object, "spec"), "code"), "digest")))) {
-		ret = aj_errors_oom(err);
-		goto out;
-	}
 	if (!be || be->validate(spec, &problems) ||
 	    be->build(spec, &ctx, &objects, &problems)) {
 		ret = problems.oom ? aj_errors_oom(err)
