@@ -740,11 +740,19 @@ static int wild(const struct aj_ignore_rule *r, size_t ti,
 			int m;
 
 			if (next->op == T_LIT) {
-				/* What the star eats ends before the next literal. */
+				/*
+				 * What the star eats ends before the next literal.
+				 * Not found: say why, as stepping one byte at a time
+				 * would (git's shortcut answers "no match" here,
+				 * which lets every outer star retry: exponential
+				 * time for patterns like `*a*a*a...*b`).
+				 */
 				while (t < end && *t != next->ch && (cross || *t != '/'))
 					t++;
-				if (t == end || *t != next->ch)
-					return WM_NOMATCH;
+				if (t == end)
+					return WM_ABORT_ALL;
+				if (*t != next->ch)
+					return WM_ABORT_TO_STARSTAR;   /* a '/' it may not cross */
 			}
 			m = wild(r, ti, t, end);
 			if (m != WM_NOMATCH) {

@@ -113,6 +113,39 @@ static void double_star_forms(void **state)
 	EXPECT("**", { "a", 0, 1, 1 }, { "a/b", 0, 1, 1 });
 }
 
+/*
+ * Many stars and a path that almost matches (found by fuzz_ignore): each
+ * star must not retry every split of the path, or this takes 10^15 steps.
+ */
+static void many_stars_do_not_retry_every_split(void **state)
+{
+	struct aj_ignore ig;
+	char pat[160], path[160];
+	size_t i, n;
+
+	(void)state;
+	for (int anchored = 0; anchored < 2; anchored++) {
+		n = (size_t)snprintf(pat, sizeof(pat), "%s", anchored ? "d/" : "");
+		for (i = 0; i < 20; i++)
+			n += (size_t)snprintf(pat + n, sizeof(pat) - n, "*a");
+		snprintf(pat + n, sizeof(pat) - n, "*b\n");
+		load(&ig, pat);
+		n = (size_t)snprintf(path, sizeof(path), "%sb", anchored ? "d/" : "x/");
+		for (i = 0; i < 60; i++)
+			path[n++] = 'a';
+		path[n] = '\0';
+		/* no 'b' after the twenty a's */
+		assert_false(aj_ignore_excludes(aj_ignore_check(&ig, path, n, 0)));
+		/* the b is there, but past a '/' the stars may not cross */
+		memcpy(path + n, "/b", 3);
+		assert_false(aj_ignore_excludes(aj_ignore_check(&ig, path, n + 2, 0)));
+		/* and where it may be */
+		memcpy(path + n, "b", 2);
+		assert_true(aj_ignore_excludes(aj_ignore_check(&ig, path, n + 1, 0)));
+		aj_ignore_release(&ig);
+	}
+}
+
 static void question_mark_and_classes(void **state)
 {
 	(void)state;
@@ -606,6 +639,7 @@ int main(void)
 		cmocka_unit_test(slash_anchors_to_the_root),
 		cmocka_unit_test(trailing_slash_means_directory),
 		cmocka_unit_test(double_star_forms),
+		cmocka_unit_test(many_stars_do_not_retry_every_split),
 		cmocka_unit_test(question_mark_and_classes),
 		cmocka_unit_test(escapes_comments_and_spaces),
 		cmocka_unit_test(negation_and_last_match),
