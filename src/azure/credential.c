@@ -172,11 +172,15 @@ int64_t aj_token_parse_time(const char *s)
 	return t == (time_t)-1 ? -1 : (int64_t)t;
 }
 
-/* A JSON member that may be a number or a string; NULL-safe. */
+/* The end of year 9999: later expiries are junk, and converting them would overflow. */
+#define TIME_MAX_S 253402300799.0
+
+/* A JSON member that may be a number or a string; NULL-safe; -1 when unusable. */
 static int64_t json_time_or_number(const cJSON *v)
 {
 	if (cJSON_IsNumber(v))
-		return (int64_t)v->valuedouble;
+		return v->valuedouble >= 0 && v->valuedouble <= TIME_MAX_S
+		       ? (int64_t)v->valuedouble : -1;
 	if (cJSON_IsString(v))
 		return aj_token_parse_time(v->valuestring);
 	return -1;

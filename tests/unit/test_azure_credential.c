@@ -248,6 +248,37 @@ static void token_never_in_errors(void **state)
 	aj_errors_release(&e);
 }
 
+/* Expiries past year 9999 or negative are refused, not converted (found by fuzz_azure) */
+static void absurd_expiries_are_refused(void **state)
+{
+	struct aj_identity_config c;
+	struct aj_credential *cred;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_token t;
+
+	(void)state;
+	peer_config(&c);
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"oauth2/token\", \"status\": 200,"
+		"  \"body\": {\"access_token\": \"eyJ0.a\", \"expires_on\": 1e77}},"
+		" {\"path\": \"oauth2/token\", \"status\": 200,"
+		"  \"body\": {\"access_token\": \"eyJ0.b\", \"expires_in\": -5e30}},"
+		" {\"path\": \"oauth2/token\", \"status\": 200,"
+		"  \"body\": {\"access_token\": \"eyJ0.c\", \"expires_on\": 253402300799}}]"), 0);
+	assert_int_equal(aj_credential_imds_new(&c, &cred, &e), 0);
+	assert_int_equal(aj_credential_get_token(cred, ARM_SCOPE, &t, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "managed-identity: token response has no usable expiry"));
+	aj_errors_release(&e);
+	assert_int_equal(aj_credential_get_token(cred, ARM_SCOPE, &t, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "managed-identity: token response has no usable expiry"));
+	/* the last second of year 9999 is still a time */
+	assert_int_equal(aj_credential_get_token(cred, ARM_SCOPE, &t, &e), 0);
+	assert_true(t.expires_on == 253402300799LL);
+	aj_token_release(&t);
+	aj_credential_free(cred);
+	aj_errors_release(&e);
+}
+
 static void workload_identity_rereads_the_token_file(void **state)
 {
 	struct aj_identity_config c;
@@ -716,6 +747,7 @@ int main(void)
 		cmocka_unit_test_setup(imds_gives_up_after_bounded_retries, reset),
 		cmocka_unit_test_setup(imds_unknown_identity_is_unavailable, reset),
 		cmocka_unit_test_setup(token_never_in_errors, reset),
+		cmocka_unit_test_setup(absurd_expiries_are_refused, reset),
 		cmocka_unit_test_setup(workload_identity_rereads_the_token_file, reset),
 		cmocka_unit_test_setup(workload_identity_needs_its_settings, reset),
 		cmocka_unit_test_setup(client_secret_and_redaction, reset),

@@ -62,6 +62,16 @@ static void a_submitted_ajjob_keeps_only_its_summary(void **state)
 	assert_non_null(v.status);
 	aj_ajjob_view_release(&v);
 
+	/* a status written by hand with an absurd observedGeneration is no generation */
+	assert_int_equal(aj_cache_ajjob_put(&c, parse(
+		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"bert\",\"uid\":\"u1\","
+		"\"resourceVersion\":\"12\",\"generation\":1},"
+		"\"status\":{\"phase\":\"Submitted\",\"observedGeneration\":1e300}}")), 0);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/bert", &v), 1);
+	assert_int_equal(v.observed_generation, -1);
+	assert_int_equal(v.generation, 1);
+	aj_ajjob_view_release(&v);
+
 	assert_int_equal(aj_cache_ajjob_count(&c), 1);
 	aj_cache_ajjob_delete(&c, "ml/bert");
 	assert_int_equal(aj_cache_ajjob_get(&c, "ml/bert", &v), 0);
