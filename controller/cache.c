@@ -514,13 +514,6 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 		e->since[i] = text_add(t, str(conds[i], "lastTransitionTime"));
 }
 
-/* A generation as a whole number; dflt when absent or beyond what a double holds exactly. */
-static long long whole(const cJSON *v, long long dflt)
-{
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0
-	       ? (long long)v->valuedouble : dflt;
-}
-
 int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 {
 	const cJSON *meta = get(obj, "metadata"), *status = get(obj, "status");
@@ -547,8 +540,9 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 	if (e) {
 		t.out = e->text;
 		ajjob_text(&t, e, key, meta, status, conds);
-		e->generation = whole(gen, 0);
-		e->observed_generation = whole(obs, -1);
+		/* whole numbers a double holds exactly */
+		e->generation = aj_json_whole(gen, 9007199254740992.0, 0);
+		e->observed_generation = aj_json_whole(obs, 9007199254740992.0, -1);
 		e->storage_due = AJ_CACHE_DUE_UNKNOWN;
 		if (!aj_phase_parse(str(status, "phase"), &phase)) {
 			e->flags |= FLAG_HAS_PHASE;

@@ -5,8 +5,8 @@
  * Only what reconciling needs is kept, so memory stays small with many
  * AjJobs. Each AjJob is one compact record: its key, uid, resourceVersion,
  * generation, phase, flags, backend and backend object name, when its
- * storage Secret is next due, a hash of its status and the few status fields the next status is computed from (the
- * conditions' status and transition time, Azure details); its full object
+ * storage Secret is next due, a hash of its status and the few status
+ * fields the next status is computed from (the conditions' status and transition time, Azure details); its full object
  * only until it has been submitted (the spec is immutable, and after
  * submission only status mirroring is left). Volcano Jobs are kept as their owner and phase;
  * AjTemplates as their base and config, since they are read on every

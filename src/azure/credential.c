@@ -22,6 +22,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/json.h"
 
 extern char **environ;
 
@@ -179,8 +180,7 @@ int64_t aj_token_parse_time(const char *s)
 static int64_t json_time_or_number(const cJSON *v)
 {
 	if (cJSON_IsNumber(v))
-		return v->valuedouble >= 0 && v->valuedouble <= TIME_MAX_S
-		       ? (int64_t)v->valuedouble : -1;
+		return aj_json_whole(v, TIME_MAX_S, -1);
 	if (cJSON_IsString(v))
 		return aj_token_parse_time(v->valuestring);
 	return -1;

@@ -270,3 +270,9 @@ int aj_json_print(const cJSON *v, struct aj_buf *out)
 	cJSON_free(text);
 	return ret;
 }
+
+long long aj_json_whole(const cJSON *v, double max, long long dflt)
+{
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= max
+	       ? (long long)v->valuedouble : dflt;
+}

@@ -46,6 +46,12 @@ int aj_node_from_cjson(const cJSON *v, const char *origin, struct aj_node **out,
 int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 		  struct aj_errors *err);
 
+/*
+ * A JSON number in [0, max] as a whole number (fraction dropped), else dflt:
+ * converting a double out of range is undefined, and peers send anything.
+ */
+long long aj_json_whole(const cJSON *v, double max, long long dflt);
+
 /* Print v as indented JSON followed by a newline. -1 on OOM or buffer limit. */
 int aj_json_print(const cJSON *v, struct aj_buf *out);
 
