@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -49,6 +50,7 @@ struct ajjob_rec {
 struct volcano_rec {
 	struct aj_cache_rec h;
 	uint32_t owner_uid, owner_name, phase;
+	unsigned char storage;    /* mounts <name>-storage */
 	char text[];
 };
 
@@ -795,6 +797,25 @@ static const cJSON *controller_ref(const cJSON *obj)
 	return NULL;
 }
 
+/* Does a pod template of the Job mount the Secret the builder names <job>-storage? */
+static int mounts_storage(const cJSON *obj)
+{
+	const char *name = str(get(obj, "metadata"), "name");
+	size_t n = name ? strlen(name) : 0, sn = strlen(AJ_STORAGE_SECRET_SUFFIX);
+	const cJSON *task, *vol;
+
+	cJSON_ArrayForEach(task, get(get(obj, "spec"), "tasks")) {
+		cJSON_ArrayForEach(vol, get(get(get(task, "template"), "spec"), "volumes")) {
+			const char *s = str(get(vol, "secret"), "secretName");
+
+			if (s && n && strlen(s) == n + sn && !strncmp(s, name, n) &&
+			    !strcmp(s + n, AJ_STORAGE_SECRET_SUFFIX))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static void volcano_text(struct text *t, struct volcano_rec *e, const char *key, const cJSON *obj)
 {
 	const cJSON *ref = controller_ref(obj);
@@ -805,6 +826,7 @@ static void volcano_text(struct text *t, struct volcano_rec *e, const char *key,
 	e->owner_uid = text_add(t, str(ref, "uid"));
 	e->owner_name = text_add(t, str(ref, "name"));
 	e->phase = text_add(t, str(get(get(obj, "status"), "state"), "phase"));
+	e->storage = (unsigned char)mounts_storage(obj);
 }
 
 int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj)
@@ -853,6 +875,7 @@ int aj_cache_volcano_get(struct aj_cache *c, const char *key, struct aj_volcano_
 		v->owner_uid = dup_or_null(at(e->text, e->owner_uid), &oom);
 		v->owner_name = dup_or_null(at(e->text, e->owner_name), &oom);
 		v->phase = dup_or_null(at(e->text, e->phase), &oom);
+		v->storage = e->storage;
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (oom) {

@@ -73,6 +73,7 @@ struct aj_volcano_view {
 	char *owner_uid;
 	char *owner_name;                /* the controlling AjJob, or NULL */
 	char *phase;                     /* status.state.phase, or NULL */
+	int storage;                     /* a pod mounts the AjJob's storage Secret */
 };
 
 /* Records by key (open addressing; each record holds its own key). */

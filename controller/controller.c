@@ -299,6 +299,16 @@ static void check_permissions(struct ctl *c, struct aj_kube *k, const char *leas
 
 /* --- health --- */
 
+static int synced(const struct ctl *c)
+{
+	size_t i;
+
+	for (i = 0; i < AJ_WATCHES; i++)
+		if (!c->feeds[i].synced)
+			return 0;
+	return 1;
+}
+
 static int ready(void *ctx, struct aj_buf *why)
 {
 	struct ctl *c = ctx;
@@ -364,13 +374,28 @@ static int register_metrics(struct aj_metrics *m)
 	       aj_metrics_register(m, "aj_ajjobs_cached", AJ_METRIC_GAUGE,
 				   "AjJobs held in the controller's cache.", NULL, 0) ||
 	       aj_metrics_register(m, "aj_cache_bytes", AJ_METRIC_GAUGE,
-				   "Bytes the cache holds for AjJobs and Volcano Jobs.", NULL, 0);
+				   "Bytes the cache holds for AjJobs and Volcano Jobs.", NULL, 0) ||
+	       aj_metrics_register(m, "rest_client_requests_total", AJ_METRIC_COUNTER,
+				   "Number of HTTP requests, partitioned by status code and method.",
+				   NULL, 0);
 }
 
 /* --- clients --- */
 
+/* client-go's series: code "<error>" when no answer came. */
+static void count_request(void *ctx, const char *method, long code)
+{
+	struct aj_metrics *m = ctx;
+	char labels[96], num[24];
+
+	snprintf(num, sizeof(num), "%ld", code);
+	if (!aj_metrics_labels(labels, sizeof(labels), "code", code ? num : "<error>",
+			       "method", method, (const char *)NULL))
+		aj_metrics_add(m, "rest_client_requests_total", labels, 1);
+}
+
 static int client_new(const struct aj_controller_opts *o, struct aj_kube *k, double qps,
-		      int burst, struct aj_errors *err)
+		      int burst, struct aj_metrics *m, struct aj_errors *err)
 {
 	struct aj_kube_config cfg;
 	struct aj_kube_config_opts co;
@@ -387,6 +412,8 @@ static int client_new(const struct aj_controller_opts *o, struct aj_kube *k, dou
 	if (aj_kube_init(k, &cfg, err))
 		return -1;
 	aj_kube_set_rate(k, qps, burst);
+	k->observe = count_request;
+	k->observe_ctx = m;
 	return 0;
 }
 
@@ -523,7 +550,7 @@ int aj_controller_run(const struct aj_controller_opts *o,
 	if (aj_storage_minter_new(&o->storage, &c.queue, &c.rec.storage, err))
 		goto out;
 
-	if (client_new(o, &wk, 0, 0, err))
+	if (client_new(o, &wk, 0, 0, &c.metrics, err))
 		goto out;
 	have_wk = 1;
 	if (aj_watch_loop_init(&loop, &wk, err))
@@ -561,7 +588,7 @@ int aj_controller_run(const struct aj_controller_opts *o,
 	/* Leadership first: nothing is reconciled by a non-leader. */
 	if (o->leader_elect) {
 		ld.ctl = &c;
-		if (client_new(o, &ld.k, 0, 0, err) ||
+		if (client_new(o, &ld.k, 0, 0, &c.metrics, err) ||
 		    aj_lease_init(&ld.lease, &ld.k,
 				  o->lease_namespace ? o->lease_namespace : ld.k.cfg.namespace,
 				  o->lease_name, c.identity))
@@ -593,11 +620,17 @@ int aj_controller_run(const struct aj_controller_opts *o,
 			check_permissions(&c, &wk, lease_ns);
 			checked = now_s();
 		}
-		if (c.leader && !workers[0].started) {
+		/*
+		 * Like controller-runtime, reconcile only once every cache is
+		 * listed: an AjTemplate not yet seen would fail an AjJob, and a
+		 * Volcano Job not yet seen would cost a GET.
+		 */
+		if (c.leader && !workers[0].started && synced(&c)) {
 			for (i = 0; i < o->workers; i++) {
 				workers[i].ctl = &c;
 				if (client_new(o, &workers[i].k, per_worker_qps,
-					       o->burst / o->workers > 0 ? o->burst / o->workers : 1, err))
+					       o->burst / o->workers > 0 ? o->burst / o->workers : 1,
+					       &c.metrics, err))
 					goto out;
 				workers[i].started = !pthread_create(&workers[i].thread, NULL,
 								     work, &workers[i]);

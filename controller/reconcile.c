@@ -449,18 +449,12 @@ out:
 	return ret;
 }
 
-/* Is the storage Secret to be written now? Unknown (after a restart): yes. */
-static int storage_due(const struct aj_ajjob_view *v)
-{
-	return v->storage_due == AJ_CACHE_DUE_UNKNOWN ||
-	       (v->storage_due && v->storage_due <= (long long)time(NULL));
-}
 
 /*
- * Rewrite the storage Secret of a submitted AjJob with fresh SAS (or learn,
- * after a restart, that it has none): the same build as the submission. A
- * failure is an Event and another attempt later, never a reason to stop
- * mirroring the job: the Secret keeps the old SAS until they expire.
+ * Rewrite the storage Secret of a submitted AjJob with fresh SAS: the same
+ * build as the submission. A failure is an Event and another attempt later,
+ * never a reason to stop mirroring the job: the Secret keeps the old SAS
+ * until they expire.
  */
 #define AJ_STORAGE_RETRY_SECONDS 60
 
@@ -527,7 +521,23 @@ static int cancel(struct job *j, struct aj_errors *err)
 }
 
 
-/* Mirror the Volcano Job's phase into the AjJob. */
+/*
+ * Is the storage Secret to be written now? When not known (after a restart)
+ * only if the Volcano Job mounts it: a job that mounts none is settled from
+ * the cache, without reading and resolving its AjJob again.
+ */
+static int storage_due(struct job *j, const struct aj_volcano_view *vv)
+{
+	if (j->v.storage_due == AJ_CACHE_DUE_UNKNOWN) {
+		if (vv->storage)
+			return 1;
+		aj_cache_ajjob_set_storage_due(j->r->cache, j->key, 0);
+		return 0;
+	}
+	return j->v.storage_due && j->v.storage_due <= (long long)time(NULL);
+}
+
+/* Mirror the Volcano Job's phase into the AjJob; keep its storage Secret fresh. */
 static int observe(struct job *j, struct aj_errors *err)
 {
 	struct aj_volcano_view vv;
@@ -570,6 +580,10 @@ static int observe(struct job *j, struct aj_errors *err)
 		      aj_cache_volcano_get(j->r->cache, vkey, &vv) != 1;
 		if (ret)
 			return aj_errors_oom(err);
+	}
+	if (j->r->storage && storage_due(j, &vv) && renew_storage(j, err)) {
+		aj_volcano_view_release(&vv);
+		return -1;
 	}
 	p = aj_phase_from_volcano(vv.phase);
 	snprintf(msg, sizeof(msg), "Volcano Job %s is %s", j->v.volcano_job,
@@ -644,10 +658,7 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	} else if (j.v.cancel) {
 		ret = cancel(&j, err);
 	} else {
-		if (r->storage && storage_due(&j.v))
-			ret = renew_storage(&j, err);
-		if (!ret)
-			ret = observe(&j, err);
+		ret = observe(&j, err);
 	}
 out:
 	aj_free(created);

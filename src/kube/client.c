@@ -452,6 +452,8 @@ static int perform(struct aj_kube *k, const struct request *rq,
 	free_headers(headers);
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	if (k->observe)
+		k->observe(k->observe_ctx, rq->method, code);
 	if (rc != CURLE_OK) {
 		const char *msg = k->errbuf[0] ? k->errbuf : curl_easy_strerror(rc);
 

@@ -104,6 +104,12 @@ struct aj_kube {
 	long long token_size;
 	long timeout;               /* seconds for one REST request; 0 = none */
 	FILE *debug;                /* request trace, token redacted; NULL = off */
+	/*
+	 * Told of every REST exchange as it ends (metrics): the method and the
+	 * HTTP code, 0 when no answer came. NULL = nobody is told.
+	 */
+	void (*observe)(void *ctx, const char *method, long code);
+	void *observe_ctx;
 };
 
 /* Global init of libcurl: call once before any thread starts. */

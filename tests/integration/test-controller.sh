@@ -245,10 +245,12 @@ stop_controllers
 start_controller again
 
 # --- metrics carry controller-runtime's names ---
-expect_ok "reconcile totals are exported" bash -c \
+expect_ok "reconcile totals are exported" wait_for 30 bash -c \
   "$(declare -f http_get); work='$work'; http_get again /metrics | grep -q '^controller_runtime_reconcile_total{controller=\"ajjob\",result=\"success\"} [1-9]'"
 expect_ok "queue depth is exported" bash -c \
   "$(declare -f http_get); work='$work'; http_get again /metrics | grep -q '^workqueue_depth{name=\"ajjob\"} '"
+expect_ok "API requests are counted by code and method, as client-go does" bash -c \
+  "$(declare -f http_get); work='$work'; http_get again /metrics | grep -q '^rest_client_requests_total{code=\"200\",method=\"GET\"} [1-9]'"
 stop_controllers
 expect_ok "SIGTERM stops it cleanly" grep -q '"msg":"aj-controller stopped"' "$work/again.log"
 expect_ok "no token in any log" bash -c "! grep -qF -- '$token' '$work'/*.log"

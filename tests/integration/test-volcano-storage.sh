@@ -39,8 +39,18 @@ start_controller() { # start_controller [args...]: managed identity through the 
     AZURE_POD_IDENTITY_AUTHORITY_HOST="$peer" PATH="/nonexistent" \
     "$AJ_CONTROLLER_BIN" --kubeconfig "$work/kubeconfig" --namespace "$ns" --health-addr 127.0.0.1 \
     --health-port 0 --lease-namespace "$sys" --log-level debug \
-    --azure-blob-endpoint "$peer/blob/{account}" "$@" >>"$work/controller.log" 2>&1 &
+    --port-file "$work/port" --azure-blob-endpoint "$peer/blob/{account}" "$@" \
+    >>"$work/controller.log" 2>&1 &
   pid=$!
+}
+# metric NAME-AND-LABELS: the sum of the matching series on the controller's /metrics
+metric() {
+  python3 - "$work/port" "$1" <<'PY'
+import sys, urllib.request
+body = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % open(sys.argv[1]).read().strip(), timeout=10)
+print(int(sum(float(l.rsplit(" ", 1)[1]) for l in body.read().decode().splitlines()
+              if l.startswith(sys.argv[2]))))
+PY
 }
 message_has() { k -n "$ns" get ajjob "$1" -o jsonpath='{.status.message}' | grep -qF -- "$2"; }
 event_has() { k -n "$ns" get events.events.k8s.io -o json | grep -qF -- "$1"; }
@@ -178,6 +188,28 @@ expect_ok "a Secret of the same name fails the AjJob" wait_for 30 phase_is other
 expect_ok "...saying so" message_has other-1 "a Secret named other-1-storage already exists and does not belong to this AjJob"
 expect_eq "...leaving it untouched" "x" bash -c "'$AJ_KUBECTL' -n '$ns' get secret other-1-storage -o go-template='{{range \$k, \$v := .data}}{{\$k}}{{end}}'"
 expect_ok "...and creating no Volcano Job" bash -c "! '$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh other-1 2>/dev/null"
+
+# --- a restart: only jobs whose Volcano Job mounts a storage Secret are read and resolved again ---
+plain='{"target": {"service": "volcano", "gpus_per_node": 0, "cpus_per_node": 1, "memory": "1Gi"},
+  "environment": {"image": "busybox:1.36"}, "jobs": [{"name": "train", "sku": "C1", "instance_count": 1}]}'
+for i in $(seq 1 12); do ajjob "plain-$i" "$plain"; done
+all_submitted() { local i; for i in $(seq 1 12); do phase_is "plain-$i" Submitted || return 1; done; }
+expect_ok "twelve AjJobs without storage are submitted" wait_for 60 all_submitted
+stop_controller
+rm -f "$work/port"
+before=$(field secret train-1-storage '{.metadata.annotations.aj\.dev/sas-renew-after}')
+start_controller --storage-sas-lifetime 60 --privileged-namespaces "$ns"
+# 16 running AjJobs: the twelve, train-1, code-1, denied-1 (storage) and the Failed ones skipped
+settled() { [[ -s $work/port ]] && (( $(metric 'controller_runtime_reconcile_total') >= 15 )) &&
+  (( $(metric 'workqueue_depth') == 0 )); }
+expect_ok "the restarted controller reconciles every running AjJob" wait_for 60 settled
+renewed_at_restart() { [[ $(field secret train-1-storage '{.metadata.annotations.aj\.dev/sas-renew-after}') != "$before" ]]; }
+expect_ok "...rewrites the storage Secrets, whose renewal time it did not know" wait_for 30 renewed_at_restart
+gets=$(metric 'rest_client_requests_total{code="200",method="GET"}')
+expect_ok "...with fewer GETs than AjJobs without storage (lists and the 3 storage jobs: $gets)" \
+  bash -c "(( $gets < 12 ))"
+expect_eq "...and leaves those twelve Submitted" "" bash -c \
+  "for i in \$(seq 1 12); do [[ \$('$AJ_KUBECTL' -n '$ns' get ajjob plain-\$i -o jsonpath='{.status.phase}') == Submitted ]] || echo plain-\$i; done"
 
 # --- no SAS anywhere but in the Secrets ---
 expect_ok "no SAS in AjJobs or Events" bash -c "! '$AJ_KUBECTL' -n '$ns' get ajjob,events.events.k8s.io -o json | grep -q 'sig='"

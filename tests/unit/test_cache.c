@@ -5,9 +5,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "backend/backend.h"
 #include "cache.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/jobspec.h"
 #include "core/node.h"
 #include "core/resolve.h"
 #include "core/source.h"
@@ -144,6 +146,61 @@ static void volcano_jobs_remember_their_controlling_ajjob(void **state)
 	assert_int_equal(aj_cache_volcano_get(&c, "ml/stray", &v), 1);
 	assert_null(v.owner_uid);
 	assert_null(v.phase);
+	aj_volcano_view_release(&v);
+	aj_cache_release(&c);
+}
+
+/* The Volcano Job the builder makes for spec, as the watch would deliver it. */
+static cJSON *built_volcano_job(const char *yaml)
+{
+	struct aj_build_ctx ctx = { "bert", "ml", "u1", "bert", "aj.dev/v1alpha1" };
+	struct aj_shape_args args = { 1, 0, 0 };
+	const struct aj_backend *b = aj_backend_find("volcano");
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+	cJSON *arr = NULL, *job;
+
+	assert_non_null(b);
+	aj_test_spec(yaml, &args, NULL, 0, &s);
+	if (b->validate(&s, &err) || b->build(&s, &ctx, &arr, &err))
+		fail_msg("%s", aj_test_errors_text(&err));
+	job = cJSON_DetachItemFromArray(arr, 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(job, "kind")), "Job");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+	return job;
+}
+
+/* After a restart the record tells, without the AjJob, whether a storage Secret is to be renewed. */
+static void volcano_jobs_remember_whether_they_mount_the_storage_secret(void **state)
+{
+	struct aj_cache c;
+	struct aj_volcano_view v;
+
+	(void)state;
+	assert_int_equal(aj_cache_init(&c), 0);
+	assert_int_equal(aj_cache_volcano_put(&c, built_volcano_job(
+		"config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}], "
+		"storage: {data: {storage_account_name: acct1, container_name: results, mount_dir: /mnt/d}}}")), 0);
+	assert_int_equal(aj_cache_volcano_get(&c, "ml/bert", &v), 1);
+	assert_int_equal(v.storage, 1);
+	assert_string_equal(v.owner_uid, "u1");
+	aj_volcano_view_release(&v);
+
+	assert_int_equal(aj_cache_volcano_put(&c, built_volcano_job(
+		"config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}")), 0);
+	assert_int_equal(aj_cache_volcano_get(&c, "ml/bert", &v), 1);
+	assert_int_equal(v.storage, 0);
+	aj_volcano_view_release(&v);
+
+	/* another job's Secret, or one whose name merely starts like it, is not this job's */
+	assert_int_equal(aj_cache_volcano_put(&c, parse(
+		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"gpt\"},\"spec\":{\"tasks\":["
+		"{\"template\":{\"spec\":{\"volumes\":[{\"secret\":{\"secretName\":\"bert-storage\"}},"
+		"{\"secret\":{\"secretName\":\"gpt-storage2\"}},{\"secret\":{\"secretName\":\"gpt\"}},"
+		"{\"secret\":{\"secretName\":7}}]}}}]}}")), 0);
+	assert_int_equal(aj_cache_volcano_get(&c, "ml/gpt", &v), 1);
+	assert_int_equal(v.storage, 0);
 	aj_volcano_view_release(&v);
 	aj_cache_release(&c);
 }
@@ -605,6 +662,7 @@ int main(void)
 		cmocka_unit_test(a_submitted_ajjob_keeps_only_its_summary),
 		cmocka_unit_test(the_storage_due_time_follows_the_ajjob_not_its_name),
 		cmocka_unit_test(volcano_jobs_remember_their_controlling_ajjob),
+		cmocka_unit_test(volcano_jobs_remember_whether_they_mount_the_storage_secret),
 		cmocka_unit_test(ajtemplates_of_one_namespace_form_a_source),
 		cmocka_unit_test(the_status_is_kept_as_what_the_next_status_is_computed_from),
 		cmocka_unit_test(the_json_hash_ignores_member_order_only),
