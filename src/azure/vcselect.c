@@ -95,18 +95,26 @@ static const cJSON *at(const cJSON *o, const char *k)
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
+/* Larger limits are refused; sums over many rows stop here rather than overflow. */
+#define QUOTA_MAX (LONG_MAX / 2)
+
 static int number(const cJSON *v, long *out)
 {
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > (double)LONG_MAX / 2)
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > (double)QUOTA_MAX)
 		return -1;
 	*out = (long)v->valuedouble;
 	return 0;
 }
 
+static long sum(long a, long b)
+{
+	return a > QUOTA_MAX - b ? QUOTA_MAX : a + b;
+}
+
 static void add_to(long *limit, long *used, long l, long u)
 {
-	*limit = *limit < 0 ? l : *limit + l;
-	*used += u;
+	*limit = *limit < 0 ? l : sum(*limit, l);
+	*used = sum(*used, u);
 }
 
 /* One limits[] list; user: the overall cap, else per tier. */

@@ -9,6 +9,8 @@
  */
 #include "support.h"
 
+#include <limits.h>
+
 #include <string.h>
 
 #include "azure/vcselect.h"
@@ -538,6 +540,33 @@ static void read_quotas(void **state)
 	aj_errors_release(&err);
 }
 
+/* Absurd limits in many regions add up to a cap instead of overflowing (found by fuzz_vcselect). */
+static void huge_quotas_stop_at_a_cap(void **state)
+{
+	struct aj_vc v;
+	struct aj_errors err = AJ_ERRORS_INIT;
+	cJSON *j = cJSON_Parse("{\"properties\":{\"managed\":{"
+		"\"defaultGroupPolicyOverallQuotas\":{\"limits\":[{\"id\":\"S\",\"limit\":4e18},"
+		"{\"id\":\"S\",\"limit\":4e18,\"used\":4e18},{\"id\":\"S\",\"limit\":4e18,\"used\":4e18}]},"
+		"\"quotas\":{\"a\":{\"limits\":[{\"id\":\"S\",\"slaTier\":\"Premium\",\"limit\":4e18}]},"
+		"\"b\":{\"limits\":[{\"id\":\"S\",\"slaTier\":\"Premium\",\"limit\":4e18,\"used\":1}]},"
+		"\"c\":{\"limits\":[{\"id\":\"S\",\"slaTier\":\"Premium\",\"limit\":4e18,\"used\":2}]}}}}}");
+
+	(void)state;
+	aj_vc_init(&v);
+	assert_int_equal(aj_vc_set(&v, "s", "rg", "huge"), 0);
+	assert_int_equal(aj_vc_read_quotas(&v, j, &err), 0);
+	assert_int_equal(v.quotas_nr, 1);
+	assert_true(v.quotas[0].limit[AJ_TIER_PREMIUM] == LONG_MAX / 2);
+	assert_int_equal(v.quotas[0].used[AJ_TIER_PREMIUM], 3);
+	assert_true(aj_vc_quota_free(&v.quotas[0], AJ_TIER_PREMIUM) == LONG_MAX / 2 - 3);
+	assert_true(v.quotas[0].user_limit == LONG_MAX / 2);
+	assert_true(v.quotas[0].user_used == LONG_MAX / 2);
+	aj_vc_release(&v);
+	cJSON_Delete(j);
+	aj_errors_release(&err);
+}
+
 /* Every allocation failure is a clean "out of memory". */
 static void oom(void **state)
 {
@@ -595,6 +624,7 @@ int main(void)
 		cmocka_unit_test(no_vc_with_quota),
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(read_quotas),
+		cmocka_unit_test(huge_quotas_stop_at_a_cap),
 		cmocka_unit_test(oom),
 	};
 
