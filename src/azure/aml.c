@@ -117,28 +117,38 @@ static int request_maybe(struct aj_arm *a, const char *method, const char *path,
 }
 
 /*
- * GET the asset version at path; PUT body there when it is absent. *id gets
- * its ARM id; `what` names it in errors.
+ * GET version of the asset `name` in the workspace's `collection`
+ * ("environments", "codes"); PUT body there when it is absent (body NULL:
+ * out of memory building it). *id gets its ARM id; `kind` names it in errors.
  */
 static int version_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
-			  const char *path, const cJSON *body, const char *what,
-			  char **id, struct aj_errors *err)
+			  const char *collection, const char *kind, const char *name,
+			  const char *version, const cJSON *body, char **id,
+			  struct aj_errors *err)
 {
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_arm_response resp;
 	int r;
 
 	*id = NULL;
 	aj_arm_response_init(&resp);
-	r = request_maybe(a, "GET", path, api(ws), NULL, &resp, err);
+	if (!body || aj_aml_workspace_id(ws, &path) ||
+	    aj_buf_addf(&path, "/%s/%s/versions/%s", collection, name, version)) {
+		aj_buf_release(&path);
+		return aj_errors_oom(err);
+	}
+	r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
 	if (r == 1) {
 		aj_arm_response_release(&resp);
-		r = aj_arm_request(a, "PUT", path, api(ws), body, &resp, err);
+		r = aj_arm_request(a, "PUT", aj_buf_cstr(&path), api(ws), body, &resp, err);
 	}
 	if (!r && !str_at(resp.json, "id"))
-		r = aj_errors_add(err, NULL, "%s: the reply carries no id", what);
+		r = aj_errors_add(err, NULL, "%s %s version %s: the reply carries no id", kind,
+				  name, version);
 	if (!r && !(*id = aj_strdup(str_at(resp.json, "id"))))
 		r = aj_errors_oom(err);
 	aj_arm_response_release(&resp);
+	aj_buf_release(&path);
 	return r ? -1 : 0;
 }
 
@@ -159,21 +169,16 @@ int aj_aml_environment_ensure(struct aj_arm *a, const struct aj_aml_workspace *w
 			      const char *name, const char *image, char **id,
 			      struct aj_errors *err)
 {
-	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL), what = AJ_BUF_INIT(AJ_BUF_SMALL);
 	cJSON *body = properties_body("image", image, "osType", "Linux");
 	char version[17];
 	int r;
 
 	*id = NULL;
-	if (!body || aj_aml_environment_version(image, version) || aj_aml_workspace_id(ws, &path) ||
-	    aj_buf_addf(&path, "/environments/%s/versions/%s", name, version) ||
-	    aj_buf_addf(&what, "environment %s version %s", name, version))
+	if (aj_aml_environment_version(image, version))
 		r = aj_errors_oom(err);
 	else
-		r = version_ensure(a, ws, aj_buf_cstr(&path), body, aj_buf_cstr(&what), id, err);
+		r = version_ensure(a, ws, "environments", "environment", name, version, body, id, err);
 	cJSON_Delete(body);
-	aj_buf_release(&path);
-	aj_buf_release(&what);
 	return r;
 }
 
@@ -302,20 +307,10 @@ int aj_aml_code_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
 		       const char *name, const char *version, const char *code_uri,
 		       char **id, struct aj_errors *err)
 {
-	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL), what = AJ_BUF_INIT(AJ_BUF_SMALL);
 	cJSON *body = properties_body("codeUri", code_uri, NULL, NULL);
-	int r;
+	int r = version_ensure(a, ws, "codes", "code", name, version, body, id, err);
 
-	*id = NULL;
-	if (!body || aj_aml_workspace_id(ws, &path) ||
-	    aj_buf_addf(&path, "/codes/%s/versions/%s", name, version) ||
-	    aj_buf_addf(&what, "code %s version %s", name, version))
-		r = aj_errors_oom(err);
-	else
-		r = version_ensure(a, ws, aj_buf_cstr(&path), body, aj_buf_cstr(&what), id, err);
 	cJSON_Delete(body);
-	aj_buf_release(&path);
-	aj_buf_release(&what);
 	return r;
 }
 
