@@ -22,9 +22,12 @@
 static struct aj_peer peer;
 static struct aj_fake_clock fclock;
 
+/* A client with the response, final response and errors its calls fill. */
 struct fixture {
 	struct aj_token_cache *tokens;
 	struct aj_arm arm;
+	struct aj_arm_response r, fin;
+	struct aj_errors e;
 };
 
 static int group_setup(void **state)
@@ -47,25 +50,25 @@ static struct fixture *fixture_new(int64_t start)
 	struct aj_identity_config ic;
 	struct aj_arm_config ac;
 	struct aj_credential *cred;
-	struct aj_errors e = AJ_ERRORS_INIT;
 
 	assert_non_null(f);
+	aj_arm_response_init(&f->r);
+	aj_arm_response_init(&f->fin);
 	aj_identity_config_default(&ic);
 	ic.hooks = aj_fake_hooks(&fclock, start ? start : (int64_t)time(NULL) * 1000);
 	ic.authority_host = peer.base;
 	ic.tenant_id = "tenant-x";
 	ic.client_id = "client-1";
 	ic.client_secret = "secret";
-	assert_int_equal(aj_credential_secret_new(&ic, &cred, &e), 0);
-	assert_int_equal(aj_token_cache_new(cred, &ic.hooks, &f->tokens, &e), 0);
+	assert_int_equal(aj_credential_secret_new(&ic, &cred, &f->e), 0);
+	assert_int_equal(aj_token_cache_new(cred, &ic.hooks, &f->tokens, &f->e), 0);
 	aj_arm_config_default(&ac);
 	ac.endpoint = peer.base;
 	ac.hooks = ic.hooks;
 	ac.retry.max_retries = 3;
 	ac.retry.max_retry_after_ms = 30000;
 	ac.http.timeout_ms = 2000;
-	assert_int_equal(aj_arm_init(&f->arm, &ac, f->tokens, &e), 0);
-	aj_errors_release(&e);
+	assert_int_equal(aj_arm_init(&f->arm, &ac, f->tokens, &f->e), 0);
 	return f;
 }
 
@@ -83,8 +86,23 @@ static int teardown(void **state)
 
 	aj_arm_release(&f->arm);
 	aj_token_cache_free(f->tokens);
+	aj_arm_response_release(&f->r);
+	aj_arm_response_release(&f->fin);
+	aj_errors_release(&f->e);
 	free(f);
 	return 0;
+}
+
+static void peer_set(const char *what, const char *json)
+{
+	assert_int_equal(aj_peer_control(&peer, what, json), 0);
+}
+
+/* One call into f->r, errors appended to f->e. */
+static int call(struct fixture *f, const char *method, const char *path, const char *api,
+		const cJSON *body)
+{
+	return aj_arm_request(&f->arm, method, path, api, body, &f->r, &f->e);
 }
 
 static cJSON *command_job(const char *command)
@@ -101,6 +119,30 @@ static cJSON *command_job(const char *command)
 	return body;
 }
 
+/* PUT a job running `run` at job_path. */
+static void put_job(struct fixture *f, const char *job_path)
+{
+	cJSON *body = command_job("run");
+
+	assert_int_equal(call(f, "PUT", job_path, API, body), 0);
+	cJSON_Delete(body);
+}
+
+/* Create a job, then start an operation (method on op_path), accepted in f->r. */
+static void start_operation(struct fixture *f, const char *job_path, const char *method,
+			    const char *op_path)
+{
+	put_job(f, job_path);
+	assert_int_equal(call(f, method, op_path, API, NULL), 0);
+	assert_int_equal(f->r.status, 202);
+}
+
+/* Poll the operation started in f->r until it ends, into f->fin. */
+static int wait_operation(struct fixture *f, int64_t timeout_ms)
+{
+	return aj_arm_wait(&f->arm, &f->r, timeout_ms, &f->fin, &f->e);
+}
+
 static const char *jstr(const cJSON *o, const char *a, const char *b)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, a);
@@ -113,22 +155,19 @@ static const char *jstr(const cJSON *o, const char *a, const char *b)
 static void put_and_get_job(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 	cJSON *body = command_job("python train.py"), *all, *req;
 	const char *id1, *id2;
 
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/k8s-ns1-train-1a2b", API, body, &r, &e), 0);
-	assert_int_equal(r.status, 201);
-	assert_string_equal(jstr(r.json, "name", NULL), "k8s-ns1-train-1a2b");
-	assert_string_equal(jstr(r.json, "properties", "status"), "NotStarted");
-	assert_non_null(r.request_id);
+	assert_int_equal(call(f, "PUT", WS "/jobs/k8s-ns1-train-1a2b", API, body), 0);
+	assert_int_equal(f->r.status, 201);
+	assert_string_equal(jstr(f->r.json, "name", NULL), "k8s-ns1-train-1a2b");
+	assert_string_equal(jstr(f->r.json, "properties", "status"), "NotStarted");
+	assert_non_null(f->r.request_id);
 	/* A repeated PUT of the same name updates. */
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/k8s-ns1-train-1a2b", API, body, &r, &e), 0);
-	assert_int_equal(r.status, 200);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs/k8s-ns1-train-1a2b", API, NULL, &r, &e), 0);
-	assert_string_equal(jstr(r.json, "properties", "status"), "Queued");
+	assert_int_equal(call(f, "PUT", WS "/jobs/k8s-ns1-train-1a2b", API, body), 0);
+	assert_int_equal(f->r.status, 200);
+	assert_int_equal(call(f, "GET", WS "/jobs/k8s-ns1-train-1a2b", API, NULL), 0);
+	assert_string_equal(jstr(f->r.json, "properties", "status"), "Queued");
 
 	all = aj_peer_requests(&peer);
 	req = cJSON_GetArrayItem(all, 1);  /* [0] is the token request */
@@ -148,53 +187,43 @@ static void put_and_get_job(void **state)
 	assert_null(strstr(fclock.log, "eyJ0"));
 	cJSON_Delete(all);
 	cJSON_Delete(body);
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void error_body_is_decoded(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 	cJSON *body = command_job(NULL);
 
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/bad", API, body, &r, &e), -1);
-	assert_int_equal(r.status, 400);
-	assert_true(aj_test_errors_contain(&e,
+	assert_int_equal(call(f, "PUT", WS "/jobs/bad", API, body), -1);
+	assert_int_equal(f->r.status, 400);
+	assert_true(aj_test_errors_contain(&f->e,
 		"ARM PUT http://127.0.0.1:"));
-	assert_true(aj_test_errors_contain(&e,
+	assert_true(aj_test_errors_contain(&f->e,
 		"/workspaces/my-aml-workspace/jobs/bad: HTTP 400: UserError: One or more fields are invalid.; The field command is required."));
 
 	/* 404: the status is kept so a caller can create what is missing. */
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs/absent", API, NULL, &r, &e), -1);
-	assert_int_equal(r.status, 404);
-	assert_true(aj_test_errors_contain(&e, "jobs/absent: HTTP 404: UserError: Could not find job 'absent'."));
+	assert_int_equal(call(f, "GET", WS "/jobs/absent", API, NULL), -1);
+	assert_int_equal(f->r.status, 404);
+	assert_true(aj_test_errors_contain(&f->e, "jobs/absent: HTTP 404: UserError: Could not find job 'absent'."));
 
 	/* No api-version: the service's own complaint surfaces. */
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs/absent", NULL, NULL, &r, &e), -1);
-	assert_true(aj_test_errors_contain(&e, "HTTP 400: MissingApiVersionParameter"));
+	assert_int_equal(call(f, "GET", WS "/jobs/absent", NULL, NULL), -1);
+	assert_true(aj_test_errors_contain(&f->e, "HTTP 400: MissingApiVersionParameter"));
 	/* Only one attempt each: 400 and 404 are not transient. */
 	assert_int_equal(aj_peer_count(&peer, "/jobs/"), 3);
 	cJSON_Delete(body);
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void retry_after_seconds_is_honoured(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 	cJSON *all;
 
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_peer_control(&peer, "faults",
+	peer_set("faults",
 		"[{\"path\": \"/jobs\", \"status\": 429, \"headers\": {\"Retry-After\": \"7\"},"
-		"  \"body\": {\"error\": {\"code\": \"TooManyRequests\", \"message\": \"slow down\"}}}]"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), 0);
-	assert_int_equal(r.status, 200);
+		"  \"body\": {\"error\": {\"code\": \"TooManyRequests\", \"message\": \"slow down\"}}}]");
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), 0);
+	assert_int_equal(f->r.status, 200);
 	assert_int_equal(fclock.nr_sleeps, 1);
 	assert_int_equal(fclock.sleeps[0], 7000);
 	/* Both attempts carry the same client request id. */
@@ -202,260 +231,190 @@ static void retry_after_seconds_is_honoured(void **state)
 	assert_string_equal(jstr(cJSON_GetArrayItem(all, 1), "headers", "x-ms-client-request-id"),
 			    jstr(cJSON_GetArrayItem(all, 2), "headers", "x-ms-client-request-id"));
 	cJSON_Delete(all);
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void retry_after_date_and_cap(void **state)
 {
 	struct fixture *f;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 
 	/* Sun, 06 Nov 1994 08:49:37 GMT is 784111777; the clock stands 7 s before. */
 	teardown(state);
 	f = fixture_new(784111770000LL);
 	*state = f;
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_peer_control(&peer, "faults",
+	peer_set("faults",
 		"[{\"path\": \"/jobs\", \"status\": 503, \"headers\": {\"Retry-After\": \"Sun, 06 Nov 1994 08:49:37 GMT\"}},"
-		" {\"path\": \"/jobs\", \"status\": 429, \"headers\": {\"Retry-After\": \"3600\"}}]"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), 0);
+		" {\"path\": \"/jobs\", \"status\": 429, \"headers\": {\"Retry-After\": \"3600\"}}]");
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), 0);
 	assert_int_equal(fclock.nr_sleeps, 2);
 	assert_int_equal(fclock.sleeps[0], 7000);
 	/* An hour is capped at the configured 30 s. */
 	assert_int_equal(fclock.sleeps[1], 30000);
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void server_errors_retried_then_success(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_peer_control(&peer, "faults",
+	peer_set("faults",
 		"[{\"path\": \"/jobs\", \"drop\": true}, {\"path\": \"/jobs\", \"status\": 500},"
-		" {\"path\": \"/jobs\", \"status\": 502}]"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), 0);
-	assert_int_equal(r.status, 200);
+		" {\"path\": \"/jobs\", \"status\": 502}]");
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), 0);
+	assert_int_equal(f->r.status, 200);
 	/* A dropped connection, then two 5xx; the handle is fresh, so curl
 	 * itself does not reconnect silently. 0.8 s doubling at -20 % jitter. */
 	assert_int_equal(fclock.nr_sleeps, 3);
 	assert_int_equal(fclock.sleeps[0], 640);
 	assert_int_equal(fclock.sleeps[1], 1280);
 	assert_int_equal(fclock.sleeps[2], 2560);
-	assert_true(aj_errors_empty(&e));
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
+	assert_true(aj_errors_empty(&f->e));
 }
 
 static void timeout_is_retried(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 
-	aj_arm_response_init(&r);
 	/* Longer than the 2 s per-attempt timeout. */
-	assert_int_equal(aj_peer_control(&peer, "faults",
-		"[{\"path\": \"/jobs\", \"delay\": 3, \"status\": 200}]"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), 0);
-	assert_int_equal(r.status, 200);
+	peer_set("faults", "[{\"path\": \"/jobs\", \"delay\": 3, \"status\": 200}]");
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), 0);
+	assert_int_equal(f->r.status, 200);
 	assert_int_equal(fclock.nr_sleeps, 1);
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void bounded_retries_then_failure(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_peer_control(&peer, "faults",
+	peer_set("faults",
 		"[{\"path\": \"/jobs\", \"status\": 503, \"times\": 20,"
-		"  \"body\": {\"error\": {\"code\": \"ServiceUnavailable\", \"message\": \"The service is unavailable.\"}}}]"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs/x", API, NULL, &r, &e), -1);
-	assert_int_equal(r.status, 503);
+		"  \"body\": {\"error\": {\"code\": \"ServiceUnavailable\", \"message\": \"The service is unavailable.\"}}}]");
+	assert_int_equal(call(f, "GET", WS "/jobs/x", API, NULL), -1);
+	assert_int_equal(f->r.status, 503);
 	assert_int_equal(aj_peer_count(&peer, "/jobs/x"), 4);
-	assert_true(aj_test_errors_contain(&e,
+	assert_true(aj_test_errors_contain(&f->e,
 		"jobs/x: HTTP 503: ServiceUnavailable: The service is unavailable. (after 4 attempts)"));
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void total_time_bounds_retries(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 
-	aj_arm_response_init(&r);
 	f->arm.retry.max_total_ms = 5000;
-	assert_int_equal(aj_peer_control(&peer, "faults",
-		"[{\"path\": \"/jobs\", \"status\": 429, \"times\": 20, \"headers\": {\"Retry-After\": \"2\"}}]"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs/x", API, NULL, &r, &e), -1);
+	peer_set("faults",
+		"[{\"path\": \"/jobs\", \"status\": 429, \"times\": 20, \"headers\": {\"Retry-After\": \"2\"}}]");
+	assert_int_equal(call(f, "GET", WS "/jobs/x", API, NULL), -1);
 	/* 2 s + 2 s fit in 5 s, a third wait would not. */
 	assert_int_equal(fclock.nr_sleeps, 2);
 	assert_int_equal(aj_peer_count(&peer, "/jobs/x"), 3);
-	assert_true(aj_test_errors_contain(&e, "HTTP 429 (after 3 attempts)"));
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
+	assert_true(aj_test_errors_contain(&f->e, "HTTP 429 (after 3 attempts)"));
 }
 
 static void connection_failure_reported_without_query(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET",
-		"http://127.0.0.1:9/subscriptions/s/jobs?sig=SECRETSIG", NULL, NULL, &r, &e), -1);
-	assert_true(aj_test_errors_contain(&e, "GET http://127.0.0.1:9/subscriptions/s/jobs: "));
-	assert_true(aj_test_errors_contain(&e, "(after 4 attempts)"));
-	assert_null(strstr(aj_test_errors_text(&e), "SECRETSIG"));
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), 0);
+	assert_int_equal(call(f, "GET", "http://127.0.0.1:9/subscriptions/s/jobs?sig=SECRETSIG", NULL, NULL), -1);
+	assert_true(aj_test_errors_contain(&f->e, "GET http://127.0.0.1:9/subscriptions/s/jobs: "));
+	assert_true(aj_test_errors_contain(&f->e, "(after 4 attempts)"));
+	assert_null(strstr(aj_test_errors_text(&f->e), "SECRETSIG"));
 	assert_null(strstr(fclock.log, "SECRETSIG"));
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void expired_token_is_replaced_once(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
 	cJSON *all, *last;
 	const char *tok;
 
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), 0);
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), 0);
 	/* The service now rejects every token it issued as expired. */
-	assert_int_equal(aj_peer_control(&peer, "revoke", NULL), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), 0);
+	peer_set("revoke", NULL);
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), 0);
 	assert_int_equal(aj_peer_count(&peer, "oauth2"), 2);
 
 	/* A 401 that persists is reported with the ARM code and never the token. */
-	assert_int_equal(aj_peer_control(&peer, "faults",
+	peer_set("faults",
 		"[{\"path\": \"/jobs\", \"status\": 401, \"times\": 2,"
-		"  \"body\": {\"error\": {\"code\": \"InvalidAuthenticationToken\", \"message\": \"The access token is invalid.\"}}}]"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), -1);
-	assert_int_equal(r.status, 401);
-	assert_true(aj_test_errors_contain(&e, "HTTP 401: InvalidAuthenticationToken: The access token is invalid."));
+		"  \"body\": {\"error\": {\"code\": \"InvalidAuthenticationToken\", \"message\": \"The access token is invalid.\"}}}]");
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), -1);
+	assert_int_equal(f->r.status, 401);
+	assert_true(aj_test_errors_contain(&f->e, "HTTP 401: InvalidAuthenticationToken: The access token is invalid."));
 	all = aj_peer_requests(&peer);
 	last = cJSON_GetArrayItem(all, cJSON_GetArraySize(all) - 1);
 	tok = jstr(last, "headers", "authorization") + strlen("Bearer ");
-	assert_null(strstr(aj_test_errors_text(&e), tok));
+	assert_null(strstr(aj_test_errors_text(&f->e), tok));
 	assert_null(strstr(fclock.log, tok));
 	cJSON_Delete(all);
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void list_follows_next_link(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r;
-	struct aj_errors e = AJ_ERRORS_INIT;
-	cJSON *body = command_job("run");
 	const char *next;
 	char *link;
 
-	aj_arm_response_init(&r);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/a", API, body, &r, &e), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/b", API, body, &r, &e), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/c", API, body, &r, &e), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs", API, NULL, &r, &e), 0);
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r.json, "value")), 2);
-	next = jstr(r.json, "nextLink", NULL);
+	put_job(f, WS "/jobs/a");
+	put_job(f, WS "/jobs/b");
+	put_job(f, WS "/jobs/c");
+	assert_int_equal(call(f, "GET", WS "/jobs", API, NULL), 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(f->r.json, "value")), 2);
+	next = jstr(f->r.json, "nextLink", NULL);
 	assert_non_null(next);
 	link = strdup(next);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", link, NULL, NULL, &r, &e), 0);
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r.json, "value")), 1);
-	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(r.json, "value"), 0), "name", NULL), "c");
-	assert_null(cJSON_GetObjectItem(r.json, "nextLink"));
+	assert_int_equal(call(f, "GET", link, NULL, NULL), 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(f->r.json, "value")), 1);
+	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(f->r.json, "value"), 0), "name", NULL), "c");
+	assert_null(cJSON_GetObjectItem(f->r.json, "nextLink"));
 	free(link);
-	cJSON_Delete(body);
-	aj_arm_response_release(&r);
-	aj_errors_release(&e);
 }
 
 static void cancel_polls_location(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r, fin;
-	struct aj_errors e = AJ_ERRORS_INIT;
-	cJSON *body = command_job("run");
 
-	aj_arm_response_init(&r);
-	aj_arm_response_init(&fin);
-	assert_int_equal(aj_peer_control(&peer, "config", "{\"lro_polls\": 2, \"lro_retry_after\": \"12\"}"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/j1", API, body, &r, &e), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "POST", WS "/jobs/j1/cancel", API, NULL, &r, &e), 0);
-	assert_int_equal(r.status, 202);
-	assert_non_null(r.location);
-	assert_int_equal(r.retry_after_ms, 12000);
-	assert_int_equal(aj_arm_wait(&f->arm, &r, 600000, &fin, &e), 0);
-	assert_int_equal(fin.status, 200);
+	peer_set("config", "{\"lro_polls\": 2, \"lro_retry_after\": \"12\"}");
+	start_operation(f, WS "/jobs/j1", "POST", WS "/jobs/j1/cancel");
+	assert_non_null(f->r.location);
+	assert_int_equal(f->r.retry_after_ms, 12000);
+	assert_int_equal(wait_operation(f, 600000), 0);
+	assert_int_equal(f->fin.status, 200);
 	/* Two 202 polls, then the final one, each after Retry-After. */
 	assert_int_equal(fclock.nr_sleeps, 3);
 	assert_int_equal(fclock.sleeps[0], 12000);
 	assert_int_equal(fclock.sleeps[2], 12000);
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs/j1", API, NULL, &r, &e), 0);
-	assert_string_equal(jstr(r.json, "properties", "status"), "Canceled");
+	assert_int_equal(call(f, "GET", WS "/jobs/j1", API, NULL), 0);
+	assert_string_equal(jstr(f->r.json, "properties", "status"), "Canceled");
 
 	/* A response that is already final needs no polling. */
-	assert_int_equal(aj_arm_wait(&f->arm, &r, 1000, &fin, &e), 0);
-	assert_int_equal(fin.status, 200);
-	assert_string_equal(jstr(fin.json, "name", NULL), "j1");
-	cJSON_Delete(body);
-	aj_arm_response_release(&r);
-	aj_arm_response_release(&fin);
-	aj_errors_release(&e);
+	assert_int_equal(wait_operation(f, 1000), 0);
+	assert_int_equal(f->fin.status, 200);
+	assert_string_equal(jstr(f->fin.json, "name", NULL), "j1");
 }
 
 static void delete_polls_async_operation(void **state)
 {
 	struct fixture *f = *state;
-	struct aj_arm_response r, fin;
-	struct aj_errors e = AJ_ERRORS_INIT;
-	cJSON *body = command_job("run");
 
-	aj_arm_response_init(&r);
-	aj_arm_response_init(&fin);
-	assert_int_equal(aj_peer_control(&peer, "config", "{\"lro_mode\": \"async\", \"lro_polls\": 1}"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/d1", API, body, &r, &e), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "DELETE", WS "/jobs/d1", API, NULL, &r, &e), 0);
-	assert_int_equal(r.status, 202);
-	assert_non_null(r.async_operation);
-	assert_int_equal(aj_arm_wait(&f->arm, &r, 600000, &fin, &e), 0);
-	assert_string_equal(jstr(fin.json, "status", NULL), "Succeeded");
-	assert_int_equal(aj_arm_request(&f->arm, "GET", WS "/jobs/d1", API, NULL, &r, &e), -1);
-	assert_int_equal(r.status, 404);
-	aj_errors_release(&e);
+	peer_set("config", "{\"lro_mode\": \"async\", \"lro_polls\": 1}");
+	start_operation(f, WS "/jobs/d1", "DELETE", WS "/jobs/d1");
+	assert_non_null(f->r.async_operation);
+	assert_int_equal(wait_operation(f, 600000), 0);
+	assert_string_equal(jstr(f->fin.json, "status", NULL), "Succeeded");
+	assert_int_equal(call(f, "GET", WS "/jobs/d1", API, NULL), -1);
+	assert_int_equal(f->r.status, 404);
+	aj_errors_release(&f->e);
 
 	/* A failed operation reports its error. */
-	assert_int_equal(aj_peer_control(&peer, "config", "{\"lro_final\": \"Failed\"}"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/d2", API, body, &r, &e), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "DELETE", WS "/jobs/d2", API, NULL, &r, &e), 0);
-	assert_int_equal(aj_arm_wait(&f->arm, &r, 600000, &fin, &e), -1);
-	assert_true(aj_test_errors_contain(&e, "ARM operation Failed: JobDeletionFailed: The job could not be deleted."));
+	peer_set("config", "{\"lro_final\": \"Failed\"}");
+	start_operation(f, WS "/jobs/d2", "DELETE", WS "/jobs/d2");
+	assert_int_equal(wait_operation(f, 600000), -1);
+	assert_true(aj_test_errors_contain(&f->e, "ARM operation Failed: JobDeletionFailed: The job could not be deleted."));
 
 	/* One that never ends runs into the deadline. */
-	assert_int_equal(aj_peer_control(&peer, "config", "{\"lro_final\": \"Succeeded\", \"lro_polls\": 1000}"), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "PUT", WS "/jobs/d3", API, body, &r, &e), 0);
-	assert_int_equal(aj_arm_request(&f->arm, "DELETE", WS "/jobs/d3", API, NULL, &r, &e), 0);
-	assert_int_equal(aj_arm_wait(&f->arm, &r, 5500, &fin, &e), -1);
-	assert_true(aj_test_errors_contain(&e, "did not finish within 5500 ms"));
-	cJSON_Delete(body);
-	aj_arm_response_release(&r);
-	aj_arm_response_release(&fin);
-	aj_errors_release(&e);
+	peer_set("config", "{\"lro_final\": \"Succeeded\", \"lro_polls\": 1000}");
+	start_operation(f, WS "/jobs/d3", "DELETE", WS "/jobs/d3");
+	assert_int_equal(wait_operation(f, 5500), -1);
+	assert_true(aj_test_errors_contain(&f->e, "did not finish within 5500 ms"));
 }
 
 /* Every allocation in a request, token acquisition included, may fail. */
