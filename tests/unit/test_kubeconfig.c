@@ -13,11 +13,25 @@
 /* A scratch directory per test. */
 static char dir[256];
 
+/*
+ * What a test loads with: the options, the result, the errors and the
+ * paths made by full(); teardown releases them all.
+ */
+static struct {
+	struct aj_kube_config_opts o;
+	struct aj_kube_config cfg;
+	struct aj_errors err;
+	char *paths[32];
+	size_t nr_paths;
+} fx;
+
 static int setup(void **state)
 {
 	const char *tmp = getenv("TMPDIR");
 
 	(void)state;
+	memset(&fx, 0, sizeof(fx));
+	aj_kube_config_init(&fx.cfg);
 	snprintf(dir, sizeof(dir), "%s/aj-kubeconfig-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	return mkdtemp(dir) ? 0 : -1;
 }
@@ -27,57 +41,60 @@ static int teardown(void **state)
 	char cmd[300];
 
 	(void)state;
+	aj_kube_config_release(&fx.cfg);
+	aj_errors_release(&fx.err);
+	for (size_t i = 0; i < fx.nr_paths; i++)
+		free(fx.paths[i]);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* Write dir/name; returns the full path (static, overwritten per call). */
+/* dir/name, kept until teardown. */
+static const char *full(const char *name)
+{
+	char path[512];
+
+	assert_true(fx.nr_paths < sizeof(fx.paths) / sizeof(fx.paths[0]));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fx.paths[fx.nr_paths] = strdup(path);
+	assert_non_null(fx.paths[fx.nr_paths]);
+	return fx.paths[fx.nr_paths++];
+}
+
+/* Write dir/name; returns its full path. */
 static const char *put(const char *name, const char *text)
 {
-	static char path[512];
-	FILE *f;
+	const char *path = full(name);
+	FILE *f = fopen(path, "w");
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
 	assert_non_null(f);
 	assert_int_equal(fputs(text, f) >= 0, 1);
 	assert_int_equal(fclose(f), 0);
 	return path;
 }
 
-static char *full(const char *name)
+static void make_dir(const char *name)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return strdup(path);
+	assert_int_equal(mkdir(full(name), 0700), 0);
 }
 
-static int load(struct aj_kube_config *cfg, const struct aj_kube_config_opts *o,
-		struct aj_errors *err)
+static int load(void)
 {
-	return aj_kube_config_load(cfg, o, err);
+	return aj_kube_config_load(&fx.cfg, &fx.o, &fx.err);
 }
 
 /* Load only `name` through --kubeconfig and expect a failure with `msg`. */
 static void expect_error(const char *name, const char *text, const char *msg)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char *path;
-
-	put(name, text);
-	path = full(name);
-	o.kubeconfig = path;
-	assert_int_equal(load(&cfg, &o, &err), -1);
-	if (!aj_test_errors_contain(&err, msg)) {
-		print_error("%s\n", aj_test_errors_text(&err));
+	memset(&fx.o, 0, sizeof(fx.o));
+	fx.o.kubeconfig = put(name, text);
+	assert_int_equal(load(), -1);
+	if (!aj_test_errors_contain(&fx.err, msg)) {
+		print_error("%s\n", aj_test_errors_text(&fx.err));
 		fail_msg("expected \"%s\"", msg);
 	}
-	assert_null(cfg.server);
-	aj_errors_release(&err);
-	free(path);
+	assert_null(fx.cfg.server);
+	aj_errors_release(&fx.err);
 }
 
 /* "aGVsbG8=" is "hello", "d29ybGQ=" is "world", "a2V5" is "key". */
@@ -101,50 +118,38 @@ static const char inline_config[] =
 
 static void inline_data(void **state)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char *path;
-
 	(void)state;
-	put("config", inline_config);
-	path = full("config");
-	o.kubeconfig = path;
-	assert_int_equal(load(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.server, "https://10.0.0.1:6443");
-	assert_string_equal(cfg.context, "prod-admin");
-	assert_string_equal(cfg.namespace, "ml");
-	assert_string_equal(cfg.origin, path);
-	assert_null(cfg.ca_file);
-	assert_int_equal(cfg.ca.len, 5);
-	assert_memory_equal(cfg.ca.data, "hello", 5);
-	assert_int_equal(cfg.cert.len, 5);
-	assert_memory_equal(cfg.cert.data, "world", 5);
-	assert_int_equal(cfg.key.len, 3);
-	assert_memory_equal(cfg.key.data, "key", 3);
-	assert_null(cfg.cert_file);
-	assert_null(cfg.key_file);
-	assert_null(cfg.token);
-	aj_kube_config_release(&cfg);
-	assert_null(cfg.server);
-	free(path);
+	fx.o.kubeconfig = put("config", inline_config);
+	assert_int_equal(load(), 0);
+	assert_string_equal(fx.cfg.server, "https://10.0.0.1:6443");
+	assert_string_equal(fx.cfg.context, "prod-admin");
+	assert_string_equal(fx.cfg.namespace, "ml");
+	assert_string_equal(fx.cfg.origin, fx.o.kubeconfig);
+	assert_null(fx.cfg.ca_file);
+	assert_int_equal(fx.cfg.ca.len, 5);
+	assert_memory_equal(fx.cfg.ca.data, "hello", 5);
+	assert_int_equal(fx.cfg.cert.len, 5);
+	assert_memory_equal(fx.cfg.cert.data, "world", 5);
+	assert_int_equal(fx.cfg.key.len, 3);
+	assert_memory_equal(fx.cfg.key.data, "key", 3);
+	assert_null(fx.cfg.cert_file);
+	assert_null(fx.cfg.key_file);
+	assert_null(fx.cfg.token);
+	aj_kube_config_release(&fx.cfg);
+	assert_null(fx.cfg.server);
 }
 
 static void file_references_are_relative_to_the_kubeconfig(void **state)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char *path, *ca, *key, *tok, p[512];
+	const char *ca, *key, *tok;
 
 	(void)state;
-	snprintf(p, sizeof(p), "%s/pki", dir);
-	assert_int_equal(mkdir(p, 0700), 0);
-	put("pki/ca.crt", "CA");
+	make_dir("pki");
+	ca = put("pki/ca.crt", "CA");
 	put("pki/admin.crt", "CERT");
-	put("pki/admin.key", "KEY");
-	put("token", "  s3cret-token \n");
-	put("config",
+	key = put("pki/admin.key", "KEY");
+	tok = put("token", "  s3cret-token \n");
+	fx.o.kubeconfig = put("config",
 	    "clusters:\n"
 	    "- name: c\n"
 	    "  cluster:\n"
@@ -163,37 +168,25 @@ static void file_references_are_relative_to_the_kubeconfig(void **state)
 	    "    cluster: c\n"
 	    "    user: u\n"
 	    "current-context: x\n");
-	path = full("config");
-	ca = full("pki/ca.crt");
-	key = full("pki/admin.key");
-	tok = full("token");
-	o.kubeconfig = path;
-	assert_int_equal(load(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.ca_file, ca);
-	assert_string_equal(cfg.key_file, key);
-	assert_non_null(strstr(cfg.cert_file, "/pki/admin.crt"));
-	assert_null(cfg.ca.data);
-	assert_null(cfg.key.data);
-	assert_string_equal(cfg.token_file, tok);
+	assert_int_equal(load(), 0);
+	assert_string_equal(fx.cfg.ca_file, ca);
+	assert_string_equal(fx.cfg.key_file, key);
+	assert_non_null(strstr(fx.cfg.cert_file, "/pki/admin.crt"));
+	assert_null(fx.cfg.ca.data);
+	assert_null(fx.cfg.key.data);
+	assert_string_equal(fx.cfg.token_file, tok);
 	/* Trimmed file contents, not the inline token. */
-	assert_string_equal(cfg.token, "  s3cret-token");
-	assert_string_equal(cfg.namespace, "default");
-	aj_kube_config_release(&cfg);
-	free(path);
-	free(ca);
-	free(key);
-	free(tok);
+	assert_string_equal(fx.cfg.token, "  s3cret-token");
+	assert_string_equal(fx.cfg.namespace, "default");
 }
 
 static void kubeconfig_list_merges_first_wins(void **state)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char list[2048], *one, *two, *none;
+	char list[2048];
+	const char *one, *two;
 
 	(void)state;
-	put("one",
+	one = put("one",
 	    "clusters:\n"
 	    "- name: shared\n"
 	    "  cluster: {server: https://one.example}\n"
@@ -201,7 +194,7 @@ static void kubeconfig_list_merges_first_wins(void **state)
 	    "- name: u\n"
 	    "  user: {token: token-one}\n"
 	    "current-context: from-two\n");
-	put("two",
+	two = put("two",
 	    "clusters:\n"
 	    "- name: shared\n"
 	    "  cluster: {server: https://two.example}\n"
@@ -216,45 +209,33 @@ static void kubeconfig_list_merges_first_wins(void **state)
 	    "- name: other\n"
 	    "  context: {cluster: only-two, user: u, namespace: other-ns}\n"
 	    "current-context: other\n");
-	one = full("one");
-	two = full("two");
-	none = full("does-not-exist");
 	/* Empty entries and missing files are skipped, as kubectl does. */
-	snprintf(list, sizeof(list), "%s::%s:%s:", none, one, two);
-	o.kubeconfig_env = list;
-	o.home = "/nonexistent-home";
-	assert_int_equal(load(&cfg, &o, &err), 0);
+	snprintf(list, sizeof(list), "%s::%s:%s:", full("does-not-exist"), one, two);
+	fx.o.kubeconfig_env = list;
+	fx.o.home = "/nonexistent-home";
+	assert_int_equal(load(), 0);
 	/* current-context from the first file that sets it; the context from
 	 * the only file that has it; the cluster and user from the first. */
-	assert_string_equal(cfg.context, "from-two");
-	assert_string_equal(cfg.server, "https://one.example");
-	assert_string_equal(cfg.token, "token-one");
-	assert_string_equal(cfg.origin, two);
-	aj_kube_config_release(&cfg);
+	assert_string_equal(fx.cfg.context, "from-two");
+	assert_string_equal(fx.cfg.server, "https://one.example");
+	assert_string_equal(fx.cfg.token, "token-one");
+	assert_string_equal(fx.cfg.origin, two);
+	aj_kube_config_release(&fx.cfg);
 
 	/* Reversed order: two wins everything. */
 	snprintf(list, sizeof(list), "%s:%s", two, one);
-	assert_int_equal(load(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.context, "other");
-	assert_string_equal(cfg.server, "https://only-two.example");
-	assert_string_equal(cfg.namespace, "other-ns");
-	assert_string_equal(cfg.token, "token-two");
-	aj_kube_config_release(&cfg);
-	assert_true(aj_errors_empty(&err));
-	free(one);
-	free(two);
-	free(none);
+	assert_int_equal(load(), 0);
+	assert_string_equal(fx.cfg.context, "other");
+	assert_string_equal(fx.cfg.server, "https://only-two.example");
+	assert_string_equal(fx.cfg.namespace, "other-ns");
+	assert_string_equal(fx.cfg.token, "token-two");
+	assert_true(aj_errors_empty(&fx.err));
 }
 
 static void context_and_namespace_overrides(void **state)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char *path;
-
 	(void)state;
-	put("config",
+	fx.o.kubeconfig = put("config",
 	    "clusters:\n"
 	    "- {name: a, cluster: {server: 'https://a.example'}}\n"
 	    "- {name: b, cluster: {server: 'https://b.example'}}\n"
@@ -262,27 +243,29 @@ static void context_and_namespace_overrides(void **state)
 	    "- {name: ca, context: {cluster: a, namespace: ns-a}}\n"
 	    "- {name: cb, context: {cluster: b}}\n"
 	    "current-context: ca\n");
-	path = full("config");
-	o.kubeconfig = path;
-	o.context = "cb";
-	assert_int_equal(load(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.server, "https://b.example");
-	assert_string_equal(cfg.namespace, "default");
-	assert_null(cfg.token);
-	assert_null(cfg.cert.data);
-	aj_kube_config_release(&cfg);
-	o.context = NULL;
-	o.namespace = "forced";
-	assert_int_equal(load(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.server, "https://a.example");
-	assert_string_equal(cfg.namespace, "forced");
-	aj_kube_config_release(&cfg);
-	o.context = "nope";
-	assert_int_equal(load(&cfg, &o, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "context \"nope\" (from --context) not found in "));
-	aj_errors_release(&err);
-	free(path);
+	fx.o.context = "cb";
+	assert_int_equal(load(), 0);
+	assert_string_equal(fx.cfg.server, "https://b.example");
+	assert_string_equal(fx.cfg.namespace, "default");
+	assert_null(fx.cfg.token);
+	assert_null(fx.cfg.cert.data);
+	aj_kube_config_release(&fx.cfg);
+	fx.o.context = NULL;
+	fx.o.namespace = "forced";
+	assert_int_equal(load(), 0);
+	assert_string_equal(fx.cfg.server, "https://a.example");
+	assert_string_equal(fx.cfg.namespace, "forced");
+	aj_kube_config_release(&fx.cfg);
+	fx.o.context = "nope";
+	assert_int_equal(load(), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "context \"nope\" (from --context) not found in "));
 }
+
+/* The tail of the documents below: context x, on cluster c, is current. */
+#define CONTEXT_X_ON_C \
+	"contexts:\n" \
+	"- {name: x, context: {cluster: c}}\n" \
+	"current-context: x\n"
 
 static void insecure_skip_tls_verify_refused(void **state)
 {
@@ -293,9 +276,7 @@ static void insecure_skip_tls_verify_refused(void **state)
 		     "  cluster:\n"
 		     "    server: https://x\n"
 		     "    insecure-skip-tls-verify: true\n"
-		     "contexts:\n"
-		     "- {name: x, context: {cluster: c}}\n"
-		     "current-context: x\n",
+		     CONTEXT_X_ON_C,
 		     "k.yaml:5:31: clusters[0].cluster.insecure-skip-tls-verify: refused: "
 		     "TLS verification cannot be turned off");
 	/* A string "true" is refused as well rather than misread. */
@@ -303,9 +284,7 @@ static void insecure_skip_tls_verify_refused(void **state)
 		     "clusters:\n"
 		     "- name: c\n"
 		     "  cluster: {server: https://x, insecure-skip-tls-verify: 'yes'}\n"
-		     "contexts:\n"
-		     "- {name: x, context: {cluster: c}}\n"
-		     "current-context: x\n",
+		     CONTEXT_X_ON_C,
 		     "clusters[0].cluster.insecure-skip-tls-verify: refused");
 }
 
@@ -317,25 +296,19 @@ static void missing_and_wrong_keys(void **state)
 		     "- name: c\n"
 		     "  cluster:\n"
 		     "    certificate-authority-data: aGVsbG8=\n"
-		     "contexts:\n"
-		     "- {name: x, context: {cluster: c}}\n"
-		     "current-context: x\n",
+		     CONTEXT_X_ON_C,
 		     "k.yaml:4:5: clusters[0].cluster.server: required");
 	expect_error("k.yaml",
 		     "clusters:\n"
 		     "- name: c\n"
 		     "  cluster:\n"
 		     "    server: 443\n"
-		     "contexts:\n"
-		     "- {name: x, context: {cluster: c}}\n"
-		     "current-context: x\n",
+		     CONTEXT_X_ON_C,
 		     "k.yaml:4:13: clusters[0].cluster.server: expected string, got integer");
 	expect_error("k.yaml",
 		     "clusters:\n"
 		     "- {name: c, cluster: {server: 'http://plain:8080'}}\n"
-		     "contexts:\n"
-		     "- {name: x, context: {cluster: c}}\n"
-		     "current-context: x\n",
+		     CONTEXT_X_ON_C,
 		     "k.yaml:2:31: clusters[0].cluster.server: \"http://plain:8080\": only https:// servers are supported");
 	expect_error("k.yaml",
 		     "clusters:\n"
@@ -393,172 +366,142 @@ static void credential_problems(void **state)
 		"users:\n"
 		"- name: u\n"
 		"  user:\n";
+	/* The user's fields after head, and the error they must give. */
+	static const struct {
+		const char *user, *msg;
+	} cases[] = {
+		{ "    exec: {command: aws}\n",
+		  "k.yaml:9:11: users[0].user.exec: exec credential plugins are not supported" },
+		{ "    auth-provider: {name: gcp}\n",
+		  "users[0].user.auth-provider: auth providers are not supported" },
+		{ "    username: me\n    password: pw\n",
+		  "users[0].user.username: basic authentication is not supported" },
+		{ "    client-certificate-data: d29ybGQ=\n",
+		  "k.yaml:9:5: users[0].user.client-key: required: a client certificate needs its key" },
+		{ "    client-key-data: a2V5\n",
+		  "users[0].user.client-certificate: required" },
+		{ "    client-key-data: 'not base64!'\n    client-certificate-data: d29ybGQ=\n",
+		  "k.yaml:9:22: users[0].user.client-key-data: not valid base64" },
+		{ "    client-key: k.pem\n    client-key-data: a2V5\n",
+		  "users[0].user.client-key: set either client-key or its -data form, not both" },
+		{ "    client-key: no-such.pem\n    client-certificate-data: d29ybGQ=\n",
+		  "users[0].user.client-key: cannot read " },
+		{ "    tokenFile: empty-token\n",
+		  "empty-token: the token file is empty" },
+	};
 	char text[1024];
 
 	(void)state;
-	snprintf(text, sizeof(text), "%s    exec: {command: aws}\n", head);
-	expect_error("k.yaml", text, "k.yaml:9:11: users[0].user.exec: exec credential plugins are not supported");
-	snprintf(text, sizeof(text), "%s    auth-provider: {name: gcp}\n", head);
-	expect_error("k.yaml", text, "users[0].user.auth-provider: auth providers are not supported");
-	snprintf(text, sizeof(text), "%s    username: me\n    password: pw\n", head);
-	expect_error("k.yaml", text, "users[0].user.username: basic authentication is not supported");
-	snprintf(text, sizeof(text), "%s    client-certificate-data: d29ybGQ=\n", head);
-	expect_error("k.yaml", text, "k.yaml:9:5: users[0].user.client-key: required: a client certificate needs its key");
-	snprintf(text, sizeof(text), "%s    client-key-data: a2V5\n", head);
-	expect_error("k.yaml", text, "users[0].user.client-certificate: required");
-	snprintf(text, sizeof(text), "%s    client-key-data: 'not base64!'\n    client-certificate-data: d29ybGQ=\n", head);
-	expect_error("k.yaml", text, "k.yaml:9:22: users[0].user.client-key-data: not valid base64");
-	snprintf(text, sizeof(text), "%s    client-key: k.pem\n    client-key-data: a2V5\n", head);
-	expect_error("k.yaml", text, "users[0].user.client-key: set either client-key or its -data form, not both");
-	snprintf(text, sizeof(text), "%s    client-key: no-such.pem\n    client-certificate-data: d29ybGQ=\n", head);
-	expect_error("k.yaml", text, "users[0].user.client-key: cannot read ");
 	put("empty-token", "\n");
-	snprintf(text, sizeof(text), "%s    tokenFile: empty-token\n", head);
-	expect_error("k.yaml", text, "empty-token: the token file is empty");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, cases[i].user);
+		expect_error("k.yaml", text, cases[i].msg);
+	}
 }
 
 static void no_configuration_anywhere(void **state)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char *missing = full("missing");
+	const char *missing = full("missing");
 
 	(void)state;
-	o.home = dir;
-	assert_int_equal(load(&cfg, &o, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "no Kubernetes configuration: "));
-	assert_true(aj_test_errors_contain(&err, "KUBERNETES_SERVICE_HOST is unset"));
-	aj_errors_release(&err);
-	o.kubeconfig = missing;
-	assert_int_equal(load(&cfg, &o, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "/missing (from --kubeconfig): no such file"));
-	aj_errors_release(&err);
-	o.kubeconfig = NULL;
-	o.kubeconfig_env = missing;
-	assert_int_equal(load(&cfg, &o, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "/missing: none of these files exists"));
-	aj_errors_release(&err);
-	free(missing);
+	fx.o.home = dir;
+	assert_int_equal(load(), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "no Kubernetes configuration: "));
+	assert_true(aj_test_errors_contain(&fx.err, "KUBERNETES_SERVICE_HOST is unset"));
+	aj_errors_release(&fx.err);
+	fx.o.kubeconfig = missing;
+	assert_int_equal(load(), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "/missing (from --kubeconfig): no such file"));
+	aj_errors_release(&fx.err);
+	fx.o.kubeconfig = NULL;
+	fx.o.kubeconfig_env = missing;
+	assert_int_equal(load(), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "/missing: none of these files exists"));
 }
 
 static void home_kube_config_is_the_default(void **state)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char p[512];
-
 	(void)state;
-	snprintf(p, sizeof(p), "%s/.kube", dir);
-	assert_int_equal(mkdir(p, 0700), 0);
+	make_dir(".kube");
 	put(".kube/config", inline_config);
-	o.home = dir;
+	fx.o.home = dir;
 	/* A kubeconfig wins over the in-cluster environment. */
-	o.service_host = "10.96.0.1";
-	o.service_port = "443";
-	assert_int_equal(load(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.server, "https://10.0.0.1:6443");
-	aj_kube_config_release(&cfg);
+	fx.o.service_host = "10.96.0.1";
+	fx.o.service_port = "443";
+	assert_int_equal(load(), 0);
+	assert_string_equal(fx.cfg.server, "https://10.0.0.1:6443");
 }
 
+/* dir/sa as a pod's service account directory, used by the in-cluster options. */
 static void make_serviceaccount(const char *ns)
 {
-	char p[512];
-
-	snprintf(p, sizeof(p), "%s/sa", dir);
-	assert_int_equal(mkdir(p, 0700), 0);
+	make_dir("sa");
 	put("sa/token", "eyJhbGciOi.token\n");
 	put("sa/ca.crt", "-----BEGIN CERTIFICATE-----\n");
 	if (ns)
 		put("sa/namespace", ns);
+	fx.o.service_host = "10.96.0.1";
+	fx.o.service_port = "443";
+	fx.o.serviceaccount_dir = full("sa");
 }
 
 static void in_cluster(void **state)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char *sa = full("sa"), *ca = full("sa/ca.crt"), *tok = full("sa/token");
-
 	(void)state;
 	make_serviceaccount("ml-system");
-	o.home = "/nonexistent-home";
-	o.service_host = "10.96.0.1";
-	o.service_port = "443";
-	o.serviceaccount_dir = sa;
-	assert_int_equal(load(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.server, "https://10.96.0.1:443");
-	assert_string_equal(cfg.token, "eyJhbGciOi.token");
-	assert_string_equal(cfg.token_file, tok);
-	assert_string_equal(cfg.ca_file, ca);
-	assert_string_equal(cfg.namespace, "ml-system");
-	assert_string_equal(cfg.origin, "in-cluster");
-	assert_null(cfg.context);
-	aj_kube_config_release(&cfg);
+	fx.o.home = "/nonexistent-home";
+	assert_int_equal(load(), 0);
+	assert_string_equal(fx.cfg.server, "https://10.96.0.1:443");
+	assert_string_equal(fx.cfg.token, "eyJhbGciOi.token");
+	assert_string_equal(fx.cfg.token_file, full("sa/token"));
+	assert_string_equal(fx.cfg.ca_file, full("sa/ca.crt"));
+	assert_string_equal(fx.cfg.namespace, "ml-system");
+	assert_string_equal(fx.cfg.origin, "in-cluster");
+	assert_null(fx.cfg.context);
+	aj_kube_config_release(&fx.cfg);
 
-	o.service_host = "fd00::1";
-	o.namespace = "override";
-	assert_int_equal(aj_kube_config_in_cluster(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.server, "https://[fd00::1]:443");
-	assert_string_equal(cfg.namespace, "override");
-	aj_kube_config_release(&cfg);
+	fx.o.service_host = "fd00::1";
+	fx.o.namespace = "override";
+	assert_int_equal(aj_kube_config_in_cluster(&fx.cfg, &fx.o, &fx.err), 0);
+	assert_string_equal(fx.cfg.server, "https://[fd00::1]:443");
+	assert_string_equal(fx.cfg.namespace, "override");
+	aj_kube_config_release(&fx.cfg);
 
-	o.service_port = "https";
-	assert_int_equal(aj_kube_config_in_cluster(&cfg, &o, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "KUBERNETES_SERVICE_PORT=https: not a port number"));
-	aj_errors_release(&err);
-	free(sa);
-	free(ca);
-	free(tok);
+	fx.o.service_port = "https";
+	assert_int_equal(aj_kube_config_in_cluster(&fx.cfg, &fx.o, &fx.err), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "KUBERNETES_SERVICE_PORT=https: not a port number"));
 }
 
 static void in_cluster_missing_files(void **state)
 {
-	struct aj_kube_config cfg;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube_config_opts o = { 0 };
-	char *sa = full("sa");
-	char p[512];
-
 	(void)state;
 	make_serviceaccount(NULL);
-	o.service_host = "10.96.0.1";
-	o.service_port = "443";
-	o.serviceaccount_dir = sa;
 	/* No namespace file: "default". */
-	assert_int_equal(aj_kube_config_in_cluster(&cfg, &o, &err), 0);
-	assert_string_equal(cfg.namespace, "default");
-	aj_kube_config_release(&cfg);
-	snprintf(p, sizeof(p), "%s/sa/token", dir);
-	assert_int_equal(unlink(p), 0);
-	assert_int_equal(aj_kube_config_in_cluster(&cfg, &o, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "/sa/token: cannot open: No such file or directory"));
-	aj_errors_release(&err);
-	o.service_host = NULL;
-	assert_int_equal(aj_kube_config_in_cluster(&cfg, &o, &err), -1);
-	assert_true(aj_test_errors_contain(&err, "needs KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT"));
-	aj_errors_release(&err);
-	free(sa);
+	assert_int_equal(aj_kube_config_in_cluster(&fx.cfg, &fx.o, &fx.err), 0);
+	assert_string_equal(fx.cfg.namespace, "default");
+	aj_kube_config_release(&fx.cfg);
+	assert_int_equal(unlink(full("sa/token")), 0);
+	assert_int_equal(aj_kube_config_in_cluster(&fx.cfg, &fx.o, &fx.err), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "/sa/token: cannot open: No such file or directory"));
+	aj_errors_release(&fx.err);
+	fx.o.service_host = NULL;
+	assert_int_equal(aj_kube_config_in_cluster(&fx.cfg, &fx.o, &fx.err), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "needs KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT"));
 }
 
 static void load_survives_allocation_failures(void **state)
 {
-	struct aj_kube_config_opts o = { 0 };
-	char *path;
 	long n;
 
 	(void)state;
-	put("config", inline_config);
-	path = full("config");
-	o.kubeconfig = path;
+	fx.o.kubeconfig = put("config", inline_config);
 	for (n = 0;; n++) {
 		struct aj_kube_config cfg;
 		struct aj_errors err = AJ_ERRORS_INIT;
 		int ret;
 
 		aj_alloc_fail_after(n);
-		ret = load(&cfg, &o, &err);
+		ret = aj_kube_config_load(&cfg, &fx.o, &err);
 		aj_alloc_fail_after(-1);
 		if (!ret) {
 			aj_kube_config_release(&cfg);
@@ -570,7 +513,6 @@ static void load_survives_allocation_failures(void **state)
 		aj_errors_release(&err);
 	}
 	assert_true(n > 20);
-	free(path);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
