@@ -52,11 +52,15 @@ import json
 import os
 import re
 import socket
+import sys
 import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peerlib import serve  # noqa: E402
 
 DEFAULTS = {
     "token_lifetime": 3599,      # seconds, for both token endpoints
@@ -700,26 +704,13 @@ class Handler(BaseHTTPRequestHandler):
         self.storage_error(405, "UnsupportedHttpVerb", "The resource doesn't support the specified HTTP verb.")
 
 
-def watch_parent(parent):
-    while True:
-        if os.getppid() != parent:
-            os._exit(0)
-        time.sleep(0.5)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port-file", required=True)
     args = ap.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % server.server_address[1])
-    os.rename(tmp, args.port_file)
-    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
-    server.serve_forever()
-
+    return serve(server, args.port_file)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

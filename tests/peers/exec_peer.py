@@ -3,7 +3,7 @@
 around it), for testing aj's exec client and code upload without a kubelet.
 
 Speaks the Kubernetes exec channel protocol over a WebSocket (RFC 6455,
-written here with the standard library only): v5.channel.k8s.io and/or
+in peerlib.py with the standard library only): v5.channel.k8s.io and/or
 v4.channel.k8s.io, stream byte first in every binary message, the final
 metav1.Status on stream 3, v5's {255, stream} close message. The command
 really runs here, so a test's "pod" is this machine and its "volume" a
@@ -21,97 +21,24 @@ reports. Outgoing stdout messages are split into several WebSocket
 fragments, the stream byte alone in the first, to exercise reassembly.
 """
 import argparse
-import base64
-import hashlib
 import json
 import os
 import socket
 import socketserver
-import ssl
 import struct
 import subprocess
 import sys
 import threading
-import urllib.parse
 
-GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peerlib import Socket, read_head, reply, serve, tls, upgrade  # noqa: E402
+import peerlib  # noqa: E402
+
 STDIN, STDOUT, STDERR, ERROR, CLOSE = 0, 1, 2, 3, 255
 
 
 def log(opts, **entry):
-    if opts.log:
-        with open(opts.log, "a") as f:
-            f.write(json.dumps(entry) + "\n")
-
-
-class Socket:
-    """Frame-level WebSocket I/O on a connected socket (server side)."""
-
-    def __init__(self, rfile, sock):
-        self.rfile = rfile
-        self.sock = sock
-        self.lock = threading.RLock()  # a message's fragments never interleave with another
-
-    def read_exact(self, n):
-        data = self.rfile.read(n)
-        if data is None or len(data) < n:
-            raise EOFError
-        return data
-
-    def read_frame(self):
-        b0, b1 = self.read_exact(2)
-        fin, opcode, masked, n = b0 & 0x80, b0 & 0x0F, b1 & 0x80, b1 & 0x7F
-        if n == 126:
-            n = struct.unpack("!H", self.read_exact(2))[0]
-        elif n == 127:
-            n = struct.unpack("!Q", self.read_exact(8))[0]
-        key = self.read_exact(4) if masked else b"\0\0\0\0"
-        data = bytearray(self.read_exact(n))
-        for i in range(n):
-            data[i] ^= key[i % 4]
-        return bool(fin), opcode, bytes(data)
-
-    def read_message(self):
-        """(opcode, payload) of the next data or close message; pings answered."""
-        parts, first = [], None
-        while True:
-            fin, opcode, data = self.read_frame()
-            if opcode == 9:
-                self.send_frame(True, 10, data)
-                continue
-            if opcode == 10:
-                continue
-            if opcode == 8:
-                return 8, data
-            if opcode != 0:
-                first = opcode
-            parts.append(data)
-            if fin:
-                return first, b"".join(parts)
-
-    def send_frame(self, fin, opcode, data):
-        n = len(data)
-        head = bytes([(0x80 if fin else 0) | opcode])
-        if n < 126:
-            head += bytes([n])
-        elif n < 65536:
-            head += bytes([126]) + struct.pack("!H", n)
-        else:
-            head += bytes([127]) + struct.pack("!Q", n)
-        with self.lock:
-            self.sock.sendall(head + data)
-
-    def send_message(self, stream, data, fragments=1):
-        """One binary message; with fragments > 1 the stream byte travels alone first."""
-        with self.lock:
-            if fragments <= 1 or not data:
-                self.send_frame(True, 2, bytes([stream]) + data)
-                return
-            self.send_frame(False, 2, bytes([stream]))
-            step = max(1, -(-len(data) // (fragments - 1)))
-            chunks = [data[i:i + step] for i in range(0, len(data), step)]
-            for i, c in enumerate(chunks):
-                self.send_frame(i == len(chunks) - 1, 0, c)
+    peerlib.log(opts.log, **entry)
 
 
 def status_json(code):
@@ -125,31 +52,17 @@ def status_json(code):
 
 class Handler(socketserver.StreamRequestHandler):
     def reply(self, code, body, headers=()):
-        data = json.dumps(body).encode()
-        self.wfile.write(("HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
-                          "Content-Length: %d\r\nConnection: close\r\n" % (code, len(data))).encode())
-        for h in headers:
-            self.wfile.write((h + "\r\n").encode())
-        self.wfile.write(b"\r\n" + data)
+        reply(self.wfile, code, body, headers)
 
     def handle(self):
         opts = self.server.opts
-        line = self.rfile.readline().decode("latin-1").strip()
-        if not line:
+        head = read_head(self.rfile)
+        if not head:
             return
-        method, target, _ = line.split(" ", 2)
-        headers = {}
-        while True:
-            h = self.rfile.readline().decode("latin-1")
-            if h in ("\r\n", "\n", ""):
-                break
-            k, _, v = h.partition(":")
-            headers[k.strip().lower()] = v.strip()
+        method, url, query, headers = head
         body = b""
         if "content-length" in headers:
             body = self.rfile.read(int(headers["content-length"]))
-        url = urllib.parse.urlsplit(target)
-        query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
         auth = headers.get("authorization", "")
         entry = {"method": method, "path": url.path, "query": query,
                  "authorized": auth == "Bearer " + opts.token if opts.token else True}
@@ -199,10 +112,7 @@ class Handler(socketserver.StreamRequestHandler):
         if not chosen or "command" not in query:
             log(opts, status=400, offered=offered, **entry)
             return self.reply(400, {"kind": "Status", "status": "Failure", "reason": "BadRequest", "code": 400})
-        accept = base64.b64encode(hashlib.sha1((headers["sec-websocket-key"] + GUID).encode()).digest()).decode()
-        self.wfile.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                          "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: %s\r\n\r\n" % (accept, chosen)).encode())
-        self.wfile.flush()
+        upgrade(self.wfile, headers, chosen)
         log(opts, status=101, protocol=chosen, **entry)
         ws = Socket(self.rfile, self.connection)
         wants_stdin = query.get("stdin") == ["true"]
@@ -287,9 +197,7 @@ class Server(socketserver.TCPServer):
         self.opts = opts
         self.pods = {}
         if opts.cert:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            ctx.load_cert_chain(opts.cert, opts.key)
-            self.socket = ctx.wrap_socket(self.socket, server_side=True)
+            tls(self, opts.cert, opts.key)
 
 
 def main():
@@ -307,24 +215,7 @@ def main():
     ap.add_argument("--pod-phase", default="Running")
     opts = ap.parse_args()
     opts.protocols = opts.protocols.split(",")
-    srv = Server(opts)
-    parent = os.getppid()
-
-    def orphaned():  # never outlive the test that started us
-        while os.getppid() == parent:
-            threading.Event().wait(0.5)
-        os._exit(0)
-
-    threading.Thread(target=orphaned, daemon=True).start()
-    if opts.port_file:
-        with open(opts.port_file + ".tmp", "w") as f:
-            f.write(str(srv.server_address[1]))
-        os.rename(opts.port_file + ".tmp", opts.port_file)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return serve(Server(opts), opts.port_file)
 
 
 if __name__ == "__main__":

@@ -20,49 +20,33 @@ the script is used up, streams hold. Every request is appended to --log as
 one JSON line with the time it arrived.
 """
 import argparse
-import base64
-import hashlib
 import json
 import os
 import socketserver
-import ssl
 import struct
 import sys
 import threading
 import time
-import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_peer import GUID, Socket  # noqa: E402
+from peerlib import Socket, read_head, reply, serve, tls, upgrade  # noqa: E402
+import peerlib  # noqa: E402
 
 
 def log(opts, **entry):
-    with open(opts.log, "a") as f:
-        f.write(json.dumps(entry) + "\n")
+    peerlib.log(opts.log, **entry)
 
 
 class Handler(socketserver.StreamRequestHandler):
     def reply(self, code, body):
-        data = json.dumps(body).encode()
-        self.wfile.write(("HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
-                          "Content-Length: %d\r\nConnection: close\r\n\r\n" % (code, len(data))).encode())
-        self.wfile.write(data)
+        reply(self.wfile, code, body)
 
     def handle(self):
         opts, state = self.server.opts, self.server.state
-        line = self.rfile.readline().decode("latin-1").strip()
-        if not line:
+        head = read_head(self.rfile)
+        if not head:
             return
-        method, target, _ = line.split(" ", 2)
-        headers = {}
-        while True:
-            h = self.rfile.readline().decode("latin-1")
-            if h in ("\r\n", "\n", ""):
-                break
-            k, _, v = h.partition(":")
-            headers[k.strip().lower()] = v.strip()
-        url = urllib.parse.urlsplit(target)
-        query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+        method, url, query, headers = head
         entry = {"time": time.monotonic(), "method": method, "path": url.path, "query": query,
                  "origin": "origin" in headers,
                  "authorized": headers.get("authorization") == "Bearer " + opts.token}
@@ -88,11 +72,7 @@ class Handler(socketserver.StreamRequestHandler):
             log(opts, status=step["status"], **entry)
             return self.reply(step["status"], {"kind": "Status", "status": "Failure",
                                                "code": step["status"]})
-        accept = base64.b64encode(hashlib.sha1((headers["sec-websocket-key"] + GUID).encode())
-                                  .digest()).decode()
-        self.wfile.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-                          "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n" % accept).encode())
-        self.wfile.flush()
+        upgrade(self.wfile, headers)
         log(opts, status=101, **entry)
         ws = Socket(self.rfile, self.connection)
         try:
@@ -145,9 +125,7 @@ class Server(socketserver.ThreadingTCPServer):
         self.opts = opts
         self.state = {"lock": threading.Lock(), "objects": {}, "rv": "10",
                       "script": json.loads(opts.script)}
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.load_cert_chain(opts.cert, opts.key)
-        self.socket = ctx.wrap_socket(self.socket, server_side=True)
+        tls(self, opts.cert, opts.key)
 
 
 def main():
@@ -160,23 +138,7 @@ def main():
     ap.add_argument("--cert", required=True)
     ap.add_argument("--key", required=True)
     opts = ap.parse_args()
-    srv = Server(opts)
-    parent = os.getppid()
-
-    def orphaned():  # never outlive the test that started us
-        while os.getppid() == parent:
-            threading.Event().wait(0.5)
-        os._exit(0)
-
-    threading.Thread(target=orphaned, daemon=True).start()
-    with open(opts.port_file + ".tmp", "w") as f:
-        f.write(str(srv.server_address[1]))
-    os.rename(opts.port_file + ".tmp", opts.port_file)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return serve(Server(opts), opts.port_file)
 
 
 if __name__ == "__main__":
