@@ -62,6 +62,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peerlib import serve  # noqa: E402
 
+ANSWERED = object()  # a handler step has already replied
+
 DEFAULTS = {
     "token_lifetime": 3599,      # seconds, for both token endpoints
     "token_delay": 0,            # seconds the Entra endpoint waits before answering
@@ -468,6 +470,17 @@ class Handler(BaseHTTPRequestHandler):
                 self.base_url(), ws, self.q["api-version"], skip + size)
         self.reply(200, body)
 
+    def put_properties(self):
+        """The properties of a PUT body, or ANSWERED once a refusal has been sent."""
+        if self.command != "PUT":
+            self.arm_error(405, "MethodNotAllowed", "%s is not supported here" % self.command)
+            return ANSWERED
+        try:
+            return json.loads(self.raw or b"null")["properties"]
+        except (ValueError, KeyError, TypeError):
+            self.arm_error(400, "UserError", "properties is required.")
+            return ANSWERED
+
     def asset_version(self, path, kind):
         if self.command == "GET":
             with STATE.lock:
@@ -475,12 +488,9 @@ class Handler(BaseHTTPRequestHandler):
             if env is None:
                 return self.arm_error(404, "UserError", "Could not find asset %s" % path)
             return self.reply(200, env)
-        if self.command != "PUT":
-            return self.arm_error(405, "MethodNotAllowed", "%s is not supported here" % self.command)
-        try:
-            props = json.loads(self.raw or b"null")["properties"]
-        except (ValueError, KeyError, TypeError):
-            return self.arm_error(400, "UserError", "properties is required.")
+        props = self.put_properties()
+        if props is ANSWERED:
+            return None
         if kind == "environments" and (not isinstance(props, dict) or not props.get("image")):
             return self.arm_error(400, "UserError", "An environment needs an image or a build context.")
         if kind == "codes" and (not isinstance(props, dict) or
@@ -526,12 +536,9 @@ class Handler(BaseHTTPRequestHandler):
             if ds is None:
                 return self.arm_error(404, "UserError", "Could not find datastore %s" % path)
             return self.reply(200, ds)
-        if self.command != "PUT":
-            return self.arm_error(405, "MethodNotAllowed", "%s is not supported here" % self.command)
-        try:
-            props = json.loads(self.raw or b"null")["properties"]
-        except (ValueError, KeyError, TypeError):
-            return self.arm_error(400, "UserError", "properties is required.")
+        props = self.put_properties()
+        if props is ANSWERED:
+            return None
         if not isinstance(props, dict) or props.get("datastoreType") != "AzureBlob" or \
                 not props.get("accountName") or not props.get("containerName") or \
                 not isinstance(props.get("credentials"), dict):
