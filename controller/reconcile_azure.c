@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/jobspec.h"
 #include "core/strlist.h"
+#include "core/timestamp.h"
 #include "events.h"
 #include "kube/client.h"
 #include "log.h"
@@ -414,20 +415,6 @@ static int fail_errors(struct run *r, const char *reason, const char *prefix,
 	return ret;
 }
 
-/* Parse an RFC 3339 UTC time ("...Z"); -1 if it is not one. */
-static time_t parse_time(const char *s)
-{
-	struct tm tm;
-
-	memset(&tm, 0, sizeof(tm));
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return timegm(&tm);
-}
-
 /* Seconds to the next poll: longer the longer nothing has changed. */
 static double poll_delay(const struct run *r)
 {
@@ -436,7 +423,7 @@ static double poll_delay(const struct run *r)
 	double d = r->f->poll;
 
 	cJSON_ArrayForEach(c, at(r->v->status, "conditions")) {
-		time_t t = parse_time(str_at(c, "lastTransitionTime"));
+		time_t t = (time_t)aj_timestamp_parse(str_at(c, "lastTransitionTime"), 0);
 
 		if (t > last)
 			last = t;

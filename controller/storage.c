@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/jobspec.h"
+#include "core/timestamp.h"
 #include "kube/client.h"
 #include "kube/status.h"
 #include "log.h"
@@ -122,14 +123,6 @@ int aj_storage_blobfuse_config(const char *account, const char *container,
 			   account, container, endpoint, sas);
 }
 
-static void format_time(time_t t, char out[32])
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static const struct aj_sas_key *key_for(const struct aj_storage_secret_in *in, const char *account)
 {
 	size_t i;
@@ -146,12 +139,12 @@ static int sign(const struct aj_storage_secret_in *in, const char *account, cons
 		struct aj_errors *err)
 {
 	const struct aj_sas_key *key = key_for(in, account);
-	char se[32];
+	char se[AJ_TIMESTAMP_SIZE];
 	struct aj_sas_params p;
 
 	if (!key)
 		return aj_errors_add(err, NULL, "storage: no delegation key for account %s", account);
-	format_time(expiry, se);
+	aj_timestamp_format(expiry, se);
 	memset(&p, 0, sizeof(p));
 	p.account = account;
 	p.container = container;
@@ -184,7 +177,7 @@ int aj_storage_secret(const struct aj_storage_secret_in *in, cJSON **out, time_t
 	struct aj_buf ep = AJ_BUF_INIT(AJ_BUF_SMALL), name = AJ_BUF_INIT(AJ_BUF_SMALL);
 	cJSON *secret = cJSON_CreateObject(), *meta, *data, *ann, *labels;
 	long shortest = 0;
-	char when[32];
+	char when[AJ_TIMESTAMP_SIZE];
 	int oom = !secret, ret = -1;
 	size_t i;
 
@@ -246,7 +239,7 @@ int aj_storage_secret(const struct aj_storage_secret_in *in, cJSON **out, time_t
 			shortest = life;
 	}
 	*renew_at = in->now + shortest * 2 / 3;
-	format_time(*renew_at, when);
+	aj_timestamp_format(*renew_at, when);
 	aj_body_add_string(ann, RENEW_ANNOTATION, when, &oom);
 	if (oom) {
 		aj_errors_oom(err);
@@ -307,11 +300,11 @@ static int delegation_key(struct aj_storage_minter *m, const char *account, time
 	struct aj_blob b;
 	struct aj_buf ep = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_errors e = AJ_ERRORS_INIT;
-	char start[32], expiry[32];
+	char start[AJ_TIMESTAMP_SIZE], expiry[AJ_TIMESTAMP_SIZE];
 	int ret = -1;
 
-	format_time(now - KEY_SKEW, start);
-	format_time(now + life, expiry);
+	aj_timestamp_format(now - KEY_SKEW, start);
+	aj_timestamp_format(now + life, expiry);
 	if (aj_blob_endpoint(m->endpoint, account, &ep))
 		return aj_errors_oom(problems);
 	aj_blob_config_default(&bc);

@@ -23,6 +23,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/timestamp.h"
 
 extern char **environ;
 
@@ -116,28 +117,10 @@ int aj_scope_to_resource(const char *scope, struct aj_buf *out)
 	return aj_buf_add(out, scope, n);
 }
 
-static int parse_digits(const char *s, int n, int *out)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 int64_t aj_token_parse_time(const char *s)
 {
-	struct tm tm;
-	int y, mo, d, h, mi, se;
-	const char *p;
 	char *end;
 	long long v;
-	time_t t;
-	int utc = 0;
 
 	if (!s || !*s)
 		return -1;
@@ -145,32 +128,7 @@ int64_t aj_token_parse_time(const char *s)
 	v = strtoll(s, &end, 10);
 	if (!errno && !*end && v > 0)
 		return (int64_t)v;
-	/* YYYY-MM-DD[ T]hh:mm:ss[.frac][Z|+00:00] */
-	if (strlen(s) < 19 || parse_digits(s, 4, &y) || s[4] != '-' ||
-	    parse_digits(s + 5, 2, &mo) || s[7] != '-' ||
-	    parse_digits(s + 8, 2, &d) || (s[10] != ' ' && s[10] != 'T') ||
-	    parse_digits(s + 11, 2, &h) || s[13] != ':' ||
-	    parse_digits(s + 14, 2, &mi) || s[16] != ':' ||
-	    parse_digits(s + 17, 2, &se))
-		return -1;
-	p = s + 19;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			;
-	if (*p == 'Z' || !strcmp(p, "+00:00"))
-		utc = 1;
-	else if (*p)
-		return -1;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = se;
-	tm.tm_isdst = -1;
-	t = utc ? timegm(&tm) : mktime(&tm);
-	return t == (time_t)-1 ? -1 : (int64_t)t;
+	return aj_timestamp_parse(s, 1);
 }
 
 /* The end of year 9999: later expiries are junk, and converting them would overflow. */

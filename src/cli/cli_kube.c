@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/node.h"
 #include "core/strlist.h"
+#include "core/timestamp.h"
 #include "kube/client.h"
 #include "kube/watch.h"
 
@@ -101,28 +102,11 @@ static void add_one_line(struct aj_buf *b, const char *s)
  */
 static long long seconds_since(const char *t, time_t now)
 {
-	struct tm tm;
-	int n = 0;
-	time_t then;
-	const char *rest;
+	long long then = aj_timestamp_parse(t, 0);
 
-	memset(&tm, 0, sizeof(tm));
-	if (!t || sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
-			 &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
-	    n != 19)
+	if (then < 0)
 		return -1;
-	rest = t + n;
-	if (*rest == '.')
-		for (rest++; *rest >= '0' && *rest <= '9'; rest++)
-			;
-	if (strcmp(rest, "Z"))
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	then = timegm(&tm);
-	if (then == (time_t)-1)
-		return -1;
-	return now >= then ? (long long)(now - then) : 0;
+	return now >= then ? (long long)now - then : 0;
 }
 
 /*
