@@ -449,7 +449,6 @@ out:
 	return ret;
 }
 
-
 /*
  * Rewrite the storage Secret of a submitted AjJob with fresh SAS: the same
  * build as the submission. A failure is an Event and another attempt later,
@@ -519,7 +518,6 @@ static int cancel(struct job *j, struct aj_errors *err)
 	event(j, 0, "Cancelled", "Delete", "Volcano Job deleted on request");
 	return 0;
 }
-
 
 /*
  * Is the storage Secret to be written now? When not known (after a restart)

@@ -83,7 +83,6 @@ static int is_lower_alnum(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-
 /* A Kubernetes quantity such as 512Gi, 64G, 1.5, 100m. */
 static int k8s_quantity(const char *s)
 {
