@@ -40,6 +40,7 @@ struct ajjob_rec {
 	char *object;             /* compact JSON while not submitted, else NULL */
 	char *azure;              /* status.azure as compact JSON, or NULL */
 	uint32_t uid, resource_version, volcano_job, backend;
+	uint32_t renew_after;     /* status.volcano.storageRenewAfter */
 	uint32_t since[AJ_STATUS_CONDITIONS];      /* lastTransitionTime */
 	unsigned char cond[AJ_STATUS_CONDITIONS];  /* COND_* */
 	unsigned char flags;
@@ -511,6 +512,7 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 	e->uid = text_add(t, str(meta, "uid"));
 	e->resource_version = text_add(t, str(meta, "resourceVersion"));
 	e->volcano_job = text_add(t, str(get(status, "volcano"), "jobName"));
+	e->renew_after = text_add(t, str(get(status, "volcano"), AJ_STATUS_RENEW));
 	e->backend = text_add(t, str(status, "backend"));
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
 		e->since[i] = text_add(t, str(conds[i], "lastTransitionTime"));
@@ -650,7 +652,10 @@ static cJSON *status_basis(const struct ajjob_rec *e)
 	}
 	if (e->volcano_job && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||
 			       !cJSON_AddStringToObject(volcano, "jobName",
-							e->text + e->volcano_job)))
+							e->text + e->volcano_job) ||
+			       (e->renew_after &&
+				!cJSON_AddStringToObject(volcano, AJ_STATUS_RENEW,
+							 e->text + e->renew_after))))
 		goto fail;
 	if (e->azure) {
 		azure = cJSON_Parse(e->azure);

@@ -19,6 +19,7 @@
 #include "core/node.h"
 #include "core/resolve.h"
 #include "core/source.h"
+#include "core/timestamp.h"
 #include "events.h"
 #include "kube/client.h"
 #include "log.h"
@@ -42,6 +43,7 @@ struct job {
 	char key[320];
 	char now[40];
 	char now_micro[48];
+	long long secret_renew;   /* renewal time of the Secret written here, 0: none */
 };
 
 static unsigned long long event_seq(void)
@@ -145,7 +147,7 @@ static int fail_job(struct job *j, const char *backend, const char *reason,
 		    const char *message, struct aj_errors *err)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, reason, message, backend,
-				j->v.generation, NULL };
+				j->v.generation, NULL, 0 };
 
 	if (write_status(j, &st, err))
 		return -1;
@@ -250,6 +252,7 @@ static int build(struct job *j, char **service, cJSON **objects,
 				goto out;
 			}
 			aj_cache_ajjob_set_storage_due(j->r->cache, j->key, (long long)renew);
+			j->secret_renew = (long long)renew;
 		}
 	}
 	ret = 0;
@@ -327,7 +330,7 @@ static int record_submitted(struct job *j, const char *service, const char *vnam
 {
 	char msg[256];
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated", msg,
-				service, j->v.generation, vname };
+				service, j->v.generation, vname, j->secret_renew };
 
 	snprintf(msg, sizeof(msg), "Volcano Job %s submitted", vname);
 	if (write_status(j, &st, err))
@@ -501,7 +504,7 @@ static int cancel(struct job *j, struct aj_errors *err)
 	struct aj_kube_status ks;
 	struct aj_status st = { AJ_PHASE_CANCELLED, 1, "Cancelled",
 				"cancelled by request (aj.dev/cancel)", "volcano",
-				j->v.generation, NULL };
+				j->v.generation, NULL, 0 };
 	struct aj_errors derr = AJ_ERRORS_INIT;
 	int r;
 
@@ -521,18 +524,23 @@ static int cancel(struct job *j, struct aj_errors *err)
 
 /*
  * Is the storage Secret to be written now? When not known (after a restart)
- * only if the Volcano Job mounts it: a job that mounts none is settled from
- * the cache, without reading and resolving its AjJob again.
+ * the status says when it is due, and a Volcano Job that mounts no Secret
+ * needs none: only a job with neither is read and resolved again. -1: OOM.
  */
 static int storage_due(struct job *j, const struct aj_volcano_view *vv)
 {
-	if (j->v.storage_due == AJ_CACHE_DUE_UNKNOWN) {
-		if (vv->storage)
-			return 1;
-		aj_cache_ajjob_set_storage_due(j->r->cache, j->key, 0);
-		return 0;
-	}
-	return j->v.storage_due && j->v.storage_due <= (long long)time(NULL);
+	long long now = (long long)time(NULL), due;
+
+	if (j->v.storage_due != AJ_CACHE_DUE_UNKNOWN)
+		return j->v.storage_due && j->v.storage_due <= now;
+	due = aj_timestamp_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(j->v.status, "volcano"), AJ_STATUS_RENEW)), 0);
+	if (vv->storage && due <= now)
+		return 1;
+	if (!vv->storage)
+		due = 0;
+	aj_cache_ajjob_set_storage_due(j->r->cache, j->key, due);
+	return due && aj_storage_defer(j->r->storage, j->key, (long)(due - now)) ? -1 : 0;
 }
 
 /* Mirror the Volcano Job's phase into the AjJob; keep its storage Secret fresh. */
@@ -559,7 +567,7 @@ static int observe(struct job *j, struct aj_errors *err)
 		ret = aj_kube_get(j->k, &ref, &obj, &ks, &gerr);
 		if (ret && ks.reason == AJ_KUBE_NOT_FOUND) {
 			struct aj_status st = { AJ_PHASE_FAILED, 1, "VolcanoJobDeleted", msg,
-						"volcano", j->v.generation, NULL };
+						"volcano", j->v.generation, NULL, 0 };
 
 			aj_errors_release(&gerr);
 			aj_kube_status_release(&ks);
@@ -579,9 +587,13 @@ static int observe(struct job *j, struct aj_errors *err)
 		if (ret)
 			return aj_errors_oom(err);
 	}
-	if (j->r->storage && storage_due(j, &vv) && renew_storage(j, err)) {
-		aj_volcano_view_release(&vv);
-		return -1;
+	if (j->r->storage) {
+		int due = storage_due(j, &vv);
+
+		if (due < 0 || (due && renew_storage(j, err))) {
+			aj_volcano_view_release(&vv);
+			return due < 0 ? aj_errors_oom(err) : -1;
+		}
 	}
 	p = aj_phase_from_volcano(vv.phase);
 	snprintf(msg, sizeof(msg), "Volcano Job %s is %s", j->v.volcano_job,
@@ -591,7 +603,8 @@ static int observe(struct job *j, struct aj_errors *err)
 			"VolcanoJobPending", "VolcanoJobPending", "VolcanoJobRunning",
 			"VolcanoJobCompleted", "VolcanoJobFailed", "VolcanoJobAborted"
 		};
-		struct aj_status st = { p, 1, reasons[p], msg, "volcano", j->v.generation, NULL };
+		struct aj_status st = { p, 1, reasons[p], msg, "volcano", j->v.generation, NULL,
+					j->secret_renew };
 		int was = j->v.has_phase ? (int)j->v.phase : -1;
 
 		ret = write_status(j, &st, err);
@@ -630,6 +643,8 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	    j.v.observed_generation == j.v.generation)
 		goto out;
 	if (!j.v.volcano_job && (created = take_created(r, key))) {
+		/* the Secret, if any, was written before the create */
+		j.secret_renew = j.v.storage_due > 0 ? j.v.storage_due : 0;
 		ret = record_submitted(&j, "volcano", created, 1, err);
 		/* Keep it for the retry if the status write failed. */
 		if (ret && remember_created(r, key, created))
@@ -638,7 +653,7 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		/* Cancelled before it was ever submitted: create nothing. */
 		struct aj_status st = { AJ_PHASE_CANCELLED, 0, "Cancelled",
 					"cancelled by request (aj.dev/cancel) before submission",
-					"volcano", j.v.generation, NULL };
+					"volcano", j.v.generation, NULL, 0 };
 
 		ret = write_status(&j, &st, err);
 		if (!ret)

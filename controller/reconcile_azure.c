@@ -381,7 +381,7 @@ static void event(struct run *r, int warning, const char *reason, const char *ac
 static int fail(struct run *r, const char *reason, const char *message, struct aj_errors *err)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, reason, message, r->backend,
-				r->v->generation, NULL };
+				r->v->generation, NULL, 0 };
 
 	if (write_status(r, &st, NULL, err))
 		return -1;
@@ -504,7 +504,7 @@ static int mirror(struct run *r, const char *job_name, const struct aj_aml_job *
 	enum aj_aml_state s = aj_aml_state_of(job->status);
 	const char *status = job->status ? job->status : "NotStarted";
 	char reason[64], msg[512];
-	struct aj_status st = { phases[s], 1, reason, msg, r->backend, r->v->generation, NULL };
+	struct aj_status st = { phases[s], 1, reason, msg, r->backend, r->v->generation, NULL, 0 };
 	cJSON *az = azure_status(job_name, job, ws_id);
 	int was = r->v->has_phase ? (int)r->v->phase : -1, ret;
 	size_t i;

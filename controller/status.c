@@ -1,6 +1,9 @@
 #include "status.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "core/timestamp.h"
 
 static const char *const phase_names[] = {
 	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled"
@@ -110,6 +113,7 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	cJSON *s = cJSON_CreateObject(), *conds = NULL, *volcano;
 	const char *vjob = st->volcano_job;
 	enum aj_phase p = st->phase;
+	char renew[AJ_TIMESTAMP_SIZE] = "";
 
 	if (!cJSON_IsObject(prev))
 		prev = NULL;
@@ -126,8 +130,14 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	    add_condition(conds, prev, aj_status_conditions[3],
 			  p == AJ_PHASE_FAILED || p == AJ_PHASE_CANCELLED, st, now))
 		goto fail;
+	if (st->storage_renew_after > 0)
+		aj_timestamp_format((time_t)st->storage_renew_after, renew);
+	else if (prev && str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"), AJ_STATUS_RENEW))
+		snprintf(renew, sizeof(renew), "%s",
+			 str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"), AJ_STATUS_RENEW));
 	if (vjob && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||
-		     !cJSON_AddStringToObject(volcano, "jobName", vjob)))
+		     !cJSON_AddStringToObject(volcano, "jobName", vjob) ||
+		     (renew[0] && !cJSON_AddStringToObject(volcano, AJ_STATUS_RENEW, renew))))
 		goto fail;
 	/* Azure details are written by the Azure reconciler; carry them over. */
 	if (prev && cJSON_GetObjectItemCaseSensitive(prev, "azure")) {

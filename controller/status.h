@@ -29,6 +29,8 @@ enum aj_phase {
 
 /* The condition types written, in the order written. */
 #define AJ_STATUS_CONDITIONS 4
+/* status.volcano member: when the storage Secret is due for renewal (RFC 3339) */
+#define AJ_STATUS_RENEW "storageRenewAfter"
 extern const char *const aj_status_conditions[AJ_STATUS_CONDITIONS];
 
 const char *aj_phase_name(enum aj_phase p);
@@ -50,6 +52,13 @@ struct aj_status {
 	const char *backend;      /* "volcano", "aml", "sing" */
 	long long generation;     /* metadata.generation this status is about */
 	const char *volcano_job;  /* NULL: keep what prev had */
+	/*
+	 * When the storage Secret just written is due for renewal (Unix time),
+	 * written as status.volcano.storageRenewAfter so that a restarted
+	 * controller knows it without reading the Secret (it may not) or
+	 * minting again; 0: keep what prev had.
+	 */
+	long long storage_renew_after;
 };
 
 /*

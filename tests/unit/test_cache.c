@@ -123,6 +123,27 @@ static void the_storage_due_time_follows_the_ajjob_not_its_name(void **state)
 	aj_cache_release(&c);
 }
 
+/* The view's status carries storageRenewAfter as written, so the next status compares equal. */
+static void the_storage_renewal_time_stays_in_the_status(void **state)
+{
+	struct aj_cache c;
+	struct aj_ajjob_view v;
+
+	(void)state;
+	assert_int_equal(aj_cache_init(&c), 0);
+	assert_int_equal(aj_cache_ajjob_put(&c, parse(
+		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"a\",\"uid\":\"u1\","
+		"\"resourceVersion\":\"10\",\"generation\":1},\"status\":{\"phase\":\"Running\","
+		"\"volcano\":{\"jobName\":\"a\",\"storageRenewAfter\":\"2017-09-27T03:49:33Z\"}}}")), 0);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/a", &v), 1);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(v.status, "volcano"), "storageRenewAfter")), "2017-09-27T03:49:33Z");
+	/* whether it is due is the reconciler's to decide, once */
+	assert_true(v.storage_due == AJ_CACHE_DUE_UNKNOWN);
+	aj_ajjob_view_release(&v);
+	aj_cache_release(&c);
+}
+
 static void volcano_jobs_remember_their_controlling_ajjob(void **state)
 {
 	struct aj_cache c;
@@ -406,9 +427,9 @@ static cJSON *reversed(const cJSON *v)
 static void an_unchanged_status_is_recognised_and_a_changed_one_is_not(void **state)
 {
 	struct aj_status submitted = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				       "Volcano Job bert is Pending", "volcano", 1, "bert" };
+				       "Volcano Job bert is Pending", "volcano", 1, "bert", 0 };
 	struct aj_status running = { AJ_PHASE_RUNNING, 1, "VolcanoJobRunning",
-				     "Volcano Job bert is Running", "volcano", 1, NULL };
+				     "Volcano Job bert is Running", "volcano", 1, NULL, 0 };
 	struct aj_cache c;
 	struct aj_ajjob_view v;
 	cJSON *written, *obj, *next;
@@ -661,6 +682,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_submitted_ajjob_keeps_only_its_summary),
 		cmocka_unit_test(the_storage_due_time_follows_the_ajjob_not_its_name),
+		cmocka_unit_test(the_storage_renewal_time_stays_in_the_status),
 		cmocka_unit_test(volcano_jobs_remember_their_controlling_ajjob),
 		cmocka_unit_test(volcano_jobs_remember_whether_they_mount_the_storage_secret),
 		cmocka_unit_test(ajtemplates_of_one_namespace_form_a_source),

@@ -40,7 +40,7 @@ static void volcano_phases_map_to_ajjob_phases(void **state)
 static void transitions_move_only_the_conditions_that_flip(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				"created Volcano Job train-x", "volcano", 1, "train-x" };
+				"created Volcano Job train-x", "volcano", 1, "train-x", 0 };
 	cJSON *s1, *s2, *s3;
 	int changed;
 
@@ -76,11 +76,48 @@ static void transitions_move_only_the_conditions_that_flip(void **state)
 	cJSON_Delete(s3);
 }
 
+/* 1506484173 is 2017-09-27T03:49:33Z; the renewal time is kept until a new one is written. */
+static void the_storage_renewal_time_is_written_and_kept(void **state)
+{
+	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
+				"Volcano Job train-x submitted", "volcano", 1, "train-x", 1506484173 };
+	cJSON *s1, *s2, *s3, *plain;
+	int changed;
+
+	(void)state;
+	s1 = aj_status_next(NULL, &st, "2026-01-01T00:00:00Z", &changed);
+	assert_non_null(s1);
+	assert_string_equal(field(cJSON_GetObjectItem(s1, "volcano"), "storageRenewAfter"),
+			    "2017-09-27T03:49:33Z");
+	/* mirroring a phase later writes none: the one written stays */
+	st.storage_renew_after = 0;
+	st.volcano_job = NULL;
+	st.phase = AJ_PHASE_RUNNING;
+	s2 = aj_status_next(s1, &st, "2026-01-01T00:05:00Z", &changed);
+	assert_string_equal(field(cJSON_GetObjectItem(s2, "volcano"), "storageRenewAfter"),
+			    "2017-09-27T03:49:33Z");
+	/* a renewal replaces it, and that is a change to write */
+	st.storage_renew_after = 1506484173 + 3600;
+	s3 = aj_status_next(s2, &st, "2026-01-01T00:05:00Z", &changed);
+	assert_true(changed);
+	assert_string_equal(field(cJSON_GetObjectItem(s3, "volcano"), "storageRenewAfter"),
+			    "2017-09-27T04:49:33Z");
+	/* a job without storage has none */
+	st.storage_renew_after = 0;
+	st.volcano_job = "train-y";
+	plain = aj_status_next(NULL, &st, "2026-01-01T00:00:00Z", &changed);
+	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(plain, "volcano"), "storageRenewAfter"));
+	cJSON_Delete(s1);
+	cJSON_Delete(s2);
+	cJSON_Delete(s3);
+	cJSON_Delete(plain);
+}
+
 static void an_invalid_template_fails_without_submitting(void **state)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidTemplate",
 				"template/gpu.yaml:3:5: config.jobs[0].sku: required",
-				"volcano", 2, NULL };
+				"volcano", 2, NULL, 0 };
 	cJSON *s;
 	int changed;
 
@@ -112,6 +149,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(volcano_phases_map_to_ajjob_phases),
 		cmocka_unit_test(transitions_move_only_the_conditions_that_flip),
+		cmocka_unit_test(the_storage_renewal_time_is_written_and_kept),
 		cmocka_unit_test(an_invalid_template_fails_without_submitting),
 		cmocka_unit_test(phase_names_round_trip),
 	};
