@@ -802,19 +802,20 @@ static const cJSON *controller_ref(const cJSON *obj)
 	return NULL;
 }
 
-/* Does a pod template of the Job mount the Secret the builder names <job>-storage? */
+/* Does a pod template of the Job mount the storage Secret the builder names after it? */
 static int mounts_storage(const cJSON *obj)
 {
 	const char *name = str(get(obj, "metadata"), "name");
-	size_t n = name ? strlen(name) : 0, sn = strlen(AJ_STORAGE_SECRET_SUFFIX);
+	char secret[AJ_STORAGE_SECRET_SIZE];
 	const cJSON *task, *vol;
 
+	if (!name || aj_storage_secret_name(name, secret))
+		return 0;
 	cJSON_ArrayForEach(task, get(get(obj, "spec"), "tasks")) {
 		cJSON_ArrayForEach(vol, get(get(get(task, "template"), "spec"), "volumes")) {
 			const char *s = str(get(vol, "secret"), "secretName");
 
-			if (s && n && strlen(s) == n + sn && !strncmp(s, name, n) &&
-			    !strcmp(s + n, AJ_STORAGE_SECRET_SUFFIX))
+			if (s && !strcmp(s, secret))
 				return 1;
 		}
 	}

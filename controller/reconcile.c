@@ -237,13 +237,14 @@ static int build(struct job *j, char **service, cJSON **objects,
 		    be->build(&spec, &ctx, objects, problems))
 			goto out;
 		if (j->r->storage) {
-			char secret[96];
+			char secret[AJ_STORAGE_SECRET_SIZE];
 			struct aj_storage_target st = { j->key, j->v.ns, secret, vname, j->v.name,
 							j->v.uid, api_version };
 			time_t renew;
 			int s;
 
-			snprintf(secret, sizeof(secret), "%s" AJ_STORAGE_SECRET_SUFFIX, vname);
+			/* cannot fail: Volcano Job names are at most AJ_VOLCANO_NAME_MAX characters */
+			(void)aj_storage_secret_name(vname, secret);
 			s = aj_storage_ensure(j->r->storage, j->k, &spec, &st, &renew, problems);
 			if (s < 0)
 				goto oom;

@@ -114,6 +114,7 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	const char *vjob = st->volcano_job;
 	enum aj_phase p = st->phase;
 	char renew[AJ_TIMESTAMP_SIZE] = "";
+	const char *kept;
 
 	if (!cJSON_IsObject(prev))
 		prev = NULL;
@@ -132,9 +133,9 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 		goto fail;
 	if (st->storage_renew_after > 0)
 		aj_timestamp_format((time_t)st->storage_renew_after, renew);
-	else if (prev && str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"), AJ_STATUS_RENEW))
-		snprintf(renew, sizeof(renew), "%s",
-			 str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"), AJ_STATUS_RENEW));
+	else if (prev && (kept = str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"),
+					AJ_STATUS_RENEW)))
+		snprintf(renew, sizeof(renew), "%s", kept);
 	if (vjob && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||
 		     !cJSON_AddStringToObject(volcano, "jobName", vjob) ||
 		     (renew[0] && !cJSON_AddStringToObject(volcano, AJ_STATUS_RENEW, renew))))

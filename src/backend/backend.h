@@ -127,6 +127,10 @@ extern const char aj_code_receive_script[];
  * AJ_STORAGE_CACHE_DIR/NAME, an emptyDir.
  */
 #define AJ_STORAGE_SECRET_SUFFIX "-storage"
+/* The longest Secret name aj writes, and its NUL. */
+#define AJ_STORAGE_SECRET_SIZE 96
+/* The storage Secret of Volcano Job `job` into out: 0, or -1 when too long. */
+int aj_storage_secret_name(const char *job, char out[AJ_STORAGE_SECRET_SIZE]);
 #define AJ_STORAGE_SECRET_DIR "/aj/secret"
 #define AJ_STORAGE_CACHE_DIR "/aj/blobfuse"
 #define AJ_STORAGE_KEY_SUFFIX ".yaml"

@@ -308,6 +308,13 @@ static int check_code_volume(const struct aj_jobspec *spec, struct aj_errors *er
 #define MOUNT_WAIT_SECONDS 60
 #define AZCOPY_URL "https://aka.ms/downloadazcopy-v10-linux"
 
+int aj_storage_secret_name(const char *job, char out[AJ_STORAGE_SECRET_SIZE])
+{
+	int n = snprintf(out, AJ_STORAGE_SECRET_SIZE, "%s" AJ_STORAGE_SECRET_SUFFIX, job);
+
+	return n < 0 || n >= AJ_STORAGE_SECRET_SIZE ? -1 : 0;
+}
+
 int aj_storage_account_name(const char *s)
 {
 	size_t n = strlen(s), i;
@@ -1085,7 +1092,7 @@ struct build {
 	const char *digest;       /* code to copy from the shared volume or download, or NULL */
 	const struct aj_code_blob *blob;  /* the code comes from a blob, or NULL */
 	int has_volume;
-	char secret[96];          /* the storage Secret, when storage or a blob is used */
+	char secret[AJ_STORAGE_SECRET_SIZE];  /* the storage Secret, when storage or a blob is used */
 	struct aj_code_volume volume;
 	int max_retry;
 	int total_pods;
@@ -1417,9 +1424,7 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 				    STRATEGY_BLOB, bd.digest);
 		goto out;
 	}
-	if ((spec->storage_nr || bd.blob) &&
-	    (size_t)snprintf(bd.secret, sizeof(bd.secret), "%s" AJ_STORAGE_SECRET_SUFFIX,
-			     bd.job) >= sizeof(bd.secret)) {
+	if ((spec->storage_nr || bd.blob) && aj_storage_secret_name(bd.job, bd.secret)) {
 		ret = aj_errors_add(err, NULL, "job name \"%s\" is too long", bd.job);
 		goto out;
 	}
