@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Build (or reuse) kube-apiserver, kubectl and etcd for one pinned Kubernetes release.
+# Build (or reuse) kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and etcd for one
+# pinned Kubernetes release.
 #
 # Usage: tests/controlplane/build.sh [vX.Y.Z]     (default: tests/controlplane/VERSION)
-# Output: $XDG_CACHE_HOME/aj/controlplane/<version>/bin/{kube-apiserver,kubectl,etcd}
+# Output: $XDG_CACHE_HOME/aj/controlplane/<version>/bin/{kube-apiserver,kube-controller-manager,
+#         kube-scheduler,kubectl,etcd}
 #         (override the root with AJ_CONTROLPLANE_CACHE). Prints the bin directory last.
 # Nothing is rebuilt when the binaries exist and were built from the committed go.mod/go.sum.
 set -euo pipefail
@@ -21,10 +23,16 @@ emod=$cp_here/versions/$ver/etcd
 
 out=$(cp_cache_root)/$ver
 bin=$out/bin
+# Every command in the wrapper's tool block, plus etcd.
+mapfile -t kcmds < <(awk '/^tool[[:space:]]*\(/{t=1;next} t&&/^\)/{t=0} t{print $1}' "$kmod/go.mod")
+bins=(etcd)
+for c in "${kcmds[@]}"; do bins+=("${c##*/}"); done
 stamp_want=$(cat "$kmod/go.mod" "$kmod/go.sum" "$emod/go.mod" "$emod/go.sum" | sha256sum | cut -c1-16)
 
 up_to_date() {
-  [[ -x $bin/kube-apiserver && -x $bin/kubectl && -x $bin/etcd && -f $out/stamp ]] &&
+  local b
+  for b in "${bins[@]}"; do [[ -x $bin/$b ]] || return 1; done
+  [[ -f $out/stamp ]] &&
     [[ $(cat "$out/stamp") == "$stamp_want" ]]
 }
 
@@ -38,7 +46,10 @@ command -v go >/dev/null || fail "go is not installed (need Go >= $(sed -n 's/^g
 mkdir -p "$out"
 # One build per version at a time; a second caller waits, then finds the result.
 exec 9>"$out/.lock"
-flock 9
+if ! flock -n 9; then
+  echo "build.sh: waiting for another process building control plane $ver (lock $out/.lock, log $out/build.log)" >&2
+  flock 9
+fi
 if up_to_date; then
   echo "build.sh: control plane $ver up to date in $bin (built by a concurrent run)"
   echo "$bin"
@@ -90,9 +101,9 @@ t_dl=$(date +%s)
 
 ( cd "$emod" && go build -trimpath -ldflags "-s -w" -o "$stage/etcd" go.etcd.io/etcd/server/v3 ) >>"$log" 2>&1 ||
   fail "$(cause 'go build etcd')"
-( cd "$kmod" && go build -trimpath -ldflags "$ld" -o "$stage/" \
-    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl ) >>"$log" 2>&1 ||
-  fail "$(cause 'go build kube-apiserver/kubectl')"
+echo "build.sh: compiling ${bins[*]} (the slow step on a cold cache; log: $log)" >&2
+( cd "$kmod" && go build -trimpath -ldflags "$ld" -o "$stage/" "${kcmds[@]}" ) >>"$log" 2>&1 ||
+  fail "$(cause "go build ${kcmds[*]##*/}")"
 
 got=$("$stage/kube-apiserver" --version 2>/dev/null | awk '{print $2}')
 [[ $got == "$ver" ]] || fail "built kube-apiserver reports '$got', expected $ver"
