@@ -239,20 +239,15 @@ run() {
     home=$state/home
     rm -rf "$home"
     cp -r "$root/examples/.azure_jobs" "$home"
-    cat >"$home/template/volcano-local.yaml" <<'YAML'
-# The volcano example without code shipping (the local cluster's pods are simulated).
-base: volcano
-config:
-  jobs:
-    - submit_args:
-        env:
-          AMLT_PERSISTENT_VOLUME_NAME: ""
-          AMLT_PERSISTENT_VOLUME_MOUNT_DIR: ""
-YAML
-    echo "(template volcano-local in $home: the volcano example without code shipping)"
+    sed -i -e 's|AMLT_PERSISTENT_VOLUME_NAME: training-shared|AMLT_PERSISTENT_VOLUME_NAME: ""|' \
+      -e 's|AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/shared|AMLT_PERSISTENT_VOLUME_MOUNT_DIR: ""|' \
+      "$home/template/volcano.yaml"
+    grep -q 'AMLT_PERSISTENT_VOLUME_NAME: ""' "$home/template/volcano.yaml" ||
+      die "cannot take the shared volume out of $home/template/volcano.yaml"
+    echo "(the examples' home copied to $home, without the shared volume in template/volcano.yaml)"
   fi
   export AJ_HOME=$home
-  submit "$( ((local)) && echo volcano-local || echo volcano)"
+  submit volcano
   say "aj status $name --namespace $ns"
   "$aj" status "$name" --namespace "$ns"
   say "The pods Volcano created for it, and the nodes they ran on"

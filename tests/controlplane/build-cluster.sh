@@ -12,10 +12,12 @@ source "$(dirname "$0")/lib.sh"
 root=$(cd "$cp_here/../.." && pwd)
 
 fail() { echo "build-cluster.sh: $*" >&2; exit 1; }
+stage=   # the build in progress, removed on exit
+trap 'rm -rf "$stage"' EXIT
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-buildvcs=false"
 
 volcano() {
-  local src ver sha want out stage log t0
+  local src ver sha want out log t0
   ver=$(sed -n 's/^version=//p' "$cp_here/VOLCANO")
   want=$(sed -n 's/^sha256=//p' "$cp_here/VOLCANO")
   out=$(aj_cache_root)/volcano/$ver
@@ -35,7 +37,6 @@ volcano() {
   : >"$log"
   why=$(cp_need_go 1.26.0 "Volcano $ver") || fail "$why"
   stage=$(mktemp -d "$out/.stage.XXXXXX")
-  trap 'rm -rf "$stage"' EXIT
   t0=$(date +%s)
   echo "build-cluster.sh: building Volcano $ver into $out (log: $log)" >&2
   tar -xzf "$src" -C "$stage" || fail "cannot extract $src"
@@ -63,7 +64,7 @@ volcano() {
 }
 
 kwok() {
-  local ver out stage log t0
+  local ver out log t0
   ver=$(tr -d '[:space:]' <"$cp_here/KWOK_VERSION")
   out=$(aj_cache_root)/kwok/$ver
   if [[ -x $out/bin/kwok && $(cat "$out/stamp" 2>/dev/null) == "$ver" ]]; then
@@ -77,7 +78,6 @@ kwok() {
   : >"$log"
   why=$(cp_need_go 1.26.0 "kwok $ver") || fail "$why"
   stage=$(mktemp -d "$out/.stage.XXXXXX")
-  trap 'rm -rf "$stage"' EXIT
   t0=$(date +%s)
   echo "build-cluster.sh: building kwok $ver into $out (log: $log)" >&2
   (cd "$stage" && GOBIN=$stage cp_run_logged "$log" "compiling kwok" \

@@ -81,7 +81,12 @@ t0=$(date +%s)
 # --- CRDs: all of Volcano's (its informers watch every one), then aj's ---
 k apply --server-side -f "$volcano/crd/volcano" -f "$volcano/crd/jobflow" -f "$root/crd" >/dev/null ||
   die "installing the CRDs failed"
-k wait --for condition=Established --timeout=60s crd --all >/dev/null || die "the CRDs were not established"
+# (kubectl wait fails at once on a CRD whose status has no conditions yet)
+t_end=$(($(date +%s) + timeout_s))
+until k wait --for condition=Established --timeout=10s crd --all >/dev/null 2>&1; do
+  (($(date +%s) < t_end)) || die "the CRDs were not established within ${timeout_s}s"
+  sleep 0.5
+done
 
 # --- kube-controller-manager: garbage collection, namespaces, endpoints, volumes, node lifecycle, Jobs ---
 ctrls=garbage-collector,namespace,endpoints,endpointslice,persistentvolume-binder,serviceaccount
@@ -128,7 +133,7 @@ python3 "$cp_here/cluster/webhooks.py" "$volcano/installer/volcano-development.y
   "https://127.0.0.1:$p" "$pki/ca.crt" >"$dir/webhooks.yaml" || die "cannot read Volcano's webhook configurations"
 k apply -f "$dir/webhooks.yaml" >/dev/null || die "registering Volcano's webhooks failed"
 hp=$(free_port)
-start vc-webhook-manager "http://127.0.0.1:$hp/healthz" "$volcano/bin/vc-webhook-manager" \
+start vc-webhook-manager "https://127.0.0.1:$hp/healthz" "$volcano/bin/vc-webhook-manager" \
   --kubeconfig "$KUBECONFIG" --listen-address 127.0.0.1 --port "$p" --webhook-url "https://127.0.0.1:$p" \
   --tls-cert-file "$pki/volcano-webhook.crt" --tls-private-key-file "$pki/volcano-webhook.key" \
   --ca-cert-file "$pki/ca.crt" --enable-healthz --healthz-address "127.0.0.1:$hp" \
