@@ -106,7 +106,7 @@ spawn() { # log cmd...
 # is still the process that was started (pids get reused). Prints how many ran.
 cp_stop_components() { # dir
   local f=$1/components n=0 name pid url log
-  [[ -f $f ]] || { echo 0; return; }
+  [[ -f $f ]] || { echo 0; return 0; }
   while read -r name pid url log; do
     [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "$name" || continue
     stop_pid "$pid"

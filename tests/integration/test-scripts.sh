@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The control-plane scripts on bad input: taken ports, a start that is not ready in time, builds
-# that cannot work. Uses the fixture's API server port as a port known to be taken.
+# that cannot work, a cluster component that dies, a stale state directory. Uses the fixture's API
+# server port as a port known to be taken.
 source "$(dirname "$0")/lib.sh"
 cpd=$repo_root/tests/controlplane
 busy=$AJ_CP_APISERVER_PORT
 work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-scripts.XXXXXX")
-trap 'for d in "$work"/cp*; do [[ -d $d ]] && "$cpd/stop.sh" --dir "$d" >/dev/null 2>&1; done; rm -rf "$work" "$t_out"' EXIT
+trap 'for d in "$work"/cp* "$work"/cl* "$work"/lc; do [[ -d $d ]] && "$cpd/stop.sh" --dir "$d" >/dev/null 2>&1; done; rm -rf "$work" "$t_out"' EXIT
 
 # No process runs from DIR (it is on the daemons' command lines) and DIR is gone.
 gone() { [[ -z $(pids_matching "--cert-dir $1/pki") && ! -e $1 ]]; }
@@ -67,4 +68,39 @@ expect_eq "...in one line" "1" bash -c "GOPROXY=off GOMODCACHE='$work/gomod' AJ_
 expect_fail "gen-modules: release not served" "retry: tests/controlplane/gen-modules.sh v1.99.0" \
   env GOPROXY=off GOMODCACHE="$work/gomod" "$cpd/gen-modules.sh" v1.99.0
 expect_ok "build with binaries present is a no-op" bash -c "'$cpd/build.sh' $AJ_K8S_VERSION 2>&1 | grep -q 'up to date'"
+
+# --- the local cluster (start.sh --cluster) ---
+expect_fail "a Volcano archive that is not the pinned one is refused" "expected $(sed -n 's/^sha256=//p' "$cpd/VOLCANO")" \
+  env AJ_TOOLS_CACHE="$work/tools" AJ_VOLCANO_SRC="$cpd/VOLCANO" "$cpd/build-cluster.sh" volcano
+expect_fail "a missing archive is named" "no Volcano source archive at $work/none.tar.gz" \
+  env AJ_TOOLS_CACHE="$work/tools" AJ_VOLCANO_SRC="$work/none.tar.gz" "$cpd/build-cluster.sh" volcano
+# A component that never gets healthy: a kwok that exits at once, in a tools cache of its own.
+real=$(dirname "$("$cpd/build-cluster.sh" volcano 2>/dev/null | awk '{print $2}')")
+kver=$(cat "$cpd/KWOK_VERSION")
+mkdir -p "$work/tools/kwok/$kver/bin"
+ln -s "$real" "$work/tools/volcano"
+ln -s "$(dirname "$(dirname "$(dirname "$AJ_KUBECTL")")")" "$work/tools/controlplane"
+printf '#!/bin/sh\necho "kwok: simulated start-up failure" >&2\nexit 3\n' >"$work/tools/kwok/$kver/bin/kwok"
+chmod +x "$work/tools/kwok/$kver/bin/kwok"
+echo "$kver" >"$work/tools/kwok/$kver/stamp"
+AJ_TOOLS_CACHE=$work/tools "$cpd/start.sh" --cluster --dir "$work/cl1" >"$work/cl1.out" 2>&1
+expect_eq "a cluster whose kwok dies fails" "1" echo "$?"
+expect_ok "...naming kwok" grep -q "cluster-up.sh: kwok exited during start-up" "$work/cl1.out"
+expect_ok "...with its last log lines" grep -q "kwok: simulated start-up failure" "$work/cl1.out"
+expect_ok "...leaving no process and no directory" gone "$work/cl1"
+no_process() { [[ -z $(pids_matching "$1") ]]; }
+expect_ok "...not even the components started before it" no_process "$work/cl1/"
+# A stale state directory from a killed run: local-cluster.sh up stops what is left and starts anew.
+AJ_LOCAL_CLUSTER_DIR=$work/lc bash "$repo_root/scripts/local-cluster.sh" up >/dev/null 2>&1
+expect_ok "local-cluster.sh up starts the cluster" env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" status
+# shellcheck disable=SC1091
+kill -KILL $(source "$work/lc/env" && awk '{print $2}' "$work/lc/components" && echo "$AJ_CP_APISERVER_PID $AJ_CP_ETCD_PID")
+sleep 1
+expect_fail "status says a killed cluster is not running" "is not running" \
+  env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" status
+expect_ok "up over its stale directory starts it again" \
+  env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" up
+expect_ok "...and every component is healthy" bash -c "AJ_LOCAL_CLUSTER_DIR='$work/lc' bash '$repo_root/scripts/local-cluster.sh' status | grep -c ' healthy ' | grep -qx 6"
+expect_ok "down stops it" env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" down
+expect_ok "...leaving no directory" test ! -e "$work/lc"
 finish
