@@ -16,8 +16,21 @@ stage=   # the build in progress, removed on exit
 trap 'rm -rf "$stage"' EXIT
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-buildvcs=false"
 
+# begin WHAT OUT: take the Go build lock, check Go, and set log, stage (a fresh directory in OUT)
+# and t0 for the build that follows.
+begin() {
+  mkdir -p "$2"
+  log=$2/build.log
+  cp_go_lock "$1" "$log"
+  : >"$log"
+  why=$(cp_need_go 1.26.0 "$1") || fail "$why"
+  stage=$(mktemp -d "$2/.stage.XXXXXX")
+  t0=$(date +%s)
+  echo "build-cluster.sh: building $1 into $2 (log: $log)" >&2
+}
+
 volcano() {
-  local src ver sha want out log t0
+  local src ver sha want out
   ver=$(sed -n 's/^version=//p' "$cp_here/VOLCANO")
   want=$(sed -n 's/^sha256=//p' "$cp_here/VOLCANO")
   out=$(aj_cache_root)/volcano/$ver
@@ -31,14 +44,7 @@ volcano() {
   [[ -f $src ]] || fail "no Volcano source archive at $src (set AJ_VOLCANO_SRC to volcano-src.tar.gz)"
   sha=$(sha256sum "$src" | cut -d' ' -f1)
   [[ $sha == "$want" ]] || fail "$src has sha256 $sha, expected $want (tests/controlplane/VOLCANO)"
-  mkdir -p "$out"
-  log=$out/build.log
-  cp_go_lock "Volcano $ver" "$log"
-  : >"$log"
-  why=$(cp_need_go 1.26.0 "Volcano $ver") || fail "$why"
-  stage=$(mktemp -d "$out/.stage.XXXXXX")
-  t0=$(date +%s)
-  echo "build-cluster.sh: building Volcano $ver into $out (log: $log)" >&2
+  begin "Volcano $ver" "$out"
   tar -xzf "$src" -C "$stage" || fail "cannot extract $src"
   (cd "$stage" && go mod download) >>"$log" 2>&1 || fail "$(cp_go_cause "$log" 'module download (Volcano)')"
   echo "build-cluster.sh: compiling vc-controller-manager, vc-scheduler, vc-webhook-manager (log: $log)" >&2
@@ -64,7 +70,7 @@ volcano() {
 }
 
 kwok() {
-  local ver out log t0
+  local ver out
   ver=$(tr -d '[:space:]' <"$cp_here/KWOK_VERSION")
   out=$(aj_cache_root)/kwok/$ver
   if [[ -x $out/bin/kwok && $(cat "$out/stamp" 2>/dev/null) == "$ver" ]]; then
@@ -72,14 +78,7 @@ kwok() {
     echo "kwok $out"
     return
   fi
-  mkdir -p "$out"
-  log=$out/build.log
-  cp_go_lock "kwok $ver" "$log"
-  : >"$log"
-  why=$(cp_need_go 1.26.0 "kwok $ver") || fail "$why"
-  stage=$(mktemp -d "$out/.stage.XXXXXX")
-  t0=$(date +%s)
-  echo "build-cluster.sh: building kwok $ver into $out (log: $log)" >&2
+  begin "kwok $ver" "$out"
   (cd "$stage" && GOBIN=$stage cp_run_logged "$log" "compiling kwok" \
       go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$ver") ||
     fail "$(cp_go_cause "$log" "go install sigs.k8s.io/kwok/cmd/kwok@$ver")"
