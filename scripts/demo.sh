@@ -262,7 +262,7 @@ run() {
   say "Try it"
   cat <<MSG
 export PATH=$root/build/src:\$PATH AJ_HOME=$home KUBECONFIG=$KUBECONFIG
-aj run -t volcano-cpu --context $ctx python -c 'print(1)'
+aj run -t volcano -n 4 --context $ctx python -c 'print(1)'
 aj list --namespace $ns -o wide
 MSG
   say "Stop everything"

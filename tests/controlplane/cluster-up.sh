@@ -31,10 +31,14 @@ for b in kube-controller-manager kube-scheduler; do
   [[ -x $bin/$b ]] || die "$bin/$b is missing (rebuild the control plane: tests/controlplane/build.sh)"
 done
 
+# Ports below the kernel's ephemeral range, which outgoing connections (busy during tests) take
+# from at any moment between our check and the component's bind.
+eph_low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+((eph_low > 12000)) || eph_low=32768
 free_port() {
   local p
   while :; do
-    p=$((20000 + RANDOM % 40000))
+    p=$((10000 + RANDOM % (eph_low - 10000)))
     port_free "$p" && [[ " ${taken:-} " != *" $p "* ]] && break
   done
   taken+=" $p"

@@ -33,13 +33,12 @@ if ((no_build)); then
 fi
 command -v go >/dev/null || fail "go is not installed"
 mkdir -p "$out"
-exec 9>"$out/.lock"
-flock 9
+log=$out/build.log
+cp_go_lock "helm $ver" "$log"
 if up_to_date; then echo "$bin"; exit 0; fi
 
 stage=$(mktemp -d "$out/.stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
-log=$out/build.log
 # The Kubernetes version helm assumes without a cluster (helm template, helm lint) is
 # set at link time; name the one its client-go release speaks. --kube-version still wins.
 k8s_minor=36
@@ -49,8 +48,9 @@ for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
 done
 start=$(date +%s)
 echo "build-helm.sh: building helm $ver (log: $log)" >&2
+: >"$log"
 GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOBIN=$stage \
-  go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$ver" >"$log" 2>&1 ||
+  cp_run_logged "$log" "compiling helm" go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$ver" ||
   fail "go install failed: $(grep -m1 -v '^go: downloading' "$log" | cut -c1-200) (full log: $log)"
 got=$("$stage/helm" version --short) || fail "the built helm does not run"
 [[ $got == "$ver"* ]] || fail "the built helm reports '$got', expected $ver"

@@ -85,8 +85,10 @@ chmod +x "$work/tools/kwok/$kver/bin/kwok"
 echo "$kver" >"$work/tools/kwok/$kver/stamp"
 AJ_TOOLS_CACHE=$work/tools "$cpd/start.sh" --cluster --dir "$work/cl1" >"$work/cl1.out" 2>&1
 expect_eq "a cluster whose kwok dies fails" "1" echo "$?"
-expect_ok "...naming kwok" grep -q "cluster-up.sh: kwok exited during start-up" "$work/cl1.out"
-expect_ok "...with its last log lines" grep -q "kwok: simulated start-up failure" "$work/cl1.out"
+# FILE holds TEXT (else FILE is shown)
+has() { grep -q "$2" "$1" || { cat "$1"; return 1; }; }
+expect_ok "...naming kwok" has "$work/cl1.out" "cluster-up.sh: kwok exited during start-up"
+expect_ok "...with its last log lines" has "$work/cl1.out" "kwok: simulated start-up failure"
 expect_ok "...leaving no process and no directory" gone "$work/cl1"
 no_process() { [[ -z $(pids_matching "$1") ]]; }
 expect_ok "...not even the components started before it" no_process "$work/cl1/"
