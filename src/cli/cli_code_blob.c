@@ -46,20 +46,6 @@
 #define BLOCK_TIMEOUT_MS (10L * 60 * 1000)
 #define SENDERS 4                 /* files of a code folder sent at once */
 
-static int azure_service(const struct aj_jobspec *spec)
-{
-	const char *s = spec->target.service;
-
-	return s && (!strcmp(s, "aml") || !strcmp(s, "sing"));
-}
-
-int aj_cli_code_blob_wanted(const struct aj_jobspec *spec)
-{
-	const char *s = spec->target.service;
-
-	return azure_service(spec) || (s && !strcmp(s, "volcano") && aj_code_via_blob(spec));
-}
-
 static const char *env(const char *name)
 {
 	const char *v = getenv(name);
@@ -278,7 +264,7 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 
 	memset(&ds, 0, sizeof(ds));
 	memset(&az, 0, sizeof(az));
-	rc = workspace(spec, &store, &ws, err) || aj_cli_code_digest(spec, err) ? -1 : 0;
+	rc = workspace(spec, &store, &ws, err) || aj_cli_code_digest(spec, 1, err) ? -1 : 0;
 	if (!rc && (aj_cli_azure_open(&az, &why) ||
 		    aj_aml_datastore_get(&az.arm, &ws, NULL, &ds, &why))) {
 		aj_errors_add(err, NULL, "cannot find where the code goes: the default datastore of "
@@ -399,7 +385,7 @@ static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err)
 {
 	*uri = NULL;
-	if (azure_service(spec))
+	if (aj_cli_code_blob_files(spec))
 		return upload_to_datastore(spec, uri, err);
 	return aj_cli_code_blob_wanted(spec) ? upload_archive(spec, err) : 0;
 }

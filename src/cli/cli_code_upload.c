@@ -47,31 +47,6 @@
 
 static const struct aj_kube_resource pods = { "", "v1", "pods", 1 };
 
-int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
-			struct aj_errors *err)
-{
-	struct aj_ignore ig = AJ_IGNORE_INIT;
-	int rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
-		 aj_archive_create(".", &ig, 0, fd < 0 ? NULL : aj_archive_sink_fd,
-				   fd < 0 ? NULL : &fd, res, err);
-
-	aj_ignore_release(&ig);
-	return rc ? -1 : 0;
-}
-
-int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err)
-{
-	struct aj_archive_result res;
-	struct aj_code_volume v;
-
-	if ((!aj_code_via_volume(spec, &v) && !aj_cli_code_blob_wanted(spec)) || spec->code.digest)
-		return 0;
-	if (aj_cli_code_archive(spec, -1, &res, err))
-		return -1;
-	spec->code.digest = aj_strdup(res.sha256_hex);
-	return spec->code.digest ? 0 : aj_errors_oom(err);
-}
-
 int aj_cli_code_archive_file(const struct aj_jobspec *spec, struct aj_archive_result *res,
 			     struct aj_errors *err)
 {
@@ -400,7 +375,7 @@ static int upload_run(const struct aj_cli_opts *o, const char *canonical, struct
 	return rc ? -1 : 0;
 }
 
-static int upload(const struct aj_cli_opts *o)
+int aj_cli_code_upload_run(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	char *canonical;
@@ -418,27 +393,3 @@ static int upload(const struct aj_cli_opts *o)
 	aj_free(canonical);
 	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }
-
-const struct aj_cli_command aj_cli_code_upload_cmd = {
-	"code upload",
-	"put the code of this directory into a volcano job's shared volume",
-	"usage: aj code upload -t NAME [--namespace NS]\n"
-	"\n"
-	"Archive the current directory as a submission would, and place it in\n"
-	"the PersistentVolumeClaim named by the first job's submit_args.env\n"
-	"(AMLT_PERSISTENT_VOLUME_NAME, mounted at AMLT_PERSISTENT_VOLUME_MOUNT_DIR)\n"
-	"through a short-lived helper pod, under .aj-code/<sha256>. An archive\n"
-	"already there is not sent again. Prints the SHA-256, which `aj run`\n"
-	"also writes into the AjJob it makes (spec.code.digest).\n"
-	"\n"
-	"The cluster is the kubeconfig's (KUBECONFIG, ~/.kube/config) with\n"
-	"target.context; the namespace is --namespace, else target.namespace,\n"
-	"else the context's. AJ_CODE_HELPER_TIMEOUT (seconds, 300) bounds the\n"
-	"wait for the helper pod.\n"
-	"\n"
-	"  -t, --template NAME   the template (<home>/template/NAME.yaml)\n"
-	"      --namespace NS    namespace of the job\n",
-	AJ_OPT_TEMPLATE | AJ_OPT_NAMESPACE,
-	AJ_ARGS_NONE,
-	upload
-};
