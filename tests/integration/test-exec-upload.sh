@@ -132,12 +132,12 @@ stop_peer
 
 # --- the AjJob and the Volcano Job name the upload ---
 ns=$(new_namespace exec)
-(cd "$work/code" && "$AJ_BIN" run -t job --name up-1 --namespace "$ns" --dry-run -o json -- python train.py) \
+(cd "$work/code" && "$AJ_BIN" run -t job --name up-1 --namespace "$ns" --dry-run --digest -o json -- python train.py) \
   >"$work/ajjob.json" 2>"$work/run.err"
-expect_eq "aj run --dry-run carries the digest" "$new" python3 -c \
+expect_eq "aj run --dry-run --digest carries the digest" "$new" python3 -c \
   'import json, sys; print(json.load(open(sys.argv[1]))["spec"]["code"]["digest"])' "$work/ajjob.json"
 expect_ok "the AjJob with spec.code is accepted" dry_apply "$ns" "$work/ajjob.json"
-(cd "$work/code" && "$AJ_BIN" render -t job --name up-1 --namespace "$ns" -- python train.py) >"$work/job.yaml"
+(cd "$work/code" && "$AJ_BIN" render -t job --name up-1 --namespace "$ns" --digest -- python train.py) >"$work/job.yaml"
 expect_ok "the Volcano Job that copies it is accepted" dry_apply "$ns" "$work/job.yaml"
 expect_ok "its pods copy .aj-code/<digest> into /aj/code" grep -qF "cp -a '$store/$new/.' /aj/code/" "$work/job.yaml"
 bad=$(sed "s/$new/NOTADIGEST/" "$work/ajjob.json")
