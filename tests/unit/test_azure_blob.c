@@ -297,6 +297,21 @@ static void stream_upload_in_blocks(void **state)
 	aj_errors_release(&e);
 }
 
+/* How many Put Block List requests the peer saw. */
+static int block_lists(void)
+{
+	cJSON *reqs = blob_requests(), *r;
+	int n = 0;
+
+	cJSON_ArrayForEach(r, reqs) {
+		const char *comp = hdr(r, "query", "comp");
+
+		n += comp && !strcmp(comp, "blocklist");
+	}
+	cJSON_Delete(reqs);
+	return n;
+}
+
 /* The id a block request names, as its index; -1 if none. */
 static int block_index(const cJSON *r)
 {
@@ -367,11 +382,7 @@ static void parallel_blocks(void **state)
 	p = (struct pieces){ "abcdefghijklmnopqrstuvwxyz", 0, 5, (size_t)-1 };
 	assert_int_equal(aj_blob_upload(&par, "code", "q.bin", read_pieces, &p, &o, &e), -1);
 	assert_true(aj_test_errors_contain(&e, "/code/q.bin: HTTP 500 OperationTimedOut (after 5 attempts)"));
-	reqs = blob_requests();
-	cJSON_ArrayForEach(r, reqs)
-		assert_null(hdr(r, "query", "comp") && !strcmp(hdr(r, "query", "comp"), "blocklist") ?
-			    "a block list" : NULL);
-	cJSON_Delete(reqs);
+	assert_int_equal(block_lists(), 0);
 	assert_int_equal(aj_peer_call(&peer, "GET", "/_peer/blob/devstoreaccount1/code/q.bin", NULL, &got), 404);
 	free(got);
 	aj_blob_release(&par);
@@ -387,10 +398,15 @@ static void interrupted_upload_commits_nothing(void **state)
 	char *got = NULL;
 
 	client(&small, f->tokens, NULL, 4);
-	/* The data stops after two blocks: no block list, no blob. */
+	/*
+	 * The data stops after two blocks: no block list, no blob. The reader
+	 * runs a block ahead of the sender, so the second block may or may not
+	 * have gone out when the failure stops it.
+	 */
 	assert_int_equal(aj_blob_upload(&small, "code", "cut.bin", read_pieces, &p, NULL, &e), -1);
 	assert_true(aj_test_errors_contain(&e, "test reader: gone"));
-	assert_int_equal(aj_peer_count(&peer, "/blob/"), 2);
+	assert_true(aj_peer_count(&peer, "/blob/") >= 1 && aj_peer_count(&peer, "/blob/") <= 2);
+	assert_int_equal(block_lists(), 0);
 	assert_int_equal(aj_peer_call(&peer, "GET", "/_peer/blob/devstoreaccount1/code/cut.bin", NULL, &got), 404);
 	free(got);
 	got = NULL;
