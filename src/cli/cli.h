@@ -28,6 +28,7 @@
 #define AJ_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -65,7 +66,8 @@ enum {
 	AJ_OPT_ALL_NAMESPACES = 1u << 13, /* -A, --all-namespaces */
 	AJ_OPT_WIDE = 1u << 14,      /* not an option: -o also accepts wide */
 	AJ_OPT_FULL = 1u << 15,      /* --full */
-	AJ_OPT_DIGEST = 1u << 16     /* --digest */
+	AJ_OPT_DIGEST = 1u << 16,    /* --digest */
+	AJ_OPT_QUIET = 1u << 17      /* -q, --quiet */
 };
 
 /* What a command takes after its options. */
@@ -99,6 +101,7 @@ struct aj_cli_opts {
 	int all_namespaces;
 	int full;
 	int digest;                       /* --digest: archive the tree for the code digest */
+	int quiet;                        /* --quiet: no progress line */
 	const char *arg;                  /* the NAME argument, or NULL */
 	const char *const *argv;          /* the user command */
 	size_t argc;
@@ -265,6 +268,28 @@ int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err);
 
 /*
+ * A progress line for long work (cli_progress.c): archiving the code,
+ * sending it. Shown only when stderr is a terminal and not aj_cli_quiet
+ * (--quiet), rewritten in place at most five times a second, erased by
+ * aj_cli_progress_end. aj_cli_progress_format writes the line for `bytes`
+ * of `total` (0: unknown) after `ms` into out: files, MiB, rate, ETA.
+ */
+extern int aj_cli_quiet;
+
+struct aj_cli_progress {
+	const char *what;
+	uint64_t total;
+	int64_t start_ms, last_ms;
+	int on, shown;
+};
+
+void aj_cli_progress_start(struct aj_cli_progress *p, const char *what, uint64_t total);
+void aj_cli_progress_update(struct aj_cli_progress *p, uint64_t files, uint64_t bytes);
+void aj_cli_progress_end(struct aj_cli_progress *p);
+void aj_cli_progress_format(char *out, size_t cap, const char *what, uint64_t files,
+			    uint64_t bytes, uint64_t total, int64_t ms);
+
+/*
  * The code archive (cli_code.c), in both programs.
  * aj_cli_code_digest: for a job that ships code (a shared volume, or Blob
  * Storage: aj_cli_code_blob_wanted), set spec->code.digest to the SHA-256
@@ -295,6 +320,16 @@ int aj_cli_code_archive_file(const struct aj_jobspec *spec, struct aj_archive_re
 			     struct aj_errors *err);
 int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
 		       struct aj_errors *err);
+/*
+ * Reads the archive file for an upload (an aj_blob_read_fn, or an exec's
+ * stdin) and shows how much of it went on `progress`, started by the caller.
+ */
+struct aj_cli_code_reader {
+	int fd;
+	uint64_t done;
+	struct aj_cli_progress progress;
+};
+int aj_cli_code_read(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err);
 void aj_cli_code_say_none(const struct aj_jobspec *spec);
 
 /*

@@ -25,14 +25,33 @@
 /* How many of the largest files and directories are listed. */
 #define TOP 10
 
+/* Writes the archive to a file and shows how far the walk got. */
+struct file_sink {
+	int fd;
+	const struct aj_archive_result *res;   /* counted as the archive is written */
+	struct aj_cli_progress progress;
+};
+
+static int sink_file(void *data, const void *buf, size_t len, struct aj_errors *err)
+{
+	struct file_sink *s = data;
+
+	aj_cli_progress_update(&s->progress, s->res->files, s->res->content_bytes);
+	return aj_archive_sink_fd(&s->fd, buf, len, err);
+}
+
 int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
 			struct aj_errors *err)
 {
 	struct aj_ignore ig = AJ_IGNORE_INIT;
-	int rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
-		 aj_archive_create(".", &ig, 0, fd < 0 ? NULL : aj_archive_sink_fd,
-				   fd < 0 ? NULL : &fd, res, err);
+	struct file_sink sink = { fd, res, { 0 } };
+	int rc;
 
+	aj_cli_progress_start(&sink.progress, "archiving the code", 0);
+	rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
+	     aj_archive_create(".", &ig, 0, fd < 0 ? NULL : sink_file,
+			       fd < 0 ? NULL : &sink, res, err);
+	aj_cli_progress_end(&sink.progress);
 	aj_ignore_release(&ig);
 	return rc ? -1 : 0;
 }

@@ -306,23 +306,6 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 
 /* --- volcano: the archive, into the named container --- */
 
-struct fd_reader {
-	int fd;
-};
-
-static int read_archive(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err)
-{
-	ssize_t n;
-
-	do
-		n = read(((struct fd_reader *)data)->fd, buf, cap);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return aj_errors_add(err, NULL, "reading the code archive: %s", strerror(errno));
-	*len = (size_t)n;
-	return 0;
-}
-
 static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 {
 	struct aj_code_blob cb;
@@ -333,7 +316,7 @@ static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 	struct aj_blob_props props;
 	struct aj_cli_azure az;
 	struct aj_blob blob;
-	struct fd_reader r = { -1 };
+	struct aj_cli_code_reader r = { -1, 0, { 0 } };
 	int rc, blob_ready = 0;
 
 	memset(&az, 0, sizeof(az));
@@ -359,8 +342,10 @@ static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 		} else if (!rc) {
 			/* a blob of another size under this name is replaced */
 			opt.create_only = !props.exists;
-			rc = aj_blob_upload(&blob, cb.container, aj_buf_cstr(&name), read_archive, &r,
+			aj_cli_progress_start(&r.progress, "sending the code", res.size);
+			rc = aj_blob_upload(&blob, cb.container, aj_buf_cstr(&name), aj_cli_code_read, &r,
 					    &opt, &why);
+			aj_cli_progress_end(&r.progress);
 			if (!rc)
 				fprintf(stderr, "aj: code %.12s uploaded to storage account %s, container "
 					"%s: %s (%llu files, %llu bytes)\n", res.sha256_hex, cb.account,

@@ -121,7 +121,7 @@ const struct aj_cli_command aj_cli_image_list = {
 const struct aj_cli_command aj_cli_code_upload_cmd = {
 	"code upload",
 	"put the code of this directory into a volcano job's shared volume",
-	"usage: aj code upload -t NAME [--namespace NS]\n"
+	"usage: aj code upload -t NAME [--namespace NS] [--quiet]\n"
 	"\n"
 	"Archive the current directory as a submission would, and place it in\n"
 	"the PersistentVolumeClaim named by the first job's submit_args.env\n"
@@ -133,11 +133,14 @@ const struct aj_cli_command aj_cli_code_upload_cmd = {
 	"The cluster is the kubeconfig's (KUBECONFIG, ~/.kube/config) with\n"
 	"target.context; the namespace is --namespace, else target.namespace,\n"
 	"else the context's. AJ_CODE_HELPER_TIMEOUT (seconds, 300) bounds the\n"
-	"wait for the helper pod.\n"
+	"wait for the helper pod; aj says every 5 s what it waits for, and\n"
+	"Ctrl-C or SIGTERM deletes the pod before aj ends.\n"
 	"\n"
 	"  -t, --template NAME   the template (<home>/template/NAME.yaml)\n"
-	"      --namespace NS    namespace of the job\n",
-	AJ_OPT_TEMPLATE | AJ_OPT_NAMESPACE,
+	"      --namespace NS    namespace of the job\n"
+	"  -q, --quiet           no progress line while the code is archived and\n"
+	"                        sent (there is one only on a terminal)\n",
+	AJ_OPT_TEMPLATE | AJ_OPT_NAMESPACE | AJ_OPT_QUIET,
 	AJ_ARGS_NONE,
 	NULL
 };

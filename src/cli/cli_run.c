@@ -598,10 +598,12 @@ const struct aj_cli_command aj_cli_run = {
 	"                        the current context)\n"
 	"      --kubeconfig FILE kubeconfig (else $KUBECONFIG, ~/.kube/config)\n"
 	"      --amlt            hand the resolved config (without _extra) to\n"
-	"                        `amlt run`; with --dry-run print it instead\n",
+	"                        `amlt run`; with --dry-run print it instead\n"
+	"  -q, --quiet           no progress line while the code is archived and\n"
+	"                        sent (there is one only on a terminal)\n",
 	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN |
 	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_DRY_RUN | AJ_OPT_OUTPUT | AJ_OPT_AMLT |
-	AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_WAIT | AJ_OPT_DIGEST,
+	AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_WAIT | AJ_OPT_DIGEST | AJ_OPT_QUIET,
 	AJ_ARGS_COMMAND,
 	run
 };

@@ -108,6 +108,7 @@ static int run_command(const struct aj_cli_command *cmd, char **words, int argc,
 	if (rc)
 		return rc;
 	o.words = words;
+	aj_cli_quiet = o.quiet;
 	return cmd->run ? cmd->run(&o) : aj_cli_network(cmd, &o);
 }
 
