@@ -44,9 +44,13 @@ int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive
 			struct aj_errors *err)
 {
 	struct aj_ignore ig = AJ_IGNORE_INIT;
-	struct file_sink sink = { fd, res, { 0 } };
+	struct file_sink sink;
 	int rc;
 
+	/* the sink reads the counts while the archive fills them in */
+	memset(res, 0, sizeof(*res));
+	sink.fd = fd;
+	sink.res = res;
 	aj_cli_progress_start(&sink.progress, "archiving the code", 0);
 	rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
 	     aj_archive_create(".", &ig, 0, fd < 0 ? NULL : sink_file,
