@@ -1,4 +1,4 @@
-# aj-controller image (the aj CLI is included).
+# aj-controller image (the aj CLI and its network helper aj-net are included).
 #
 # Build on Debian with the -dev packages, run on the slim image with only the
 # runtime libraries, as an unprivileged user with no shell login.

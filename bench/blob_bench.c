@@ -1,9 +1,9 @@
 /*
- * Upload one file with the blob client (Put Block + Put Block List, one
- * block in memory), for bench/blob.sh. The bearer token comes from
+ * Upload one file with the blob client (Put Block + Put Block List, PARALLEL
+ * blocks in flight), for bench/blob.sh. The bearer token comes from
  * AJ_BENCH_TOKEN and is never printed.
  *
- *   blob_bench ENDPOINT CA_FILE CONTAINER NAME FILE BLOCK_MIB
+ *   blob_bench ENDPOINT CA_FILE CONTAINER NAME FILE BLOCK_MIB PARALLEL
  * prints "seconds S" and "bytes N".
  */
 #include <stdio.h>
@@ -50,8 +50,8 @@ int main(int argc, char **argv)
 	struct stat st;
 	int rc = 1;
 
-	if (argc != 7 || stat(argv[5], &st)) {
-		fprintf(stderr, "usage: blob_bench ENDPOINT CA_FILE CONTAINER NAME FILE BLOCK_MIB\n");
+	if (argc != 8 || stat(argv[5], &st)) {
+		fprintf(stderr, "usage: blob_bench ENDPOINT CA_FILE CONTAINER NAME FILE BLOCK_MIB PARALLEL\n");
 		return 2;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 	c.http.ca_file = argv[2];
 	c.http.timeout_ms = 600000;
 	c.block_size = c.single_put_max = (size_t)strtoul(argv[6], NULL, 10) * 1024 * 1024;
+	c.parallel = (unsigned)strtoul(argv[7], NULL, 10);
 	if (!aj_token_cache_new(cred, NULL, &tokens, &err)) {
 		c.tokens = tokens;
 		if (!aj_blob_init(&b, &c, &err)) {

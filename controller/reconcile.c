@@ -230,7 +230,7 @@ static int build(struct job *j, char **service, cJSON **objects,
 	be = aj_backend_find(spec.target.service);
 	volcano_name(j->v.name, vname, sizeof(vname));
 	{
-		struct aj_build_ctx ctx = { vname, j->v.ns, j->v.uid, j->v.name, api_version };
+		struct aj_build_ctx ctx = { vname, j->v.ns, j->v.uid, j->v.name, api_version, 0 };
 
 		if (!be || be->validate(&spec, problems) ||
 		    aj_backend_permit(&spec, j->v.ns, j->r->privileged_namespaces, problems) ||

@@ -889,7 +889,7 @@ static int submit(struct run *r, struct aj_jobspec *spec, struct aj_errors *err)
 	struct aj_aml_workspace w;
 	struct aj_aml_job job;
 	const struct aj_backend *be = aj_backend_find(t->service);
-	struct aj_build_ctx ctx = { r->v->name, r->v->ns, r->v->uid, r->v->name, AJ_API_VERSION };
+	struct aj_build_ctx ctx = { r->v->name, r->v->ns, r->v->uid, r->v->name, AJ_API_VERSION, 0 };
 	cJSON *objects = NULL, *body;
 	long http_status = 0;
 	int ret = -1, created = 0, c;

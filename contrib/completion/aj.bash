@@ -70,10 +70,10 @@ _aj() {
       mapfile -t COMPREPLY < <(compgen -W "run render list status cancel template code quota sku image --version --help" -- "$cur")
       return 0 ;;
     run)
-      opts="-t --template -n --nodes -p --processes --ppn --name -o --output -d --dry-run -w --wait --amlt $cluster --help"
+      opts="-t --template -n --nodes -p --processes --ppn --name -o --output -d --dry-run --digest -w --wait -q --quiet --amlt $cluster --help"
       args=command ;;
     render)
-      opts="-t --template -n --nodes -p --processes --ppn --namespace --name -o --output --jobspec --amlt --help"
+      opts="-t --template -n --nodes -p --processes --ppn --namespace --name -o --output --digest --jobspec --amlt --help"
       args=command ;;
     list)
       opts="-A --all-namespaces -o --output $cluster --help" ;;
@@ -95,7 +95,7 @@ _aj() {
       case $sub in
         "") mapfile -t COMPREPLY < <(compgen -W "stats upload" -- "$cur"); return 0 ;;
         stats) opts="-t --template --help" ;;
-        upload) opts="-t --template --namespace --help" ;;
+        upload) opts="-t --template --namespace -q --quiet --help" ;;
       esac ;;
     quota|sku|image)
       case $sub in

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ void aj_blob_config_default(struct aj_blob_config *c)
 	aj_retry_policy_default(&c->retry);
 	c->scope = "https://storage.azure.com/.default";
 	c->block_size = 8u * 1024u * 1024u;
+	c->parallel = AJ_BLOB_PARALLEL_DEFAULT;
 }
 
 int aj_blob_endpoint(const char *tmpl, const char *account, struct aj_buf *out)
@@ -77,6 +79,8 @@ int aj_blob_init(struct aj_blob *b, const struct aj_blob_config *c,
 	b->retry = c->retry;
 	b->block_size = c->block_size ? c->block_size : 8u * 1024u * 1024u;
 	b->single_put_max = c->single_put_max ? c->single_put_max : b->block_size;
+	b->parallel = c->parallel < 1 ? 1 : c->parallel > AJ_BLOB_PARALLEL_MAX ?
+		      AJ_BLOB_PARALLEL_MAX : c->parallel;
 	return 0;
 }
 
@@ -422,49 +426,236 @@ static int fill(aj_blob_read_fn read, void *data, char *block, size_t cap, size_
 }
 
 /*
- * Blocks until the reader runs dry, then the block list. The first block
- * is already in `block` (full); nothing is visible before the list commits.
+ * Parallel Put Block. The caller's thread reads the data once, in order
+ * (the blob's MD5 is over the whole, so it is computed there), into one of
+ * parallel + 1 buffers and queues it; `parallel` senders, each with its own
+ * connection, take blocks off the queue and put them, each request retried
+ * on its own. A failure stops the reading and the other senders after their
+ * current block; nothing is visible until the caller commits the list.
  */
+struct block {
+	char *data;
+	size_t len;
+	unsigned idx;
+};
+
+struct sender {
+	struct upload *up;
+	struct aj_blob blob;       /* the caller's settings, its own connection */
+	struct aj_errors err;
+	pthread_t thread;
+	int started;
+};
+
+struct upload {
+	struct aj_blob *b;
+	const char *container, *name;
+	int md5;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct block *queue;       /* blocks read, not yet taken; a ring of nbuf */
+	char **free_bufs;          /* buffers nobody holds */
+	size_t nbuf, head, queued, nfree;
+	int done;                  /* the reader has queued its last block */
+	int failed;
+};
+
+static int take(struct upload *up, struct block *blk)
+{
+	int got = 0;
+
+	pthread_mutex_lock(&up->lock);
+	while (!up->queued && !up->done && !up->failed)
+		pthread_cond_wait(&up->changed, &up->lock);
+	if (up->queued && !up->failed) {
+		*blk = up->queue[up->head];
+		up->head = (up->head + 1) % up->nbuf;
+		up->queued--;
+		got = 1;
+	}
+	pthread_mutex_unlock(&up->lock);
+	return got;
+}
+
+static void give_back(struct upload *up, char *buf, int failed)
+{
+	pthread_mutex_lock(&up->lock);
+	up->free_bufs[up->nfree++] = buf;
+	up->failed |= failed;
+	pthread_cond_broadcast(&up->changed);
+	pthread_mutex_unlock(&up->lock);
+}
+
+static void *send_blocks(void *arg)
+{
+	struct sender *s = arg;
+	struct block blk;
+
+	while (take(s->up, &blk))
+		give_back(s->up, blk.data, put_block(&s->blob, s->up->container, s->up->name,
+						     blk.idx, blk.data, blk.len, s->up->md5,
+						     &s->err) != 0);
+	return NULL;
+}
+
+/* A free buffer, waiting for one; NULL once the upload failed. */
+static char *free_buffer(struct upload *up)
+{
+	char *buf = NULL;
+
+	pthread_mutex_lock(&up->lock);
+	while (!up->nfree && !up->failed)
+		pthread_cond_wait(&up->changed, &up->lock);
+	if (!up->failed)
+		buf = up->free_bufs[--up->nfree];
+	pthread_mutex_unlock(&up->lock);
+	return buf;
+}
+
+static void queue_block(struct upload *up, char *buf, size_t len, unsigned idx, int last)
+{
+	pthread_mutex_lock(&up->lock);
+	up->queue[(up->head + up->queued) % up->nbuf] = (struct block){ buf, len, idx };
+	up->queued++;
+	up->done = last;
+	pthread_cond_broadcast(&up->changed);
+	pthread_mutex_unlock(&up->lock);
+}
+
+static void stop_upload(struct upload *up, int failed)
+{
+	pthread_mutex_lock(&up->lock);
+	up->done = 1;
+	up->failed |= failed;
+	pthread_cond_broadcast(&up->changed);
+	pthread_mutex_unlock(&up->lock);
+}
+
+static int sender_open(struct sender *s, struct upload *up, struct aj_errors *err)
+{
+	const struct aj_blob *b = up->b;
+	struct aj_http_options ho = { b->http.ca_file, b->http.timeout_ms,
+				      b->http.connect_timeout_ms };
+
+	s->up = up;
+	s->blob = *b;
+	return aj_http_init(&s->blob.http, &ho, &b->http.hooks, err);
+}
+
+/*
+ * Read the blocks and have them sent; *nr is their number. The first block
+ * is already in `first` (full). The caller commits the list.
+ */
+static int send_all(struct upload *up, aj_blob_read_fn read, void *data, char *first,
+		    size_t n, EVP_MD_CTX *md, unsigned *nr, struct aj_errors *err)
+{
+	size_t bs = up->b->block_size;
+	char *buf = first;
+	int rc = 0;
+
+	for (*nr = 0; buf && !rc; ) {
+		if (*nr >= BLOCKS_MAX)
+			rc = aj_errors_add(err, NULL, "blob: %s needs more than %d blocks of %zu bytes",
+					   up->name, BLOCKS_MAX, bs);
+		else if (md && !EVP_DigestUpdate(md, buf, n))
+			rc = aj_errors_oom(err);
+		if (rc) {
+			give_back(up, buf, 1);
+			break;
+		}
+		queue_block(up, buf, n, (*nr)++, n < bs);
+		if (n < bs)
+			break;
+		buf = free_buffer(up);
+		if (buf && (rc = fill(read, data, buf, bs, &n, err)) == 0 && !n) {
+			give_back(up, buf, 0);   /* the data ended with the last block */
+			break;
+		}
+		if (rc)
+			give_back(up, buf, 1);
+	}
+	stop_upload(up, rc != 0);
+	return rc;
+}
+
 static int upload_blocks(struct aj_blob *b, const char *container, const char *name,
 			 aj_blob_read_fn read, void *data, const struct aj_blob_put_options *o,
 			 char *block, size_t n, struct aj_errors *err)
 {
-	EVP_MD_CTX *ctx = o->md5 ? EVP_MD_CTX_new() : NULL;
+	EVP_MD_CTX *md = o->md5 ? EVP_MD_CTX_new() : NULL;
+	struct upload up;
+	unsigned nsend = b->parallel, nr = 0, i;
+	struct sender *s = aj_calloc(nsend, sizeof(*s));
 	struct aj_buf sum = AJ_BUF_INIT(64);
 	unsigned char d[EVP_MAX_MD_SIZE];
 	unsigned int dn = 0;
-	unsigned nr = 0;
 	int rc = -1;
 
-	if (o->md5 && (!ctx || !EVP_DigestInit_ex(ctx, EVP_md5(), NULL))) {
+	memset(&up, 0, sizeof(up));
+	up.b = b;
+	up.container = container;
+	up.name = name;
+	up.md5 = o->md5;
+	up.nbuf = nsend + 1;
+	up.queue = aj_calloc(up.nbuf, sizeof(*up.queue));
+	up.free_bufs = aj_calloc(up.nbuf, sizeof(*up.free_bufs));
+	pthread_mutex_init(&up.lock, NULL);
+	pthread_cond_init(&up.changed, NULL);
+	if (!s || !up.queue || !up.free_bufs || (o->md5 && (!md || !EVP_DigestInit_ex(md, EVP_md5(), NULL)))) {
 		aj_errors_oom(err);
 		goto done;
 	}
-	while (n) {
-		if (nr >= BLOCKS_MAX) {
-			aj_errors_add(err, NULL, "blob: %s needs more than %d blocks of %zu bytes",
-				      name, BLOCKS_MAX, b->block_size);
-			goto done;
-		}
-		if (ctx && !EVP_DigestUpdate(ctx, block, n)) {
+	/* `block` is the first buffer; the others come from here */
+	for (i = 1; i < up.nbuf; i++)
+		if (!(up.free_bufs[up.nfree++] = aj_malloc(b->block_size))) {
+			up.nfree--;
 			aj_errors_oom(err);
 			goto done;
 		}
-		if (put_block(b, container, name, nr, block, n, o->md5, err))
-			goto done;
-		nr++;
-		if (n < b->block_size)
-			break;
-		if (fill(read, data, block, b->block_size, &n, err))
-			goto done;
+	for (i = 0; i < nsend; i++) {
+		if (sender_open(&s[i], &up, err))
+			goto stop;
+		s[i].started = !pthread_create(&s[i].thread, NULL, send_blocks, &s[i]);
+		if (!s[i].started) {
+			aj_http_release(&s[i].blob.http);
+			aj_errors_add(err, NULL, "blob: cannot start a sender thread");
+			goto stop;
+		}
 	}
-	if (ctx && (!EVP_DigestFinal_ex(ctx, d, &dn) || aj_base64_encode(&sum, d, dn))) {
-		aj_errors_oom(err);
-		goto done;
+	rc = send_all(&up, read, data, block, n, md, &nr, err);
+	goto join;
+stop:
+	stop_upload(&up, 1);
+join:
+	for (i = 0; i < nsend; i++) {
+		if (!s[i].started)
+			continue;
+		pthread_join(s[i].thread, NULL);
+		aj_http_release(&s[i].blob.http);
+		if (aj_errors_count(&s[i].err))
+			rc = -1;
+		aj_errors_splice(err, &s[i].err);
 	}
-	rc = put_block_list(b, container, name, nr, ctx ? aj_buf_cstr(&sum) : NULL, o, err);
+	if (up.failed)
+		rc = -1;
+	if (!rc && md && (!EVP_DigestFinal_ex(md, d, &dn) || aj_base64_encode(&sum, d, dn)))
+		rc = aj_errors_oom(err);
+	if (!rc)
+		rc = put_block_list(b, container, name, nr, md ? aj_buf_cstr(&sum) : NULL, o, err);
 done:
-	EVP_MD_CTX_free(ctx);
+	/* every buffer is free or still queued (a failed upload); `block` is the caller's */
+	for (i = 0; i < up.nfree; i++)
+		if (up.free_bufs[i] != block)
+			aj_free(up.free_bufs[i]);
+	for (i = 0; i < up.queued; i++)
+		if (up.queue[(up.head + i) % up.nbuf].data != block)
+			aj_free(up.queue[(up.head + i) % up.nbuf].data);
+	pthread_cond_destroy(&up.changed);
+	pthread_mutex_destroy(&up.lock);
+	aj_free(up.free_bufs);
+	aj_free(up.queue);
+	aj_free(s);
+	EVP_MD_CTX_free(md);
 	aj_buf_release(&sum);
 	return rc;
 }

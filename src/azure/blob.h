@@ -9,16 +9,19 @@
  * path-style emulator URL such as https://127.0.0.1:10000/devstoreaccount1.
  * Requests authenticate with an Entra token (scope storage.azure.com) or a
  * SAS query string; every request carries x-ms-version AJ_BLOB_VERSION.
- * Large uploads hold one block in memory at a time. Each request (so each
- * block) is retried on its own under the retry policy (408, 429, 5xx,
- * transport errors and timeouts); blocks stay invisible until Put Block List
- * commits them, so an interrupted upload never leaves a partial blob.
+ * Large uploads read the data once, in order, and send `parallel` blocks at
+ * once, each over its own connection (one block is being read meanwhile, so
+ * parallel + 1 blocks are in memory). Each request (so each block) is
+ * retried on its own under the retry policy (408, 429, 5xx, transport
+ * errors and timeouts); blocks stay invisible until Put Block List commits
+ * them, so an interrupted upload never leaves a partial blob.
  *
  * Secrets: the SAS and the token never appear in errors or logs (URLs are
  * reported without their query). Storage errors are reported by status,
  * x-ms-error-code and the first line of the service's message.
  *
- * Threads: a struct aj_blob serves one thread at a time.
+ * Threads: a struct aj_blob serves one thread at a time (a large upload
+ * starts its own senders, which share the token cache).
  *
  * Ownership: the client copies its settings and borrows the token cache.
  */
@@ -36,6 +39,8 @@ struct aj_sas_key;
 struct aj_token_cache;
 
 #define AJ_BLOB_VERSION "2024-11-04"
+#define AJ_BLOB_PARALLEL_DEFAULT 4
+#define AJ_BLOB_PARALLEL_MAX 16
 
 struct aj_blob_config {
 	const char *endpoint;
@@ -47,6 +52,8 @@ struct aj_blob_config {
 	const char *sas;               /* SAS query (no '?'); used when tokens is NULL */
 	size_t block_size;             /* default 8 MiB, at most 4000 MiB */
 	size_t single_put_max;         /* files up to this go in one Put Blob; default block_size */
+	/* blocks in flight in a large upload, 1 to AJ_BLOB_PARALLEL_MAX; default 4 */
+	unsigned parallel;
 };
 
 void aj_blob_config_default(struct aj_blob_config *c);
@@ -68,6 +75,7 @@ struct aj_blob {
 	struct aj_retry_policy retry;
 	size_t block_size;
 	size_t single_put_max;
+	unsigned parallel;
 };
 
 int aj_blob_init(struct aj_blob *b, const struct aj_blob_config *c,

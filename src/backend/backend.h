@@ -29,6 +29,8 @@ struct aj_build_ctx {
 	const char *owner_name;   /* AjJob name for ownerReferences, or NULL */
 	/* AjJob apiVersion ("<group>/<version>"); required with owner_uid */
 	const char *owner_api_version;
+	/* only shown, never created: the code digest may be the placeholder */
+	int preview;
 };
 
 struct aj_backend {
@@ -92,6 +94,13 @@ int aj_code_volume(const struct aj_jobspec *spec, struct aj_code_volume *v);
 int aj_code_via_volume(const struct aj_jobspec *spec, struct aj_code_volume *v);
 /* Does _extra.code_upload.strategy choose "blob"? 1 / 0. */
 int aj_code_via_blob(const struct aj_jobspec *spec);
+
+/*
+ * The code digest that aj render and aj run --dry-run show unless --digest
+ * asks them to archive the tree. Not hex, so the Volcano builder refuses it
+ * unless aj_build_ctx.preview is set: an AjJob carrying it never runs.
+ */
+#define AJ_CODE_DIGEST_PLACEHOLDER "<not computed: use --digest>"
 
 /*
  * The helper pod that receives code into the shared volume: the job's

@@ -1398,7 +1398,8 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 				     "the job shape is not resolved");
 	if (ctx->owner_uid && (!ctx->owner_api_version || !ctx->owner_name))
 		return aj_errors_add(err, NULL, "an owner uid needs the owner's name and apiVersion");
-	if (spec->code.digest && !aj_sha256_hex(spec->code.digest))
+	if (spec->code.digest && !aj_sha256_hex(spec->code.digest) &&
+	    !(ctx->preview && !strcmp(spec->code.digest, AJ_CODE_DIGEST_PLACEHOLDER)))
 		return aj_errors_add(err, NULL, "code digest \"%s\" is not a SHA-256 in hex",
 				     spec->code.digest);
 	r = aj_calloc(spec->tasks_nr + 1, sizeof(*r));

@@ -7,6 +7,14 @@
  * cli_kube.c holds everything that talks to a cluster: `aj run` without
  * --dry-run hands it the AjJob, and list, status and cancel live there.
  *
+ * Two programs are linked from these files. `aj` has the offline commands
+ * (template, render, run --dry-run, code stats, help) and no network
+ * library; a command with no run function (cli_commands.c), or aj run when
+ * it submits, goes to aj_cli_network(), which in `aj` executes the helper
+ * program aj-net with the same arguments (cli_exec.c) and in aj-net runs
+ * the network code (cli_net.c: cli_kube.c, cli_azure.c, cli_submit.c,
+ * cli_code_upload.c, cli_code_blob.c).
+ *
  * Conventions: options come before the positional arguments; for run and
  * render everything from the first non-option (or after "--") is the user
  * command, kept as the argv slice it was given. Commands return an exit
@@ -20,11 +28,14 @@
 #define AJ_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 #include "azure/arm.h"
 #include "core/jobspec.h"
+#include "core/resolve.h"
+#include "core/source.h"
 
 struct aj_errors;
 struct aj_kube;
@@ -54,7 +65,9 @@ enum {
 	AJ_OPT_WAIT = 1u << 12,      /* -w, --wait */
 	AJ_OPT_ALL_NAMESPACES = 1u << 13, /* -A, --all-namespaces */
 	AJ_OPT_WIDE = 1u << 14,      /* not an option: -o also accepts wide */
-	AJ_OPT_FULL = 1u << 15       /* --full */
+	AJ_OPT_FULL = 1u << 15,      /* --full */
+	AJ_OPT_DIGEST = 1u << 16,    /* --digest */
+	AJ_OPT_QUIET = 1u << 17      /* -q, --quiet */
 };
 
 /* What a command takes after its options. */
@@ -87,9 +100,12 @@ struct aj_cli_opts {
 	int wait;
 	int all_namespaces;
 	int full;
+	int digest;                       /* --digest: archive the tree for the code digest */
+	int quiet;                        /* --quiet: no progress line */
 	const char *arg;                  /* the NAME argument, or NULL */
 	const char *const *argv;          /* the user command */
 	size_t argc;
+	char **words;                     /* aj's own argv, NULL-terminated (set by main.c) */
 };
 
 struct aj_cli_command {
@@ -98,7 +114,7 @@ struct aj_cli_command {
 	const char *usage;                /* the whole --help text */
 	unsigned options;                 /* AJ_OPT_* bits */
 	enum aj_cli_args args;
-	int (*run)(const struct aj_cli_opts *o);
+	int (*run)(const struct aj_cli_opts *o);   /* NULL: served by aj_cli_network() */
 };
 
 extern const struct aj_cli_command aj_cli_template_list;
@@ -114,6 +130,61 @@ extern const struct aj_cli_command aj_cli_code_upload_cmd;
 extern const struct aj_cli_command aj_cli_quota_list;
 extern const struct aj_cli_command aj_cli_sku_list;
 extern const struct aj_cli_command aj_cli_image_list;
+
+/*
+ * Run a command that needs the network: in aj, execute aj-net with
+ * o->words (returns only when that fails, with AJ_EXIT_FAIL); in aj-net,
+ * run it. Returns the exit status.
+ */
+int aj_cli_network(const struct aj_cli_command *cmd, const struct aj_cli_opts *o);
+
+/* The network commands' code (aj-net only); exit statuses. */
+int aj_cli_run_submit(const struct aj_cli_opts *o);
+int aj_cli_list_run(const struct aj_cli_opts *o);
+int aj_cli_status_run(const struct aj_cli_opts *o);
+int aj_cli_cancel_run(const struct aj_cli_opts *o);
+int aj_cli_code_upload_run(const struct aj_cli_opts *o);
+int aj_cli_quota_list_run(const struct aj_cli_opts *o);
+int aj_cli_sku_list_run(const struct aj_cli_opts *o);
+int aj_cli_image_list_run(const struct aj_cli_opts *o);
+
+/*
+ * The pipeline aj run and aj render share (cli_run.c): the template
+ * resolved, its JobSpec, the backend, the object name and namespace.
+ * aj_cli_pipeline_load: resolve o->template_name (canonical), convert with
+ * the command line's shape, validate, set the code digest as `digest`
+ * says, name the job. aj_cli_pipeline_build: the backend's objects into
+ * *out (the caller's); `preview` for output that is only shown.
+ * aj_cli_pipeline_ajjob: the AjJob for it (NULL on failure, err filled).
+ * aj_cli_pipeline_finish: print and release err, release p and canonical;
+ * returns the exit status for rc.
+ */
+enum aj_cli_digest {
+	AJ_CLI_DIGEST_NONE,           /* leave spec.code.digest unset */
+	AJ_CLI_DIGEST_PLACEHOLDER,    /* AJ_CODE_DIGEST_PLACEHOLDER where code would go */
+	AJ_CLI_DIGEST_COMPUTE         /* archive the tree */
+};
+
+struct aj_cli_pipeline {
+	struct aj_source src;
+	struct aj_template tpl;
+	struct aj_jobspec spec;
+	const struct aj_backend *backend;
+	char *name;                   /* the AjJob / object name */
+	char *code_uri;               /* aml, sing: the uploaded code's datastore path */
+	const char *namespace_;       /* the AjJob's namespace */
+};
+
+void aj_cli_pipeline_init(struct aj_cli_pipeline *p);
+int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
+			 enum aj_cli_digest digest, struct aj_cli_pipeline *p,
+			 struct aj_errors *err);
+int aj_cli_pipeline_build(const struct aj_cli_pipeline *p, int preview, cJSON **out,
+			  struct aj_errors *err);
+cJSON *aj_cli_pipeline_ajjob(const struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
+			     struct aj_errors *err);
+int aj_cli_pipeline_finish(int rc, struct aj_errors *err, struct aj_cli_pipeline *p,
+			   char *canonical);
 
 /*
  * Parse argv[0..argc) (the words after the command name) for cmd into o.
@@ -197,13 +268,39 @@ int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err);
 
 /*
- * A volcano job's code through its shared volume (cli_code_upload.c); both
- * do nothing for a spec that names no shared volume.
- * aj_cli_code_digest: set spec->code.digest to the SHA-256 of the archive
- * of the current directory, sending nothing (run --dry-run, render); also
- * for code that travels through Blob Storage (aj_cli_code_blob_wanted).
+ * A progress line for long work (cli_progress.c): archiving the code,
+ * sending it. Shown only when stderr is a terminal and not aj_cli_quiet
+ * (--quiet), rewritten in place at most five times a second, erased by
+ * aj_cli_progress_end. aj_cli_progress_format writes the line for `bytes`
+ * of `total` (0: unknown) after `ms` into out: files, MiB, rate, ETA.
+ */
+extern int aj_cli_quiet;
+
+struct aj_cli_progress {
+	const char *what;
+	uint64_t total;
+	int64_t start_ms, last_ms;
+	int on, shown;
+};
+
+void aj_cli_progress_start(struct aj_cli_progress *p, const char *what, uint64_t total);
+void aj_cli_progress_update(struct aj_cli_progress *p, uint64_t files, uint64_t bytes);
+void aj_cli_progress_end(struct aj_cli_progress *p);
+void aj_cli_progress_format(char *out, size_t cap, const char *what, uint64_t files,
+			    uint64_t bytes, uint64_t total, int64_t ms);
+
+/*
+ * The code archive (cli_code.c), in both programs.
+ * aj_cli_code_digest: for a job that ships code (a shared volume, or Blob
+ * Storage: aj_cli_code_blob_wanted), set spec->code.digest to the SHA-256
+ * of the archive of the current directory when `compute`, sending nothing
+ * (render --digest, run --dry-run --digest), else to
+ * AJ_CODE_DIGEST_PLACEHOLDER. 0 / -1.
  * aj_cli_code_archive: archive "." under the template's rules into fd
  * (-1: digest only), *res describing it. 0 / -1.
+ *
+ * A volcano job's code through its shared volume (cli_code_upload.c, aj-net);
+ * these do nothing for a spec that names no shared volume.
  * aj_cli_code_archive_file: that archive in an unlinked temporary file,
  * rewound; -1 on failure.
  * aj_cli_code_upload: place that archive in the volume through a helper
@@ -216,13 +313,23 @@ int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err)
  */
 struct aj_kube;
 struct aj_archive_result;
-int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err);
+int aj_cli_code_digest(struct aj_jobspec *spec, int compute, struct aj_errors *err);
 int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
 			struct aj_errors *err);
 int aj_cli_code_archive_file(const struct aj_jobspec *spec, struct aj_archive_result *res,
 			     struct aj_errors *err);
 int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
 		       struct aj_errors *err);
+/*
+ * Reads the archive file for an upload (an aj_blob_read_fn, or an exec's
+ * stdin) and shows how much of it went on `progress`, started by the caller.
+ */
+struct aj_cli_code_reader {
+	int fd;
+	uint64_t done;
+	struct aj_cli_progress progress;
+};
+int aj_cli_code_read(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err);
 void aj_cli_code_say_none(const struct aj_jobspec *spec);
 
 /*
@@ -255,12 +362,15 @@ void aj_cli_azure_close(struct aj_cli_azure *a);
  * is the blob endpoint with {account} for the account name, as for the
  * controller (emulators, tests).
  * aj_cli_code_blob_wanted: does the spec's code travel this way?
+ * aj_cli_code_blob_files: does it travel as files (aml, sing)?
+ * (Both in cli_code.c.)
  * aj_cli_code_blob_upload: archive ".", upload, set spec->code.digest (one
  * already set must match) and for aml/sing *uri to the datastore path
  * azureml://datastores/<ds>/paths/aj-code/<sha256>/ (caller frees; NULL
  * otherwise). Says on stderr what it sent or found. 0 / -1.
  */
 int aj_cli_code_blob_wanted(const struct aj_jobspec *spec);
+int aj_cli_code_blob_files(const struct aj_jobspec *spec);
 int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err);
 
 #endif

@@ -274,7 +274,7 @@ static cJSON *quota_doc(const struct aj_vc *vcs, size_t nr, int full)
 	return doc;
 }
 
-static int quota_list(const struct aj_cli_opts *o)
+int aj_cli_quota_list_run(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_cli_azure a;
@@ -382,7 +382,7 @@ static int sku_json_row(const struct sku_row *r, void *ctx)
 	return 0;
 }
 
-static int sku_list(const struct aj_cli_opts *o)
+int aj_cli_sku_list_run(const struct aj_cli_opts *o)
 {
 	static const char *const head[] = {
 		"VIRTUAL CLUSTER", "SKU", "INSTANCE TYPE", "UNITS", "PREMIUM FREE",
@@ -497,7 +497,7 @@ static int image_join_aliases(const cJSON *img, struct aj_buf *b)
 	return b->failed ? -1 : 0;
 }
 
-static int image_list_run(const struct aj_cli_opts *o)
+int aj_cli_image_list_run(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_cli_table t = AJ_CLI_TABLE_INIT(2);
@@ -556,59 +556,3 @@ static int image_list_run(const struct aj_cli_opts *o)
 	aj_errors_release(&err);
 	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }
-
-#define CREDENTIAL_HELP \
-	"Azure credential: AZURE_TENANT_ID/AZURE_CLIENT_ID with AZURE_CLIENT_SECRET or\n" \
-	"AZURE_FEDERATED_TOKEN_FILE, else managed identity, else `az login`.\n" \
-	"AJ_AZURE_ARM_ENDPOINT and AJ_AZURE_CA_FILE select another endpoint.\n"
-
-const struct aj_cli_command aj_cli_quota_list = {
-	"quota list",
-	"Singularity quota per virtual cluster, series and SLA tier",
-	"usage: aj quota list [--full] [-o json|yaml]\n"
-	"\n"
-	"Show, for every Singularity virtual cluster the credential can see, the\n"
-	"quota of each series as used/limit per SLA tier (Premium, Standard,\n"
-	"Basic) and the user's overall cap. Units are GPUs, or vCPUs for CPU\n"
-	"series. Auto-selection ranks virtual clusters on these numbers.\n"
-	"\n"
-	"  --full          every series, also those without quota, and each\n"
-	"                  virtual cluster as subscription/resource group/name\n"
-	"  -o, --output    json or yaml instead of the table\n"
-	"\n" CREDENTIAL_HELP,
-	AJ_OPT_OUTPUT | AJ_OPT_FULL,
-	AJ_ARGS_NONE,
-	quota_list
-};
-
-const struct aj_cli_command aj_cli_sku_list = {
-	"sku list",
-	"Singularity SKUs the virtual clusters have quota for",
-	"usage: aj sku list [-o json|yaml]\n"
-	"\n"
-	"List the instance types of every series a virtual cluster has quota for,\n"
-	"with the SKU shorthand that selects each (jobs[0].sku, e.g. 80G8-A100-NvLink\n"
-	"or C3), the quota units one instance takes and the units free per tier.\n"
-	"\n"
-	"  -o, --output    json or yaml instead of the table\n"
-	"\n" CREDENTIAL_HELP,
-	AJ_OPT_OUTPUT,
-	AJ_ARGS_NONE,
-	sku_list
-};
-
-const struct aj_cli_command aj_cli_image_list = {
-	"image list",
-	"Singularity curated images (for environment.image amlt-sing/NAME)",
-	"usage: aj image list [-o json|yaml] [FILTER]\n"
-	"\n"
-	"List the curated Singularity images of the first subscription that offers\n"
-	"them, as amlt-sing/NAME with their aliases. FILTER keeps those whose name or\n"
-	"an alias contains it (case-insensitive).\n"
-	"\n"
-	"  -o, --output    json or yaml instead of the table\n"
-	"\n" CREDENTIAL_HELP,
-	AJ_OPT_OUTPUT,
-	AJ_ARGS_OPTIONAL_NAME,
-	image_list_run
-};

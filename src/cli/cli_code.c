@@ -1,11 +1,15 @@
 /*
- * cli_code.c - `aj code stats`: what a submission from here would ship.
+ * cli_code.c - the code archive of the current directory as the offline
+ * commands see it: `aj code stats` (what a submission from here would ship)
+ * and the digest that render --digest and run --dry-run --digest show.
  *
  * The template gives code.ignore; the rest (built-ins, .codeignore or
  * .amltignore, the walk and the archive) is src/code/ on the current
  * directory, exactly as a submission uses it.
  */
 #include <string.h>
+
+#include "backend/backend.h"
 
 #include "cli.h"
 #include "code/archive.h"
@@ -20,6 +24,73 @@
 
 /* How many of the largest files and directories are listed. */
 #define TOP 10
+
+/* Writes the archive to a file and shows how far the walk got. */
+struct file_sink {
+	int fd;
+	const struct aj_archive_result *res;   /* counted as the archive is written */
+	struct aj_cli_progress progress;
+};
+
+static int sink_file(void *data, const void *buf, size_t len, struct aj_errors *err)
+{
+	struct file_sink *s = data;
+
+	aj_cli_progress_update(&s->progress, s->res->files, s->res->content_bytes);
+	return aj_archive_sink_fd(&s->fd, buf, len, err);
+}
+
+int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
+			struct aj_errors *err)
+{
+	struct aj_ignore ig = AJ_IGNORE_INIT;
+	struct file_sink sink;
+	int rc;
+
+	/* the sink reads the counts while the archive fills them in */
+	memset(res, 0, sizeof(*res));
+	sink.fd = fd;
+	sink.res = res;
+	aj_cli_progress_start(&sink.progress, "archiving the code", 0);
+	rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
+	     aj_archive_create(".", &ig, 0, fd < 0 ? NULL : sink_file,
+			       fd < 0 ? NULL : &sink, res, err);
+	aj_cli_progress_end(&sink.progress);
+	aj_ignore_release(&ig);
+	return rc ? -1 : 0;
+}
+
+int aj_cli_code_blob_files(const struct aj_jobspec *spec)
+{
+	const char *s = spec->target.service;
+
+	return s && (!strcmp(s, "aml") || !strcmp(s, "sing"));
+}
+
+int aj_cli_code_blob_wanted(const struct aj_jobspec *spec)
+{
+	const char *s = spec->target.service;
+
+	return aj_cli_code_blob_files(spec) ||
+	       (s && !strcmp(s, "volcano") && aj_code_via_blob(spec));
+}
+
+int aj_cli_code_digest(struct aj_jobspec *spec, int compute, struct aj_errors *err)
+{
+	struct aj_archive_result res;
+	struct aj_code_volume v;
+
+	if ((!aj_code_via_volume(spec, &v) && !aj_cli_code_blob_wanted(spec)) || spec->code.digest)
+		return 0;
+	if (!compute) {
+		spec->code.digest = aj_strdup(AJ_CODE_DIGEST_PLACEHOLDER);
+		return spec->code.digest ? 0 : aj_errors_oom(err);
+	}
+	if (aj_cli_code_archive(spec, -1, &res, err))
+		return -1;
+	spec->code.digest = aj_strdup(res.sha256_hex);
+	return spec->code.digest ? 0 : aj_errors_oom(err);
+}
 
 static int stats_run(const struct aj_cli_opts *o, const char *canonical,
 		     struct aj_errors *err)

@@ -46,20 +46,6 @@
 #define BLOCK_TIMEOUT_MS (10L * 60 * 1000)
 #define SENDERS 4                 /* files of a code folder sent at once */
 
-static int azure_service(const struct aj_jobspec *spec)
-{
-	const char *s = spec->target.service;
-
-	return s && (!strcmp(s, "aml") || !strcmp(s, "sing"));
-}
-
-int aj_cli_code_blob_wanted(const struct aj_jobspec *spec)
-{
-	const char *s = spec->target.service;
-
-	return azure_service(spec) || (s && !strcmp(s, "volcano") && aj_code_via_blob(spec));
-}
-
 static const char *env(const char *name)
 {
 	const char *v = getenv(name);
@@ -278,7 +264,7 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 
 	memset(&ds, 0, sizeof(ds));
 	memset(&az, 0, sizeof(az));
-	rc = workspace(spec, &store, &ws, err) || aj_cli_code_digest(spec, err) ? -1 : 0;
+	rc = workspace(spec, &store, &ws, err) || aj_cli_code_digest(spec, 1, err) ? -1 : 0;
 	if (!rc && (aj_cli_azure_open(&az, &why) ||
 		    aj_aml_datastore_get(&az.arm, &ws, NULL, &ds, &why))) {
 		aj_errors_add(err, NULL, "cannot find where the code goes: the default datastore of "
@@ -320,23 +306,6 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 
 /* --- volcano: the archive, into the named container --- */
 
-struct fd_reader {
-	int fd;
-};
-
-static int read_archive(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err)
-{
-	ssize_t n;
-
-	do
-		n = read(((struct fd_reader *)data)->fd, buf, cap);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return aj_errors_add(err, NULL, "reading the code archive: %s", strerror(errno));
-	*len = (size_t)n;
-	return 0;
-}
-
 static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 {
 	struct aj_code_blob cb;
@@ -347,7 +316,7 @@ static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 	struct aj_blob_props props;
 	struct aj_cli_azure az;
 	struct aj_blob blob;
-	struct fd_reader r = { -1 };
+	struct aj_cli_code_reader r = { -1, 0, { 0 } };
 	int rc, blob_ready = 0;
 
 	memset(&az, 0, sizeof(az));
@@ -373,8 +342,10 @@ static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 		} else if (!rc) {
 			/* a blob of another size under this name is replaced */
 			opt.create_only = !props.exists;
-			rc = aj_blob_upload(&blob, cb.container, aj_buf_cstr(&name), read_archive, &r,
+			aj_cli_progress_start(&r.progress, "sending the code", res.size);
+			rc = aj_blob_upload(&blob, cb.container, aj_buf_cstr(&name), aj_cli_code_read, &r,
 					    &opt, &why);
+			aj_cli_progress_end(&r.progress);
 			if (!rc)
 				fprintf(stderr, "aj: code %.12s uploaded to storage account %s, container "
 					"%s: %s (%llu files, %llu bytes)\n", res.sha256_hex, cb.account,
@@ -399,7 +370,7 @@ static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err)
 {
 	*uri = NULL;
-	if (azure_service(spec))
+	if (aj_cli_code_blob_files(spec))
 		return upload_to_datastore(spec, uri, err);
 	return aj_cli_code_blob_wanted(spec) ? upload_archive(spec, err) : 0;
 }

@@ -17,11 +17,15 @@
  *     digest on the far side and only then renames its temporary directory
  *     to <mount>/.aj-code/<digest>, so an interrupted or corrupted upload is
  *     never visible to a job;
- *  5. delete the helper pod, whatever happened.
+ *  5. delete the helper pod, whatever happened: also on SIGINT or SIGTERM,
+ *     which end the wait for it at once (a transfer under way finishes or
+ *     fails first); the signal is then raised again, so aj ends as it would
+ *     have. A second one ends aj at once.
  * The job's pods then copy that directory into their work directory
  * (volcano.c). `aj code upload` runs this alone and prints the digest.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,33 +48,9 @@
 #define HELPER_TIMEOUT_DEFAULT 300
 #define HELPER_TIMEOUT_MAX 86400
 #define RECEIVE_MISMATCH 3
+#define WAIT_SAY_EVERY 5          /* seconds between "waiting for" lines */
 
 static const struct aj_kube_resource pods = { "", "v1", "pods", 1 };
-
-int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
-			struct aj_errors *err)
-{
-	struct aj_ignore ig = AJ_IGNORE_INIT;
-	int rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
-		 aj_archive_create(".", &ig, 0, fd < 0 ? NULL : aj_archive_sink_fd,
-				   fd < 0 ? NULL : &fd, res, err);
-
-	aj_ignore_release(&ig);
-	return rc ? -1 : 0;
-}
-
-int aj_cli_code_digest(struct aj_jobspec *spec, struct aj_errors *err)
-{
-	struct aj_archive_result res;
-	struct aj_code_volume v;
-
-	if ((!aj_code_via_volume(spec, &v) && !aj_cli_code_blob_wanted(spec)) || spec->code.digest)
-		return 0;
-	if (aj_cli_code_archive(spec, -1, &res, err))
-		return -1;
-	spec->code.digest = aj_strdup(res.sha256_hex);
-	return spec->code.digest ? 0 : aj_errors_oom(err);
-}
 
 int aj_cli_code_archive_file(const struct aj_jobspec *spec, struct aj_archive_result *res,
 			     struct aj_errors *err)
@@ -102,16 +82,19 @@ out:
 	return fd;
 }
 
-static int read_fd(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err)
+int aj_cli_code_read(void *data, void *buf, size_t cap, size_t *len, struct aj_errors *err)
 {
+	struct aj_cli_code_reader *r = data;
 	ssize_t n;
 
 	do
-		n = read(*(int *)data, buf, cap);
+		n = read(r->fd, buf, cap);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return aj_errors_add(err, NULL, "reading the code archive: %s", strerror(errno));
 	*len = (size_t)n;
+	r->done += (uint64_t)n;
+	aj_cli_progress_update(&r->progress, 0, r->done);
 	return 0;
 }
 
@@ -148,14 +131,57 @@ static const char *pod_reason(const cJSON *pod)
 	return r ? r : "no status yet";
 }
 
-/* Poll until the helper pod runs; it never will if it failed or finished. */
+/* The signal that asked aj to stop while a helper pod existed, or 0. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * SIGINT and SIGTERM stop the wait (no SA_RESTART, so a sleep ends early);
+ * the handler resets itself, so a second signal ends aj. A signal the
+ * caller ignores (a background job's SIGINT) stays ignored.
+ */
+static void catch_stop(struct sigaction old[2])
+{
+	static const int sigs[2] = { SIGINT, SIGTERM };
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	stop_signal = 0;
+	for (i = 0; i < 2; i++) {
+		sigaction(sigs[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+/* Restore the dispositions; a signal that came meanwhile is raised again. */
+static void release_stop(const struct sigaction old[2])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	if (stop_signal)
+		raise(stop_signal);
+}
+
+/*
+ * Poll until the helper pod runs; it never will if it failed or finished.
+ * Says every WAIT_SAY_EVERY seconds what it waits for.
+ */
 static int wait_running(struct aj_kube *k, const struct aj_kube_ref *ref, struct aj_errors *err)
 {
 	int timeout = helper_timeout(), waited;
 	struct timespec second = { 1, 0 };
 	char reason[128] = "no status yet";
 
-	for (waited = 0; waited <= timeout; waited++) {
+	for (waited = 0; waited <= timeout && !stop_signal; waited++) {
 		cJSON *pod = NULL;
 		char phase[32];
 
@@ -170,9 +196,15 @@ static int wait_running(struct aj_kube *k, const struct aj_kube_ref *ref, struct
 		if (!strcmp(phase, "Failed") || !strcmp(phase, "Succeeded"))
 			return aj_errors_add(err, NULL, "helper pod %s/%s ended (%s) before the upload",
 					     ref->ns, ref->name, phase);
-		if (waited < timeout)
+		if (waited && !(waited % WAIT_SAY_EVERY))
+			fprintf(stderr, "aj: waiting for helper pod %s/%s to run: %s (%d s of %d)\n",
+				ref->ns, ref->name, reason, waited, timeout);
+		if (waited < timeout && !stop_signal)
 			nanosleep(&second, NULL);
 	}
+	if (stop_signal)
+		return aj_errors_add(err, NULL, "interrupted while waiting for helper pod %s/%s",
+				     ref->ns, ref->name);
 	return aj_errors_add(err, NULL, "helper pod %s/%s did not start within %d s (%s); "
 			     "AJ_CODE_HELPER_TIMEOUT sets the wait", ref->ns, ref->name, timeout,
 			     reason);
@@ -180,7 +212,7 @@ static int wait_running(struct aj_kube *k, const struct aj_kube_ref *ref, struct
 
 /* Run one script in the helper pod; *code is its exit code. */
 static int run_script(struct aj_kube *k, const struct aj_kube_ref *pod, const char *script,
-		      const char *const *args, size_t nargs, int *fd, int *code,
+		      const char *const *args, size_t nargs, struct aj_cli_code_reader *in, int *code,
 		      struct aj_buf *stderr_text, struct aj_errors *err)
 {
 	const char *argv[8] = { "sh", "-c", script, "aj" };
@@ -196,9 +228,9 @@ static int run_script(struct aj_kube *k, const struct aj_kube_ref *pod, const ch
 	r.pod = pod->name;
 	r.argv = argv;
 	r.argc = 4 + i;
-	if (fd) {
-		r.read = read_fd;
-		r.read_data = fd;
+	if (in) {
+		r.read = aj_cli_code_read;
+		r.read_data = in;
 	}
 	aj_exec_result_init(&res);
 	rc = aj_exec_run(k, &r, &res, err);
@@ -236,8 +268,9 @@ static int transfer(struct aj_kube *k, const struct aj_kube_ref *ref, const char
 {
 	const char *args[3];
 	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_cli_code_reader in = { -1, 0, { 0 } };
 	char size[32];
-	int code;
+	int code, rc;
 
 	args[0] = store;
 	args[1] = res->sha256_hex;
@@ -256,7 +289,11 @@ static int transfer(struct aj_kube *k, const struct aj_kube_ref *ref, const char
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)res->size);
 	args[2] = size;
 	aj_buf_reset(&text);
-	if (run_script(k, ref, aj_code_receive_script, args, 3, &fd, &code, &text, err))
+	in.fd = fd;
+	aj_cli_progress_start(&in.progress, "sending the code", res->size);
+	rc = run_script(k, ref, aj_code_receive_script, args, 3, &in, &code, &text, err);
+	aj_cli_progress_end(&in.progress);
+	if (rc)
 		goto fail;
 	if (code) {
 		/* the far side says why: a digest mismatch or a tool failing */
@@ -302,6 +339,7 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 	struct aj_kube_ref ref = { &pods, ns, NULL, NULL };
 	struct aj_kube_delete_opts del = { AJ_KUBE_PROPAGATION_BACKGROUND, NULL, NULL };
 	struct aj_buf store = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct sigaction old[2];
 	cJSON *pod = NULL;
 	char *name = NULL;
 	int fd, rc = -1;
@@ -321,8 +359,12 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 	fprintf(stderr, "aj: code %.12s (%llu files, %llu bytes) goes to volume %s in %s\n",
 		res.sha256_hex, (unsigned long long)res.files, (unsigned long long)res.size,
 		v.pvc, ns);
-	if (aj_kube_create(k, &ref, pod, NULL, NULL, err))
+	/* from before the create on, so that no signal leaves the pod behind */
+	catch_stop(old);
+	if (aj_kube_create(k, &ref, pod, NULL, NULL, err)) {
+		release_stop(old);
 		goto out;
+	}
 	ref.name = name;
 	rc = wait_running(k, &ref, err) ||
 	     transfer(k, &ref, aj_buf_cstr(&store), &res, fd, err) ? -1 : 0;
@@ -330,7 +372,12 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 		fprintf(stderr, "aj: could not delete helper pod %s/%s; delete it with kubectl\n",
 			ns, name);
 		rc = -1;
+	} else if (stop_signal) {
+		fprintf(stderr, "aj: interrupted; helper pod %s/%s deleted\n", ns, name);
 	}
+	if (stop_signal)
+		aj_cli_print_errors(err);
+	release_stop(old);
 	if (!rc && spec->code.digest && strcmp(spec->code.digest, res.sha256_hex))
 		rc = aj_errors_add(err, NULL, "the code changed while it was being submitted "
 				   "(%.12s, then %.12s): submit again", spec->code.digest,
@@ -400,7 +447,7 @@ static int upload_run(const struct aj_cli_opts *o, const char *canonical, struct
 	return rc ? -1 : 0;
 }
 
-static int upload(const struct aj_cli_opts *o)
+int aj_cli_code_upload_run(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	char *canonical;
@@ -418,27 +465,3 @@ static int upload(const struct aj_cli_opts *o)
 	aj_free(canonical);
 	return rc ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }
-
-const struct aj_cli_command aj_cli_code_upload_cmd = {
-	"code upload",
-	"put the code of this directory into a volcano job's shared volume",
-	"usage: aj code upload -t NAME [--namespace NS]\n"
-	"\n"
-	"Archive the current directory as a submission would, and place it in\n"
-	"the PersistentVolumeClaim named by the first job's submit_args.env\n"
-	"(AMLT_PERSISTENT_VOLUME_NAME, mounted at AMLT_PERSISTENT_VOLUME_MOUNT_DIR)\n"
-	"through a short-lived helper pod, under .aj-code/<sha256>. An archive\n"
-	"already there is not sent again. Prints the SHA-256, which `aj run`\n"
-	"also writes into the AjJob it makes (spec.code.digest).\n"
-	"\n"
-	"The cluster is the kubeconfig's (KUBECONFIG, ~/.kube/config) with\n"
-	"target.context; the namespace is --namespace, else target.namespace,\n"
-	"else the context's. AJ_CODE_HELPER_TIMEOUT (seconds, 300) bounds the\n"
-	"wait for the helper pod.\n"
-	"\n"
-	"  -t, --template NAME   the template (<home>/template/NAME.yaml)\n"
-	"      --namespace NS    namespace of the job\n",
-	AJ_OPT_TEMPLATE | AJ_OPT_NAMESPACE,
-	AJ_ARGS_NONE,
-	upload
-};

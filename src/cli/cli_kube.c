@@ -468,7 +468,7 @@ static void list_row(struct aj_cli_table *t, const cJSON *job, int all, int wide
 	}
 }
 
-static int list(const struct aj_cli_opts *o)
+int aj_cli_list_run(const struct aj_cli_opts *o)
 {
 	static const char *const heads[] = {
 		"NAMESPACE", "NAME", "BACKEND", "PHASE", "NODES", "AGE", "MESSAGE"
@@ -606,7 +606,7 @@ static int describe(const cJSON *job, struct aj_errors *err)
 	return rc;
 }
 
-static int status(const struct aj_cli_opts *o)
+int aj_cli_status_run(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_kube k;
@@ -630,7 +630,7 @@ static int status(const struct aj_cli_opts *o)
 
 /* --- aj cancel --- */
 
-static int cancel(const struct aj_cli_opts *o)
+int aj_cli_cancel_run(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_kube k;
@@ -669,57 +669,3 @@ static int cancel(const struct aj_cli_opts *o)
 		printf(AJJOB_KIND "/%s cancel requested\n", o->arg);
 	return done(rc ? AJ_EXIT_FAIL : AJ_EXIT_OK, &k, &err);
 }
-
-#define CLUSTER_HELP \
-	"      --namespace NS    namespace (else the context's, then default)\n" \
-	"      --context NAME    kubeconfig context (else the current one)\n" \
-	"      --kubeconfig FILE kubeconfig (else $KUBECONFIG, ~/.kube/config)\n"
-
-const struct aj_cli_command aj_cli_list = {
-	"list",
-	"list AjJobs in the cluster",
-	"usage: aj list [--namespace NS | -A] [-o wide|yaml|json]\n"
-	"\n"
-	"One row per AjJob: NAME, BACKEND, PHASE, NODES, AGE (MESSAGE too\n"
-	"with -o wide; NAMESPACE first with -A). -o yaml|json prints the list.\n"
-	"\n"
-	CLUSTER_HELP
-	"  -A, --all-namespaces  every namespace\n"
-	"  -o, --output FORMAT   wide, yaml or json\n",
-	AJ_OPT_NAMESPACE | AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_ALL_NAMESPACES |
-	AJ_OPT_OUTPUT | AJ_OPT_WIDE,
-	AJ_ARGS_NONE,
-	list
-};
-
-const struct aj_cli_command aj_cli_status = {
-	"status",
-	"show an AjJob's phase, conditions and Volcano Job",
-	"usage: aj status NAME [--namespace NS] [-o yaml|json] [--wait]\n"
-	"\n"
-	"Phase, backend, Volcano Job, message and conditions of the AjJob NAME.\n"
-	"\n"
-	CLUSTER_HELP
-	"  -o, --output FORMAT   print the object as yaml or json instead\n"
-	"  -w, --wait            then follow it until it ends, one line per phase;\n"
-	"                        exit 0 if it succeeded, 1 if it failed or was\n"
-	"                        cancelled. Ctrl-C stops waiting, not the job.\n",
-	AJ_OPT_NAMESPACE | AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_OUTPUT | AJ_OPT_WAIT,
-	AJ_ARGS_JOB,
-	status
-};
-
-const struct aj_cli_command aj_cli_cancel = {
-	"cancel",
-	"ask the controller to stop an AjJob",
-	"usage: aj cancel NAME [--namespace NS]\n"
-	"\n"
-	"Set the annotation aj.dev/cancel=true on the AjJob NAME. The controller\n"
-	"then deletes its Volcano Job and marks it Cancelled. A job that has\n"
-	"already ended is left as it is.\n"
-	"\n"
-	CLUSTER_HELP,
-	AJ_OPT_NAMESPACE | AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG,
-	AJ_ARGS_JOB,
-	cancel
-};

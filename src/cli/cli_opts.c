@@ -46,6 +46,8 @@ static const struct opt_def opt_defs[] = {
 	{ AJ_OPT_WAIT, 'w', "wait", 0 },
 	{ AJ_OPT_ALL_NAMESPACES, 'A', "all-namespaces", 0 },
 	{ AJ_OPT_FULL, 0, "full", 0 },
+	{ AJ_OPT_DIGEST, 0, "digest", 0 },
+	{ AJ_OPT_QUIET, 'q', "quiet", 0 },
 };
 
 int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -141,6 +143,12 @@ static int apply(const struct aj_cli_command *cmd, const struct opt_def *d,
 		return AJ_EXIT_OK;
 	case AJ_OPT_FULL:
 		o->full = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_DIGEST:
+		o->digest = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_QUIET:
+		o->quiet = 1;
 		return AJ_EXIT_OK;
 	default: /* AJ_OPT_OUTPUT */
 		o->format_set = 1;

@@ -3,9 +3,11 @@
  *
  * Both resolve the template, convert it to a JobSpec with the command line's
  * shape and let the backend validate it. run then creates the AjJob custom
- * resource for the controller (cli_kube.c), prints it with --dry-run, or
- * hands an amlt config to amlt; render prints what the backend would
- * create, the JobSpec, or the amlt config.
+ * resource for the controller (cli_submit.c, in aj-net), prints it with
+ * --dry-run, or hands an amlt config to amlt; render prints what the
+ * backend would create, the JobSpec, or the amlt config. Neither archives
+ * the tree for the code digest unless --digest asks: they show
+ * AJ_CODE_DIGEST_PLACEHOLDER, so their time does not grow with the tree.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +29,6 @@
 #include "core/resolve.h"
 #include "core/source.h"
 #include "core/yaml.h"
-#include "kube/client.h"
 
 extern char **environ;
 
@@ -37,24 +38,14 @@ extern char **environ;
 /* Derived names stay short: backends build pod and service names from them. */
 #define NAME_PREFIX_MAX 40
 
-struct pipeline {
-	struct aj_source src;
-	struct aj_template tpl;
-	struct aj_jobspec spec;
-	const struct aj_backend *backend;
-	char *name;                   /* the AjJob / object name */
-	char *code_uri;               /* aml, sing: the uploaded code's datastore path */
-	const char *namespace_;       /* the AjJob's namespace */
-};
-
-static void pipeline_init(struct pipeline *p)
+void aj_cli_pipeline_init(struct aj_cli_pipeline *p)
 {
 	memset(p, 0, sizeof(*p));
 	aj_template_init(&p->tpl);
 	aj_jobspec_init(&p->spec);
 }
 
-static void pipeline_release(struct pipeline *p)
+static void pipeline_release(struct aj_cli_pipeline *p)
 {
 	aj_free(p->name);
 	aj_free(p->code_uri);
@@ -122,8 +113,9 @@ static int check_usage(const struct aj_cli_command *cmd, const struct aj_cli_opt
 	return AJ_EXIT_OK;
 }
 
-static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
-			 struct pipeline *p, struct aj_errors *err)
+int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
+			 enum aj_cli_digest digest, struct aj_cli_pipeline *p,
+			 struct aj_errors *err)
 {
 	const struct aj_node *service;
 	struct aj_where w;
@@ -155,7 +147,8 @@ static int pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 				     "heterogeneous jobs cannot be handed to amlt (--amlt)");
 	}
 	/* the code a job will take: the digest names it wherever it goes */
-	if (!o->amlt && aj_cli_code_digest(&p->spec, err))
+	if (!o->amlt && digest != AJ_CLI_DIGEST_NONE &&
+	    aj_cli_code_digest(&p->spec, digest == AJ_CLI_DIGEST_COMPUTE, err))
 		return -1;
 	p->name = o->name ? aj_strdup(o->name) :
 		  derive_name(p->spec.jobs_nr ? p->spec.jobs[0].name : NULL, err);
@@ -187,7 +180,7 @@ static int amlt_word(struct aj_buf *line, const char *arg)
  * The amlt config: the resolved config without _extra, the first job's SKU
  * resolved and the user command appended to its commands as one quoted line.
  */
-static cJSON *amlt_config(const struct pipeline *p, const struct aj_cli_opts *o,
+static cJSON *amlt_config(const struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
 			  struct aj_errors *err)
 {
 	struct aj_node *copy = aj_node_copy(p->tpl.config), *jobs, *job, *cmds;
@@ -276,8 +269,8 @@ static int add_count(cJSON *o, const char *key, int v)
  * shape. Passing the resolved values rather than only the flags given makes
  * the controller's resolution identical to this one by construction.
  */
-static cJSON *ajjob_json(const struct pipeline *p, const struct aj_cli_opts *o,
-			 struct aj_errors *err)
+cJSON *aj_cli_pipeline_ajjob(const struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
+			     struct aj_errors *err)
 {
 	cJSON *job = cJSON_CreateObject(), *meta, *spec, *comps, *cmd, *f;
 	size_t i;
@@ -374,7 +367,7 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 /* Write the amlt config to a temporary file and run `amlt run FILE NAME`. */
-static int amlt_submit(const struct pipeline *p, const cJSON *config,
+static int amlt_submit(const struct aj_cli_pipeline *p, const cJSON *config,
 		       struct aj_errors *err)
 {
 	struct aj_buf yaml = AJ_BUF_INIT(AJ_BUF_LARGE), path = AJ_BUF_INIT(PATH_MAX);
@@ -439,31 +432,20 @@ out:
 	return rc;
 }
 
-/* The backend's objects for the job; *out is the caller's. */
-static int pipeline_build(const struct pipeline *p, cJSON **out, struct aj_errors *err)
+int aj_cli_pipeline_build(const struct aj_cli_pipeline *p, int preview, cJSON **out,
+			  struct aj_errors *err)
 {
 	struct aj_build_ctx ctx;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.job_name = p->name;
 	ctx.namespace_ = p->namespace_;
+	ctx.preview = preview;
 	return p->backend->build(&p->spec, &ctx, out, err);
 }
 
-/*
- * Build the backend's objects and throw them away: what the controller will
- * build from the AjJob must build here first (object name limits, for one).
- */
-static int pipeline_check_build(const struct pipeline *p, struct aj_errors *err)
-{
-	cJSON *objects = NULL;
-	int rc = pipeline_build(p, &objects, err);
-
-	cJSON_Delete(objects);
-	return rc;
-}
-
-static int finish(int rc, struct aj_errors *err, struct pipeline *p, char *canonical)
+int aj_cli_pipeline_finish(int rc, struct aj_errors *err, struct aj_cli_pipeline *p,
+			   char *canonical)
 {
 	aj_cli_print_errors(err);
 	aj_errors_release(err);
@@ -472,70 +454,51 @@ static int finish(int rc, struct aj_errors *err, struct pipeline *p, char *canon
 	return rc < 0 ? AJ_EXIT_FAIL : rc;
 }
 
-/* Create the AjJob, say when no code went with it, then follow it with --wait. */
-static int submit_ajjob(struct aj_kube *k, const cJSON *doc, const struct pipeline *p,
-			const struct aj_cli_opts *o, struct aj_errors *err)
-{
-	if (aj_cli_kube_submit(k, doc, o, err))
-		return -1;
-	if (!strcmp(p->backend->name, "volcano") && !p->spec.code.digest &&
-	    !aj_code_via_blob(&p->spec))
-		aj_cli_code_say_none(&p->spec);
-	return o->wait ? aj_cli_kube_wait(k, doc, err) : 0;
-}
-
+/*
+ * Submitting goes to aj-net (cli_submit.c); what stays here is offline:
+ * --dry-run prints the AjJob, --amlt hands the config to amlt. The objects
+ * are built and thrown away first, as the controller will build them from
+ * the AjJob (object name limits, for one).
+ */
 static int run(const struct aj_cli_opts *o)
 {
 	const struct aj_cli_command *cmd = &aj_cli_run;
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube kube;
-	struct pipeline p;
+	struct aj_cli_pipeline p;
 	char *canonical;
-	cJSON *doc;
-	int rc = check_usage(cmd, o), submit = !o->dry_run && !o->amlt;
+	cJSON *doc = NULL;
+	int rc = check_usage(cmd, o);
 
 	if (rc)
 		return rc;
-	if (o->wait && !submit)
+	if (o->wait && (o->dry_run || o->amlt))
 		return aj_cli_usage_error(cmd->name, "--wait follows a submitted AjJob: "
 					  "it excludes --dry-run and --amlt");
 	if (!o->argc || !o->argv[0][0])
 		return aj_cli_usage_error(cmd->name, "missing COMMAND (try aj run --help)");
+	if (!o->dry_run && !o->amlt)
+		return aj_cli_network(cmd, o);
 	canonical = aj_cli_template_canonical(cmd->name, o->template_name);
 	if (!canonical)
 		return AJ_EXIT_USAGE;
-	memset(&kube, 0, sizeof(kube));
-	pipeline_init(&p);
-	rc = pipeline_load(o, canonical, &p, &err);
-	if (!rc && submit) {
-		rc = aj_cli_kube_open(&kube, o, p.spec.target.context,
-				      aj_node_at(p.tpl.config, "target.context"), &err);
-		/* Neither --namespace nor target.namespace: the context's. */
-		if (!rc && !o->namespace_ && !p.spec.target.namespace_)
-			p.namespace_ = kube.cfg.namespace;
+	aj_cli_pipeline_init(&p);
+	rc = aj_cli_pipeline_load(o, canonical, o->digest ? AJ_CLI_DIGEST_COMPUTE :
+				  AJ_CLI_DIGEST_PLACEHOLDER, &p, &err);
+	if (!rc && !o->amlt) {
+		rc = aj_cli_pipeline_build(&p, 1, &doc, &err);
+		cJSON_Delete(doc);
 	}
-	if (!rc && !o->amlt)
-		rc = pipeline_check_build(&p, &err);
-	/* only a valid job ships code: through the shared volume or Blob Storage */
-	if (!rc && submit && !strcmp(p.backend->name, "volcano"))
-		rc = aj_cli_code_upload(&kube, p.namespace_, &p.spec, &err);
-	if (!rc && submit)
-		rc = aj_cli_code_blob_upload(&p.spec, &p.code_uri, &err);
 	if (!rc) {
-		doc = o->amlt ? amlt_config(&p, o, &err) : ajjob_json(&p, o, &err);
+		doc = o->amlt ? amlt_config(&p, o, &err) : aj_cli_pipeline_ajjob(&p, o, &err);
 		if (!doc)
 			rc = -1;
-		else if (o->amlt && !o->dry_run)
+		else if (!o->dry_run)
 			rc = amlt_submit(&p, doc, &err);
-		else if (submit)
-			rc = submit_ajjob(&kube, doc, &p, o, &err);
 		else
 			rc = aj_cli_print_doc(doc, o->amlt ? AJ_FORMAT_YAML : o->format, &err);
 		cJSON_Delete(doc);
 	}
-	rc = finish(rc, &err, &p, canonical);
-	aj_kube_release(&kube);
-	return rc;
+	return aj_cli_pipeline_finish(rc, &err, &p, canonical);
 }
 
 /* Several objects print as one Kubernetes List so the output stays one document. */
@@ -564,7 +527,7 @@ static int render(const struct aj_cli_opts *o)
 {
 	const struct aj_cli_command *cmd = &aj_cli_render;
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct pipeline p;
+	struct aj_cli_pipeline p;
 	char *canonical;
 	cJSON *doc = NULL;
 	int rc = check_usage(cmd, o);
@@ -576,8 +539,9 @@ static int render(const struct aj_cli_opts *o)
 	canonical = aj_cli_template_canonical(cmd->name, o->template_name);
 	if (!canonical)
 		return AJ_EXIT_USAGE;
-	pipeline_init(&p);
-	rc = pipeline_load(o, canonical, &p, &err);
+	aj_cli_pipeline_init(&p);
+	rc = aj_cli_pipeline_load(o, canonical, o->digest ? AJ_CLI_DIGEST_COMPUTE :
+				  AJ_CLI_DIGEST_PLACEHOLDER, &p, &err);
 	if (!rc && o->jobspec) {
 		doc = aj_cli_jobspec_json(&p.spec);
 		rc = doc ? 0 : aj_errors_oom(&err);
@@ -585,7 +549,7 @@ static int render(const struct aj_cli_opts *o)
 		doc = amlt_config(&p, o, &err);
 		rc = doc ? 0 : -1;
 	} else if (!rc) {
-		rc = pipeline_build(&p, &doc, &err);
+		rc = aj_cli_pipeline_build(&p, 1, &doc, &err);
 		if (!rc) {
 			doc = single_document(doc, &err);
 			rc = doc ? 0 : -1;
@@ -594,7 +558,7 @@ static int render(const struct aj_cli_opts *o)
 	if (!rc)
 		rc = aj_cli_print_doc(doc, o->amlt ? AJ_FORMAT_YAML : o->format, &err);
 	cJSON_Delete(doc);
-	return finish(rc, &err, &p, canonical);
+	return aj_cli_pipeline_finish(rc, &err, &p, canonical);
 }
 
 #define SHAPE_HELP \
@@ -622,7 +586,11 @@ const struct aj_cli_command aj_cli_run = {
 	"Options come before COMMAND; everything from COMMAND on is the job's.\n"
 	"\n"
 	SHAPE_HELP
-	"  -d, --dry-run         print the AjJob instead of creating it\n"
+	"  -d, --dry-run         print the AjJob instead of creating it; its code\n"
+	"                        digest is \"" AJ_CODE_DIGEST_PLACEHOLDER "\"\n"
+	"                        unless --digest\n"
+	"      --digest          with --dry-run: archive the current directory for\n"
+	"                        the code digest, as a submission does\n"
 	"  -w, --wait            follow the AjJob until it ends, one line per\n"
 	"                        phase; exit 0 if it succeeded, 1 if it failed or\n"
 	"                        was cancelled. Ctrl-C stops waiting, not the job.\n"
@@ -630,10 +598,12 @@ const struct aj_cli_command aj_cli_run = {
 	"                        the current context)\n"
 	"      --kubeconfig FILE kubeconfig (else $KUBECONFIG, ~/.kube/config)\n"
 	"      --amlt            hand the resolved config (without _extra) to\n"
-	"                        `amlt run`; with --dry-run print it instead\n",
+	"                        `amlt run`; with --dry-run print it instead\n"
+	"  -q, --quiet           no progress line while the code is archived and\n"
+	"                        sent (there is one only on a terminal)\n",
 	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN |
 	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_DRY_RUN | AJ_OPT_OUTPUT | AJ_OPT_AMLT |
-	AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_WAIT,
+	AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_WAIT | AJ_OPT_DIGEST | AJ_OPT_QUIET,
 	AJ_ARGS_COMMAND,
 	run
 };
@@ -645,13 +615,18 @@ const struct aj_cli_command aj_cli_render = {
 	"\n"
 	"Run the same pipeline as `aj run` and print the backend's output: the\n"
 	"Volcano Job (a List when there are several objects) or the Azure ML\n"
-	"request body for aml and sing.\n"
+	"request body for aml and sing. Where the job ships code, its digest shows\n"
+	"as \"" AJ_CODE_DIGEST_PLACEHOLDER "\" unless --digest: the current\n"
+	"directory is not read.\n"
 	"\n"
 	SHAPE_HELP
+	"      --digest          archive the current directory for the code digest,\n"
+	"                        as aj run does\n"
 	"      --jobspec         print the typed job spec instead\n"
 	"      --amlt            print the amlt config (resolved, without _extra)\n",
 	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN |
-	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_OUTPUT | AJ_OPT_AMLT | AJ_OPT_JOBSPEC,
+	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_OUTPUT | AJ_OPT_AMLT | AJ_OPT_JOBSPEC |
+	AJ_OPT_DIGEST,
 	AJ_ARGS_COMMAND,
 	render
 };

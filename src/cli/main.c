@@ -1,5 +1,6 @@
 /*
- * main.c - `aj`: find the command, parse its options, run it.
+ * main.c - `aj` and `aj-net`: find the command, parse its options, run it
+ * (a network command through aj_cli_network(), see cli.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -96,16 +97,19 @@ static int is_help(const char *a)
 	return !strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help");
 }
 
-static int run_command(const struct aj_cli_command *cmd, int argc, char **argv)
+/* Run cmd on the words after its name, words[skip..]; words is all of argv. */
+static int run_command(const struct aj_cli_command *cmd, char **words, int argc, int skip)
 {
 	struct aj_cli_opts o;
-	int rc = aj_cli_parse(cmd, argc, argv, &o);
+	int rc = aj_cli_parse(cmd, argc - skip, words + skip, &o);
 
 	if (rc < 0)
 		return AJ_EXIT_OK;
 	if (rc)
 		return rc;
-	return cmd->run(&o);
+	o.words = words;
+	aj_cli_quiet = o.quiet;
+	return cmd->run ? cmd->run(&o) : aj_cli_network(cmd, &o);
 }
 
 int main(int argc, char **argv)
@@ -139,20 +143,20 @@ int main(int argc, char **argv)
 			return aj_cli_usage_error("template",
 						  "unknown subcommand '%s' (list, show, validate)",
 						  argv[2]);
-		return run_command(cmd, argc - 3, argv + 3);
+		return run_command(cmd, argv, argc, 3);
 	}
 	if (!strcmp(argv[1], "code")) {
 		cmd = argc < 3 ? NULL : find_command(code_commands, "code ", argv[2]);
 		if (!cmd)
 			return aj_cli_usage_error("code", "expected a subcommand: stats");
-		return run_command(cmd, argc - 3, argv + 3);
+		return run_command(cmd, argv, argc, 3);
 	}
 	if (argc >= 3 && !strchr(argv[1], ' ') && strlen(argv[1]) < 32) {
 		char group[40];
 
 		snprintf(group, sizeof(group), "%s ", argv[1]);
 		if ((cmd = find_command(azure_commands, group, argv[2])))
-			return run_command(cmd, argc - 3, argv + 3);
+			return run_command(cmd, argv, argc, 3);
 	}
 	cmd = find_command(top_commands, "", argv[1]);
 	if (!cmd) {
@@ -162,5 +166,5 @@ int main(int argc, char **argv)
 		return aj_cli_usage_error(NULL, "unknown command '%s' (try aj --help)",
 					  argv[1]);
 	}
-	return run_command(cmd, argc - 2, argv + 2);
+	return run_command(cmd, argv, argc, 2);
 }

@@ -10,7 +10,16 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <openssl/evp.h>
+/*
+ * OpenSSL's low-level SHA-256 (SHA256_Init/Update/Final), not EVP: EVP sets
+ * up the provider machinery on first use (about 6 M instructions, reading
+ * openssl.cnf), more than a whole `aj render`; these run the same assembly
+ * (SHA extensions where the CPU has them) with no set-up, and link
+ * statically into the offline aj (src/CMakeLists.txt). Deprecated in
+ * OpenSSL 3.0, still part of its API.
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 
 #include "code/ignore.h"
 #include "code/walk.h"
@@ -181,7 +190,7 @@ static void locale_unpin(struct locale_pin *p)
 struct writer {
 	struct archive *a;
 	struct archive_entry *ae;
-	EVP_MD_CTX *md;
+	SHA256_CTX md;
 	aj_archive_sink sink;
 	void *sink_data;
 	struct aj_archive_result *res;
@@ -195,10 +204,7 @@ static la_ssize_t on_write(struct archive *a, void *data, const void *buf,
 {
 	struct writer *w = data;
 
-	if (!EVP_DigestUpdate(w->md, buf, len)) {
-		archive_set_error(a, EIO, "SHA-256 failed");
-		return -1;
-	}
+	SHA256_Update(&w->md, buf, len);
 	w->res->size += len;
 	if (w->sink && w->sink(w->sink_data, buf, len, w->e)) {
 		w->sink_failed = 1;
@@ -284,7 +290,6 @@ int aj_archive_create(const char *root, const struct aj_ignore *ig, int level,
 {
 	struct writer w;
 	struct locale_pin pin;
-	unsigned int mdlen = 0;
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -299,11 +304,10 @@ int aj_archive_create(const char *root, const struct aj_ignore *ig, int level,
 	w.e = e;
 	locale_pin(&pin);
 	w.buf = aj_malloc(CHUNK);
-	w.md = EVP_MD_CTX_new();
+	SHA256_Init(&w.md);
 	w.a = archive_write_new();
 	w.ae = archive_entry_new();
-	if (!w.buf || !w.md || !w.a || !w.ae ||
-	    !EVP_DigestInit_ex(w.md, EVP_sha256(), NULL)) {
+	if (!w.buf || !w.a || !w.ae) {
 		aj_errors_oom(e);
 		goto out;
 	}
@@ -317,10 +321,7 @@ int aj_archive_create(const char *root, const struct aj_ignore *ig, int level,
 		archive_fail(&w, NULL);
 		goto out;
 	}
-	if (!EVP_DigestFinal_ex(w.md, res->sha256, &mdlen) || mdlen != 32) {
-		aj_errors_add(e, NULL, "SHA-256 failed");
-		goto out;
-	}
+	SHA256_Final(res->sha256, &w.md);
 	hex_digest(res->sha256, res->sha256_hex);
 	ret = 0;
 out:
@@ -328,7 +329,6 @@ out:
 		archive_write_free(w.a);
 	if (w.ae)
 		archive_entry_free(w.ae);
-	EVP_MD_CTX_free(w.md);
 	aj_free(w.buf);
 	locale_unpin(&pin);
 	return ret;
@@ -358,7 +358,7 @@ int aj_archive_sink_fd(void *data, const void *buf, size_t len,
 
 struct reader {
 	struct archive *a;
-	EVP_MD_CTX *md;
+	SHA256_CTX md;
 	int fd;
 	int read_failed;
 	char *in;       /* compressed input */
@@ -375,11 +375,12 @@ static la_ssize_t on_read(struct archive *a, void *data, const void **buf)
 	do
 		n = read(r->fd, r->in, CHUNK);
 	while (n < 0 && errno == EINTR);
-	if (n < 0 || !EVP_DigestUpdate(r->md, r->in, (size_t)(n > 0 ? n : 0))) {
+	if (n < 0) {
 		r->read_failed = 1;
 		archive_set_error(a, errno, "cannot read archive");
 		return -1;
 	}
+	SHA256_Update(&r->md, r->in, (size_t)n);
 	*buf = r->in;
 	return n;
 }
@@ -490,7 +491,6 @@ int aj_archive_verify(int fd, const char *root, const struct aj_ignore *ig,
 	struct reader r;
 	struct locale_pin pin;
 	unsigned char md[32];
-	unsigned int mdlen = 0;
 	char hex[65];
 	la_ssize_t n;
 	int ret = -1;
@@ -501,10 +501,9 @@ int aj_archive_verify(int fd, const char *root, const struct aj_ignore *ig,
 	r.in = aj_malloc(CHUNK);
 	r.buf = aj_malloc(CHUNK);
 	r.cmp = aj_malloc(CHUNK);
-	r.md = EVP_MD_CTX_new();
+	SHA256_Init(&r.md);
 	r.a = archive_read_new();
-	if (!r.in || !r.buf || !r.cmp || !r.md || !r.a ||
-	    !EVP_DigestInit_ex(r.md, EVP_sha256(), NULL)) {
+	if (!r.in || !r.buf || !r.cmp || !r.a) {
 		aj_errors_oom(e);
 		goto out;
 	}
@@ -523,10 +522,11 @@ int aj_archive_verify(int fd, const char *root, const struct aj_ignore *ig,
 
 		n = on_read(r.a, &r, &unused);
 	} while (n > 0);
-	if (n < 0 || !EVP_DigestFinal_ex(r.md, md, &mdlen)) {
+	if (n < 0) {
 		aj_errors_add(e, NULL, "cannot read archive: %s", strerror(errno));
 		goto out;
 	}
+	SHA256_Final(md, &r.md);
 	hex_digest(md, hex);
 	if (sha256_hex && strcmp(hex, sha256_hex)) {
 		aj_errors_add(e, NULL, "archive SHA-256 is %s, expected %s", hex, sha256_hex);
@@ -536,7 +536,6 @@ int aj_archive_verify(int fd, const char *root, const struct aj_ignore *ig,
 out:
 	if (r.a)
 		archive_read_free(r.a);
-	EVP_MD_CTX_free(r.md);
 	aj_free(r.in);
 	aj_free(r.buf);
 	aj_free(r.cmp);

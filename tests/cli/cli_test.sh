@@ -605,6 +605,50 @@ EOF
 
 group_render() {
 	export AJ_HOME=$EXAMPLES
+	local code=$tmp/code deep digest i
+
+	# The code digest: render and run --dry-run read the tree only with
+	# --digest. A path longer than the archive's limit (4095 bytes) makes any
+	# archive of this tree fail, so a render that succeeds read none of it.
+	mkdir -p "$code"
+	printf 'print("train")\n' >"$code/train.py"
+	deep=$code
+	for i in $(seq 1 22); do deep=$deep/$(printf 'd%.0s' $(seq 1 190)); done
+	mkdir -p "$deep" && : >"$deep/f"
+	pushd "$code" >/dev/null || exit 1
+	case_ "render: code that would ship shows the placeholder, the tree is not read"
+	aj render -t volcano --name demo -o json -- python train.py
+	expect_rc 0
+	expect_err_empty
+	expect_out '.aj-code/<not computed: use --digest>'
+	case_ "run --dry-run: the AjJob carries the placeholder"
+	aj run -t volcano --name demo --dry-run -o json -- python train.py
+	expect_rc 0
+	json "d['spec']['code']['digest'] == '<not computed: use --digest>'"
+	case_ "render --digest archives the tree"
+	aj render -t volcano --name demo --digest -o json -- python train.py
+	expect_rc 1
+	expect_err "path too long"
+	rm -rf "$code/$(printf 'd%.0s' $(seq 1 190))"
+	case_ "render --digest: the digest of the archive aj code stats describes"
+	aj code stats -t volcano
+	expect_rc 0
+	digest=$(awk '/sha256/ {print $NF}' "$tmp/out")
+	checks=$((checks + 1))
+	[[ $digest =~ ^[0-9a-f]{64}$ ]] || fail "code stats printed no SHA-256"
+	aj render -t volcano --name demo --digest -o json -- python train.py
+	expect_rc 0
+	expect_out ".aj-code/$digest"
+	expect_out_lacks "not computed"
+	case_ "run --dry-run --digest: the same digest in the AjJob"
+	aj run -t volcano --name demo --dry-run --digest -o json -- python train.py
+	expect_rc 0
+	json "d['spec']['code']['digest'] == '$digest'"
+	case_ "--digest is for render and run only"
+	aj template show --digest volcano
+	expect_rc 2
+	expect_err "unknown option '--digest'"
+	popd >/dev/null || exit 1
 
 	case_ "volcano: one Job, shape from the template"
 	aj render -t volcano --name demo -o json -- "${hostile[@]}"
@@ -709,14 +753,19 @@ group_bundle() {
 	local t want
 	export AJ_HOME=$EXAMPLES
 
+	# --digest on both sides: the controller builds from the digest the
+	# AjJob carries, which must be the one render showed for this tree.
+	mkdir -p "$tmp/code" && printf 'print("train")\n' >"$tmp/code/train.py"
+	cd "$tmp/code" || exit 1
+
 	while read -r t; do
 		# shellcheck disable=SC2086
 		set -- $t
 		case_ "bundle round trip: $*"
-		aj run --name same --dry-run -o json "$@" -- python train.py "a b" '$HOME'
+		aj run --name same --dry-run --digest -o json "$@" -- python train.py "a b" '$HOME'
 		expect_rc 0
 		cp "$tmp/out" "$tmp/ajjob.json"
-		aj render --name same -o json "$@" -- python train.py "a b" '$HOME'
+		aj render --name same --digest -o json "$@" -- python train.py "a b" '$HOME'
 		expect_rc 0
 		want=$tmp/want.json
 		cp "$tmp/out" "$want"

@@ -62,7 +62,7 @@ static void through_pipeline(const cJSON *job)
 	struct aj_bundle bundle;
 	struct aj_template tpl;
 	struct aj_jobspec spec;
-	struct aj_build_ctx ctx = { "fuzz-job", "team", "uid-1", "fuzz-job", "aj.dev/v1alpha1" };
+	struct aj_build_ctx ctx = { "fuzz-job", "team", "uid-1", "fuzz-job", "aj.dev/v1alpha1", 0 };
 	const struct aj_backend *be;
 	cJSON *out = NULL;
 	int r;

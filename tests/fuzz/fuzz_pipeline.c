@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct aj_template t;
 	struct aj_jobspec spec;
 	const struct aj_backend *be;
-	struct aj_build_ctx ctx = { "fuzz-job", "default", "uid-1", "fuzz-job", "aj.dev/v1alpha1" };
+	struct aj_build_ctx ctx = { "fuzz-job", "default", "uid-1", "fuzz-job", "aj.dev/v1alpha1", 0 };
 	cJSON *out = NULL;
 	int r;
 

@@ -17,6 +17,13 @@ expect_eq_() { local name=$1 want=$2 got; shift 2
   else echo "(got '$got', want '$want')" >>"$t_out"; fail "$name"; fi; }
 expect_ok "kubectl-aj is a relative link to aj" bash -c "[[ -L '$prefix/bin/kubectl-aj' && \$(readlink '$prefix/bin/kubectl-aj') == aj ]]"
 expect_eq_ "kubectl-aj --version" "$version" "$prefix/bin/kubectl-aj" --version
+expect_ok "the network helper is installed in libexec/aj" test -x "$prefix/libexec/aj/aj-net"
+expect_ok "aj hands network commands to it" bash -c \
+  "'$aj' list --kubeconfig '$prefix/none' 2>&1 | grep -q 'cannot read kubeconfig\|$prefix/none'"
+expect_ok "...through the kubectl-aj link too" bash -c \
+  "'$prefix/bin/kubectl-aj' list --kubeconfig '$prefix/none' 2>&1 | grep -q '$prefix/none'"
+expect_ok "aj loads no network library itself" bash -c \
+  "! readelf -d '$aj' | grep -E 'NEEDED.*(curl|websockets|ssl|crypto|archive)'"
 
 # A real kubectl finds the plugin on PATH.
 kubectl=${AJ_KUBECTL:-}

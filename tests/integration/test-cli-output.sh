@@ -15,16 +15,20 @@ expect_ok "examples have leaf templates (${#leaves[@]})" test "${#leaves[@]}" -g
 
 for t in "${leaves[@]}"; do
   args=(-t "$t" --name "cli-$t" --namespace "$ns")
-  if "$AJ_BIN" run "${args[@]}" --dry-run -- python train.py --lr 3e-4 >"$out/$t.ajjob.yaml" 2>"$t_out"; then
+  if "$AJ_BIN" run "${args[@]}" --dry-run --digest -- python train.py --lr 3e-4 >"$out/$t.ajjob.yaml" 2>"$t_out"; then
     expect_ok "AjJob of template $t accepted" dry_apply "$ns" "$out/$t.ajjob.yaml"
   else
     fail "aj run --dry-run -t $t"
   fi
-  "$AJ_BIN" render "${args[@]}" -- python train.py >"$out/$t.render.yaml" 2>"$t_out" || { fail "aj render -t $t"; continue; }
+  "$AJ_BIN" render "${args[@]}" --digest -- python train.py >"$out/$t.render.yaml" 2>"$t_out" || { fail "aj render -t $t"; continue; }
   if grep -q 'apiVersion: batch.volcano.sh/' "$out/$t.render.yaml"; then  # not an Azure request body
     expect_ok "Volcano objects of template $t accepted" dry_apply "$ns" "$out/$t.render.yaml"
   fi
 done
+
+# Without --digest the AjJob carries the placeholder, which the schema refuses.
+"$AJ_BIN" run -t volcano --name cli-nodigest --namespace "$ns" --dry-run -- python train.py >"$out/nodigest.yaml" 2>"$t_out"
+expect_fail "an AjJob with the placeholder digest is refused" "spec.code.digest" dry_apply "$ns" "$out/nodigest.yaml"
 
 # A submitted job then stays as submitted.
 if [[ -s $out/volcano.ajjob.yaml ]]; then

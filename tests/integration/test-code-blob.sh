@@ -75,15 +75,18 @@ log() { cat "$t_out" >>"$work/user.log"; }
 field() { k -n "$ns" get ajjob "$1" -o jsonpath="$2"; }
 gone() { ! k -n "$ns" get ajjob "$1" >/dev/null 2>&1; }
 
-expect_ok "--dry-run computes the digest" user "$AJ_BIN" run -t job --name dry --namespace "$ns" --dry-run -o json -- python train.py
+expect_ok "--dry-run --digest computes the digest" user "$AJ_BIN" run -t job --name dry --namespace "$ns" --dry-run --digest -o json -- python train.py
 digest_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["spec"]["code"]["digest"])' "$1"; }
 dry=$(digest_of "$t_out")
 expect_ok "...and sends nothing" blob_absent "code/team/aj-code/$dry.tar.gz"
+expect_ok "render --digest shows it in the pods' check of the archive" user "$AJ_BIN" render -t job --name dry --namespace "$ns" --digest -- python train.py
+cp "$t_out" "$work/render.yaml"
+expect_ok "...as the SHA-256 they compare" grep -qF "if [ \"\$aj_got\" != '$dry' ]" "$work/render.yaml"
 
 expect_ok "aj run uploads the archive and submits" user "$AJ_BIN" run -t job --name cb-1 --namespace "$ns" -- python train.py
 log
 digest=$(field cb-1 '{.spec.code.digest}')
-expect_eq "the AjJob carries the digest --dry-run printed" "$dry" echo "$digest"
+expect_eq "the AjJob carries the digest --dry-run and render printed" "$dry" echo "$digest"
 expect_ok "...saying where the archive went" grep -qF \
   "aj: code ${digest:0:12} uploaded to storage account devstoreaccount1, container code: team/aj-code/$digest.tar.gz" "$work/user.log"
 expect_ok "the blob is there" storage GET "code/team/aj-code/$digest.tar.gz" -o "$work/got.tar.gz"
@@ -108,7 +111,7 @@ expect_ok "...ContainerNotFound" grep -qF "ContainerNotFound" "$work/user.log"
 expect_ok "...and no AjJob" gone cb-3
 peer_post config '{"storage_jwt": false}'
 printf 'print("changed")\n' >"$work/code/train.py"
-expect_ok "changed code: its digest" user "$AJ_BIN" run -t job --name cb-4 --namespace "$ns" --dry-run -o json -- python train.py
+expect_ok "changed code: its digest" user "$AJ_BIN" run -t job --name cb-4 --namespace "$ns" --dry-run --digest -o json -- python train.py
 changed=$(digest_of "$t_out")
 expect_fail "a token storage refuses: named, nothing created" \
   "cannot upload the code to storage account devstoreaccount1, container code:" \

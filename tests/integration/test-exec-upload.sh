@@ -124,20 +124,36 @@ expect_eq "still only the first upload in the volume" "$want" ls -A "$store"
 # --- the whole tree once the connection holds ---
 start_peer
 new=$(upload 2>"$t_out")
+cp "$t_out" "$work/retry.err"
 expect_ok "a clean retry uploads the bigger tree" test "${#new}" -eq 64 -a "$new" != "$want"
 expect_eq "both uploads, no temporaries" "$(printf '%s\n' "$want" "$new" | sort | tr '\n' ' ')" \
   bash -c "ls -A '$store' | sort | tr '\n' ' '"
 expect_ok "the weights arrived intact" cmp "$work/code/weights.bin" "$store/$new/weights.bin"
+expect_ok "...with no progress line, stderr not being a terminal" bash -c \
+  "grep -q uploaded '$work/retry.err' && ! grep -q 'MiB/s' '$work/retry.err'"
+
+# --- progress on a terminal (script(1) gives aj one) ---
+head -c 40000000 /dev/urandom >"$work/code/big.bin"
+on_tty() { script -qec "cd '$work/code' && KUBECONFIG='$work/kubeconfig' '$AJ_BIN' code upload -t job $*" "$work/tty.log" >/dev/null; }
+expect_ok "on a terminal the upload succeeds" on_tty
+# each phase shows once it has run for 0.2 s: archiving 40 MB, or sending it
+expect_ok "...showing files or MiB and the rate on one line rewritten in place" \
+  grep -qaE $'\raj: (archiving the code [0-9]+ files, [0-9.]+ MiB|sending the code [0-9.]+ of [0-9.]+ MiB), [0-9.]+ MiB/s' \
+  "$work/tty.log"
+expect_ok "...which it erases before saying what it sent" grep -qaF $'\r\033[K' "$work/tty.log"
+expect_ok "--quiet: no progress line" on_tty --quiet
+expect_ok "...only the messages" bash -c "! grep -qa 'MiB/s' '$work/tty.log' && grep -qa 'is already in the volume' '$work/tty.log'"
+rm "$work/code/big.bin"
 stop_peer
 
 # --- the AjJob and the Volcano Job name the upload ---
 ns=$(new_namespace exec)
-(cd "$work/code" && "$AJ_BIN" run -t job --name up-1 --namespace "$ns" --dry-run -o json -- python train.py) \
+(cd "$work/code" && "$AJ_BIN" run -t job --name up-1 --namespace "$ns" --dry-run --digest -o json -- python train.py) \
   >"$work/ajjob.json" 2>"$work/run.err"
-expect_eq "aj run --dry-run carries the digest" "$new" python3 -c \
+expect_eq "aj run --dry-run --digest carries the digest" "$new" python3 -c \
   'import json, sys; print(json.load(open(sys.argv[1]))["spec"]["code"]["digest"])' "$work/ajjob.json"
 expect_ok "the AjJob with spec.code is accepted" dry_apply "$ns" "$work/ajjob.json"
-(cd "$work/code" && "$AJ_BIN" render -t job --name up-1 --namespace "$ns" -- python train.py) >"$work/job.yaml"
+(cd "$work/code" && "$AJ_BIN" render -t job --name up-1 --namespace "$ns" --digest -- python train.py) >"$work/job.yaml"
 expect_ok "the Volcano Job that copies it is accepted" dry_apply "$ns" "$work/job.yaml"
 expect_ok "its pods copy .aj-code/<digest> into /aj/code" grep -qF "cp -a '$store/$new/.' /aj/code/" "$work/job.yaml"
 bad=$(sed "s/$new/NOTADIGEST/" "$work/ajjob.json")
@@ -148,6 +164,18 @@ expect_fail "a malformed digest is refused by the schema" "spec.code.digest" \
 expect_fail "without a kubelet the helper pod times out" "did not start within 3 s (Pending)" \
   env AJ_CODE_HELPER_TIMEOUT=3 bash -c "cd '$work/code' && '$AJ_BIN' code upload -t job --namespace '$ns'"
 expect_eq "...and is deleted" "" k get pods -n "$ns" -o name
+(cd "$work/code" && AJ_CODE_HELPER_TIMEOUT=120 exec "$AJ_BIN" code upload -t job --namespace "$ns") \
+  2>"$work/term.err" &
+upload_pid=$!
+expect_ok "while aj waits for the helper pod, it exists" wait_for 30 \
+  bash -c "[[ -n \$('$AJ_KUBECTL' get pods -n '$ns' -o name) ]]"
+expect_ok "...and aj says what it waits for" wait_for 30 \
+  grep -q "aj: waiting for helper pod $ns/aj-code-.* to run: .* (5 s of 120)" "$work/term.err"
+kill -TERM "$upload_pid"
+wait "$upload_pid"
+expect_eq "SIGTERM ends aj by that signal" "143" echo "$?"
+expect_ok "...after it deleted the helper pod" grep -q "aj: interrupted; helper pod $ns/aj-code-.* deleted" "$work/term.err"
+expect_eq "...which is gone" "" k get pods -n "$ns" -o name
 expect_fail "aj run uploads before it creates the AjJob: the pod never starts, so no AjJob" \
   "did not start within 3 s" env AJ_CODE_HELPER_TIMEOUT=3 bash -c \
   "cd '$work/code' && '$AJ_BIN' run -t job --name up-2 --namespace '$ns' -- python train.py"

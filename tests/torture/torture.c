@@ -127,7 +127,7 @@ static const char *const command[] = { "python", "train.py", "--msg", "it's $(he
 static int build(const struct aj_node *config, const char *name,
 		 const struct aj_shape_args *args, struct aj_errors *err, cJSON **out)
 {
-	struct aj_build_ctx ctx = { "job-1", "team", "uid-1", "job-1", "aj.dev/v1alpha1" };
+	struct aj_build_ctx ctx = { "job-1", "team", "uid-1", "job-1", "aj.dev/v1alpha1", 0 };
 	const struct aj_backend *be;
 	struct aj_jobspec spec;
 	int r;

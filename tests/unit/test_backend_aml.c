@@ -46,7 +46,7 @@ static const struct aj_backend *backend(void)
 
 static const cJSON *build(struct aj_jobspec *s, const char *name, cJSON **arr)
 {
-	struct aj_build_ctx ctx = { name, NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { name, NULL, NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 
 	if (backend()->validate(s, &err) || backend()->build(s, &ctx, arr, &err))
@@ -239,8 +239,8 @@ static void heterogeneous_refused(void **state)
 
 static void build_needs_name_and_shape(void **state)
 {
-	struct aj_build_ctx noname = { NULL, NULL, NULL, NULL, NULL };
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx noname = { NULL, NULL, NULL, NULL, NULL, 0 };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
@@ -263,7 +263,7 @@ static void build_needs_name_and_shape(void **state)
 static void survives_allocation_failures(void **state)
 {
 	struct aj_shape_args args = { 2, 0, 4 };
-	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL, 0 };
 
 	(void)state;
 	assert_true(aj_test_backend_oom("aml", aml, &args, user_cmd, 2, &ctx) > 50);

@@ -49,7 +49,7 @@ static const struct aj_backend *backend(void)
 
 static const cJSON *build(struct aj_jobspec *s, cJSON **arr)
 {
-	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 
 	if (backend()->validate(s, &err) || backend()->build(s, &ctx, arr, &err))
@@ -184,7 +184,7 @@ static void errors(void **state)
 /* Without a job shape (template checked alone) validate skips the SKU; build still needs it. */
 static void template_check_without_shape(void **state)
 {
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
@@ -203,7 +203,7 @@ static void template_check_without_shape(void **state)
 static void survives_allocation_failures(void **state)
 {
 	struct aj_shape_args none = { 0, 0, 0 };
-	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL, 0 };
 
 	(void)state;
 	assert_true(aj_test_backend_oom("sing", sing, &none, user_cmd, 2, &ctx) > 50);

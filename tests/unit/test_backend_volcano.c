@@ -81,7 +81,7 @@ static void env_is(const cJSON *c, int i, const char *name, const char *value)
 
 static void homogeneous_job(void **state)
 {
-	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL, 0 };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
 	const cJSON *job, *pod, *c, *w;
@@ -187,7 +187,7 @@ static void homogeneous_job(void **state)
 
 static void single_cpu_node(void **state)
 {
-	struct aj_build_ctx ctx = { "cpu-job", "team-a", "uid-1", "cpu-job", "aj.example.com/v1alpha1" };
+	struct aj_build_ctx ctx = { "cpu-job", "team-a", "uid-1", "cpu-job", "aj.example.com/v1alpha1", 0 };
 	struct aj_shape_args args = { 1, 0, 0 };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
@@ -235,7 +235,7 @@ static void single_cpu_node(void **state)
 /* GPUs from a G shorthand when target.gpus_per_node is absent; RDMA then defaults on */
 static void gpus_from_sku(void **state)
 {
-	struct aj_build_ctx ctx = { "g", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "g", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args args = { 3, 4, 0 };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
@@ -260,7 +260,7 @@ static void gpus_from_sku(void **state)
 
 static void scratch_and_capabilities(void **state)
 {
-	struct aj_build_ctx ctx = { "nested", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "nested", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args args = { 1, 0, 0 };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
@@ -328,7 +328,7 @@ static const char *hetero =
 static void heterogeneous_tasks(void **state)
 {
 	static const char *const argv[] = { "python", "train.py" };
-	struct aj_build_ctx ctx = { "hetero-1", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "hetero-1", NULL, NULL, NULL, NULL, 0 };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
 	const cJSON *job, *m, *a, *h;
@@ -507,7 +507,7 @@ static void homogeneous_errors(void **state)
 /* volcano.md §4: the master's end completes the job; a lost pod restarts the gang, bounded */
 static void lifecycle_policies(void **state)
 {
-	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL, 0 };
 	static const char *const argv[] = { "python", "train.py" };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
@@ -572,7 +572,7 @@ static void max_retry_errors(void **state)
 /* seed "Volcano example": code goes helper pod -> PVC -> each pod's work directory */
 static void code_from_shared_volume(void **state)
 {
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args args = { 2, 0, 0 };
 	static const char *const argv[] = { "python", "train.py" };
 	struct aj_jobspec s;
@@ -639,7 +639,7 @@ static void code_from_shared_volume(void **state)
 
 static void storage_mounts_blobfuse(void **state)
 {
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args args = { 2, 0, 0 };
 	static const char *const argv[] = { "python", "train.py" };
 	struct aj_jobspec s;
@@ -700,7 +700,7 @@ static void storage_mounts_blobfuse(void **state)
 /* Privilege only with storage: capabilities alone, or nothing, never privileged */
 static void no_privilege_without_storage(void **state)
 {
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args one = { 1, 0, 0 };
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
@@ -739,7 +739,7 @@ static void storage_paths_survive_bash(void **state)
 {
 	static const char *const user[] = { "true" };
 	static const char dir[] = "/mnt/it's $(touch /tmp/aj-pwned) \"q\" `id` a\nb";
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args one = { 1, 0, 0 };
 	struct aj_buf yaml = AJ_BUF_INIT(AJ_BUF_SMALL), script = AJ_BUF_INIT(AJ_BUF_LARGE);
 	char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
@@ -896,7 +896,7 @@ static void blob_code_settings(void **state)
  */
 static int run_download(const char *tmp, const char *digest, int retries, char **out)
 {
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args one = { 1, 0, 0 };
 	static const char *const user[] = { "cat", "hello.txt" };
 	struct aj_buf yaml = AJ_BUF_INIT(AJ_BUF_SMALL), script = AJ_BUF_INIT(AJ_BUF_LARGE);
@@ -943,7 +943,7 @@ static void blob_code_download(void **state)
 		"echo \"$@\" >\"$T/args\"\n"
 		"[ $n -gt 2 ] || exit 1\n"
 		"command cp \"$T/archive.tar.gz\" \"$3\"\n";
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args one = { 1, 0, 0 };
 	char *tmp = aj_test_mkdtemp(), *out, *path, *sum, *args;
 	char *sh[4] = { "/bin/sh", "-c", NULL, NULL };
@@ -1067,7 +1067,7 @@ static void code_volume_errors(void **state)
 /* A digest needs a volume to come from, and must be a digest */
 static void code_digest_errors(void **state)
 {
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args one = { 1, 0, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_jobspec s;
@@ -1116,7 +1116,7 @@ static void code_digest_errors(void **state)
 
 static void build_fails(const char *job_name, int nodes, const char *fragment)
 {
-	struct aj_build_ctx ctx = { job_name, NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { job_name, NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args args = { nodes, 0, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_jobspec s;
@@ -1157,7 +1157,7 @@ static void name_limits(void **state)
 
 static void name_limits_edge_fits(void **state)
 {
-	struct aj_build_ctx ctx = { NULL, NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { NULL, NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args args = { 11, 0, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_jobspec s;
@@ -1180,7 +1180,7 @@ static void name_limits_edge_fits(void **state)
 /* build() refuses a spec whose shape was never resolved, instead of guessing */
 static void build_needs_a_resolved_shape(void **state)
 {
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
@@ -1217,7 +1217,7 @@ static void failed_tasks_are_dropped(void **state)
 
 static void owner_needs_api_version(void **state)
 {
-	struct aj_build_ctx ctx = { "j", NULL, "uid", "j", NULL };
+	struct aj_build_ctx ctx = { "j", NULL, "uid", "j", NULL, 0 };
 	struct aj_shape_args args = { 1, 0, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_jobspec s;
@@ -1241,7 +1241,7 @@ static void hostile_arguments_survive_bash(void **state)
 		" spaced  out ", "\\", "\\'", "$HOME", "${IFS}", "*", "~", "!x", "-e", "a;b|c&d>e",
 		"\t", "\xc3\xa9\xe2\x9c\x93", "'$(id)'", "\n", "--", "%s", "#", "'''",
 	};
-	struct aj_build_ctx ctx = { "q", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "q", NULL, NULL, NULL, NULL, 0 };
 	struct aj_shape_args args = { 1, 0, 0 };
 	size_t n = sizeof(hostile) / sizeof(hostile[0]), i, len, want_len = 0;
 	char *bash[4] = { "/bin/bash", "-c", NULL, NULL };
@@ -1302,7 +1302,7 @@ static void table_lists_backends(void **state)
 static void survives_allocation_failures(void **state)
 {
 	static const char *const argv[] = { "python", "train.py" };
-	struct aj_build_ctx ctx = { "train-abc", "ns", "uid", "train-abc", "aj.example.com/v1alpha1" };
+	struct aj_build_ctx ctx = { "train-abc", "ns", "uid", "train-abc", "aj.example.com/v1alpha1", 0 };
 
 	(void)state;
 	assert_true(aj_test_backend_oom("volcano", homogeneous, &no_args, argv, 2, &ctx) > 100);

@@ -174,7 +174,7 @@ static void volcano_jobs_remember_their_controlling_ajjob(void **state)
 /* The Volcano Job the builder makes for spec, as the watch would deliver it. */
 static cJSON *built_volcano_job(const char *yaml)
 {
-	struct aj_build_ctx ctx = { "bert", "ml", "u1", "bert", "aj.dev/v1alpha1" };
+	struct aj_build_ctx ctx = { "bert", "ml", "u1", "bert", "aj.dev/v1alpha1", 0 };
 	struct aj_shape_args args = { 1, 0, 0 };
 	const struct aj_backend *b = aj_backend_find("volcano");
 	struct aj_errors err = AJ_ERRORS_INIT;

@@ -56,7 +56,7 @@ void aj_test_backend_rejects(const char *service, const char *yaml,
 			     const struct aj_shape_args *args, const char *fragment)
 {
 	const struct aj_backend *b = aj_backend_find(service);
-	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "j", NULL, NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT, err2 = AJ_ERRORS_INIT;
 	struct aj_jobspec s;
 	cJSON *arr = NULL;
