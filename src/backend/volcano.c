@@ -37,6 +37,7 @@
 #include "core/error.h"
 #include "core/jobspec.h"
 #include "core/node.h"
+#include "core/schema.h"
 #include "core/sku.h"
 #include "core/strlist.h"
 
@@ -83,37 +84,10 @@ static int is_lower_alnum(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-/* A Kubernetes quantity such as 512Gi, 64G, 1.5, 100m. */
-static int k8s_quantity(const char *s)
-{
-	static const char *const suffixes[] = {
-		"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "T", "P", "E", "m", NULL
-	};
-	const char *p = s;
-	size_t i;
-
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (p == s)
-		return 0;
-	if (*p == '.') {
-		const char *frac = ++p;
-
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (p == frac)
-			return 0;
-	}
-	for (i = 0; suffixes[i]; i++)
-		if (!strcmp(p, suffixes[i]))
-			return 1;
-	return 0;
-}
-
 /*
- * shm_size is shared with Azure ML, whose sizes are Docker's (64g = 64 GiB).
- * Those lowercase forms become binary quantities; anything else must be a
- * Kubernetes quantity. 0 / -1.
+ * shm_size is shared with Azure ML, whose sizes are Docker's (64g = 64 GiB):
+ * those lowercase forms become binary quantities; the conversion has checked
+ * that anything else is a Kubernetes quantity. 0 / -1 (out of memory).
  */
 static int shm_quantity(const char *s, struct aj_buf *out)
 {
@@ -124,7 +98,7 @@ static int shm_quantity(const char *s, struct aj_buf *out)
 			return -1;
 		return s[digits] == 'b' ? 0 : aj_buf_addf(out, "%ci", s[digits] - 'a' + 'A');
 	}
-	return k8s_quantity(s) ? aj_buf_addstr(out, s) : -1;
+	return aj_buf_addstr(out, s);
 }
 
 /* The name of a capability without its CAP_ prefix; NULL if invalid or ALL. */
@@ -612,33 +586,15 @@ static int max_retry(const struct aj_jobspec *spec, int *out, struct aj_errors *
 	return aj_errors_add(err, &w, "expected an integer from 0 to %d", MAX_RETRY_LIMIT);
 }
 
-static int check_quantity(const char *value, const char *path, struct aj_errors *err)
-{
-	struct aj_where w = where_path(path);
-
-	if (!value || k8s_quantity(value))
-		return 0;
-	return aj_errors_add(err, &w, "\"%s\" is not a Kubernetes quantity such as 512Gi", value);
-}
-
 static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	const struct aj_container_args *a = &spec->jobs[0].container;
 	struct aj_strlist caps = AJ_STRLIST_INIT;
-	struct aj_buf shm = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_code_volume v;
 	int ret = 0;
 	size_t i;
 
-	if (a->shm_size && shm_quantity(a->shm_size, &shm)) {
-		struct aj_where w = where_path("config.jobs[0].submit_args.container_args.shm_size");
-
-		ret = aj_errors_add(err, &w, "\"%s\" is not a size such as 64Gi or 64g", a->shm_size);
-	}
-	aj_buf_release(&shm);
-	if (check_quantity(a->memory, "config.jobs[0].submit_args.container_args.memory", err) ||
-	    check_quantity(a->scratch_size, "config.jobs[0].submit_args.container_args.scratch_size",
-			   err) || capabilities(&a->capabilities, &caps, err))
+	if (capabilities(&a->capabilities, &caps, err))
 		ret = -1;
 	aj_strlist_release(&caps);
 	if (!a->scratch_mount_path)
@@ -657,6 +613,20 @@ static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 
 		ret = aj_errors_add(err, &w, "%s overlaps the shared volume %s (%s)",
 				    a->scratch_mount_path, v.pvc, v.mount_dir);
+	}
+	/* the Secret holds the blob code URL and the storage configurations */
+	if ((spec->storage_nr || aj_code_via_blob(spec)) &&
+	    paths_overlap(a->scratch_mount_path, AJ_STORAGE_SECRET_DIR)) {
+		struct aj_where w = where_path(SCRATCH_PATH);
+
+		ret = aj_errors_add(err, &w, "%s overlaps the Blob Secret mount " AJ_STORAGE_SECRET_DIR,
+				    a->scratch_mount_path);
+	}
+	if (spec->storage_nr && paths_overlap(a->scratch_mount_path, AJ_STORAGE_CACHE_DIR)) {
+		struct aj_where w = where_path(SCRATCH_PATH);
+
+		ret = aj_errors_add(err, &w, "%s overlaps the storage cache " AJ_STORAGE_CACHE_DIR,
+				    a->scratch_mount_path);
 	}
 	for (i = 0; i < spec->storage_nr; i++) {
 		if (spec->storage[i].mount_dir &&
@@ -803,6 +773,20 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 	return ret;
 }
 
+/* The parts of _extra this backend reads are its schema: their keys are checked. */
+static int check_extra_keys(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
+	int ret = 0;
+
+	if (aj_schema_check(aj_node_get(x, "volcano"), "_extra.volcano", "config._extra.volcano", err))
+		ret = -1;
+	if (aj_schema_check(aj_node_get(x, "code_upload"), "_extra.code_upload",
+			    "config._extra.code_upload", err))
+		ret = -1;
+	return ret;
+}
+
 static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 {
 	struct aj_code_blob blob;
@@ -819,26 +803,27 @@ static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 		ret = -1;
 	if (check_storage(spec, err) || aj_code_blob(spec, &blob, err) < 0)
 		ret = -1;
-	if (check_quantity(spec->target.memory, "config.target.memory", err))
-		ret = -1;
 	if (check_target_names(&spec->target, err))
 		ret = -1;
 	if (spec->heterogeneous && !spec->tasks_nr && validate_tasks(spec, err))
 		ret = -1;
+	if (check_extra_keys(spec, err))
+		ret = -1;
 	return ret;
 }
 
-/* GPUs per node for the homogeneous shape: target, else a G shorthand SKU. */
+/*
+ * GPUs per pod for the homogeneous shape. The seed makes -p the SKU
+ * processes and target.gpus_per_node only its fallback, so for a G SKU the
+ * resolved SKU's count decides (-p 4 with {nodes}xG{processes}: 4 GPUs);
+ * otherwise (C SKUs, names that are not shorthand) target.gpus_per_node.
+ */
 static int homogeneous_gpus(const struct aj_jobspec *spec, int *gpus)
 {
 	struct aj_sku_spec sku;
 	int ret;
 
-	*gpus = 0;
-	if (spec->target.gpus_per_node != AJ_UNSET) {
-		*gpus = spec->target.gpus_per_node;
-		return 0;
-	}
+	*gpus = spec->target.gpus_per_node != AJ_UNSET ? spec->target.gpus_per_node : 0;
 	if (!spec->sku)
 		return 0;
 	ret = aj_sku_parse(spec->sku, &sku);
@@ -1432,7 +1417,7 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 		ret = aj_errors_oom(err);
 		goto out;
 	}
-	if (check_container(spec, err) || check_quantity(spec->target.memory, "config.target.memory", err) ||
+	if (check_container(spec, err) ||
 	    check_code_volume(spec, err) || check_storage(spec, err) ||
 	    max_retry(spec, &bd.max_retry, err) ||
 	    check_names(bd.job, r, nr, err) ||

@@ -7,7 +7,9 @@
 #include "error.h"
 #include "merge.h"
 #include "node.h"
+#include "schema.h"
 #include "source.h"
+#include "suggest.h"
 
 /* Longest base chain; far beyond any real template tree. */
 #define RESOLVE_MAX_DEPTH 64
@@ -119,6 +121,32 @@ static int chain_error(struct resolver *r, const struct aj_where *w, const char 
 	return -1;
 }
 
+/*
+ * A file holds `base` and `config` only: a misspelt `cofnig` would otherwise
+ * drop the whole payload and fail later, far from the typo. Reports all.
+ */
+static int check_file_keys(struct resolver *r, const struct aj_node *doc, const char *display)
+{
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < doc->nr; i++) {
+		const struct aj_pair *p = &doc->pairs[i];
+		const char *near;
+		struct aj_where w = { display, p->keypos.line, p->keypos.column, p->key };
+
+		if (!strcmp(p->key, "base") || !strcmp(p->key, "config"))
+			continue;
+		near = aj_suggest(p->key, aj_schema_file_keys, AJ_SCHEMA_FILE_KEYS);
+		if (near)
+			ret = aj_errors_add(r->err, &w, "unknown key (did you mean \"%s\"?)", near);
+		else
+			ret = aj_errors_add(r->err, &w, "unknown key: a template file holds "
+					    "only base and config");
+	}
+	return ret;
+}
+
 /* The top level must be a mapping (or empty) and `config` a mapping. */
 static int check_shape(struct resolver *r, const struct aj_node *doc, const char *display)
 {
@@ -132,6 +160,8 @@ static int check_shape(struct resolver *r, const struct aj_node *doc, const char
 		return aj_errors_add(r->err, &w, "a template file must be a mapping "
 				     "with `base` and `config`, got %s",
 				     aj_node_type_name(doc->type));
+	if (check_file_keys(r, doc, display))
+		return -1;
 	config = aj_node_get(doc, "config");
 	if (config && config->type != AJ_NODE_MAP && config->type != AJ_NODE_NULL) {
 		where_in(display, config, &w);

@@ -2,8 +2,9 @@
  * resolve.h - template inheritance: a leaf file plus its `base` chain, merged
  * into one config.
  *
- * A file is a mapping with `base` and `config` (other top-level keys are
- * ignored; an empty file counts as {}). `base` may be absent, null, one string
+ * A file is a mapping with `base` and `config` (any other top-level key is
+ * an error, with "did you mean" for a near miss such as `cofnig`; an empty
+ * file counts as {}). `base` may be absent, null, one string
  * or a list of strings (source.h says where each name points). `config` may be
  * absent or null ({}) or a mapping. Bases merge left to right (each one
  * resolved recursively first) and the file's own `config` merges last

@@ -454,7 +454,8 @@ static void heterogeneous_errors(void **state)
 	validate_fails(HETERO("        master: {replicas: 1, memory: 1Gi}\n"), &no_args,
 		       "config._extra.volcano.tasks.master.processes_per_node: required");
 	validate_fails(HETERO(TASK("master", ", gpus: 8")), &no_args,
-		       "config._extra.volcano.tasks.master.gpus: unknown task key");
+		       "config._extra.volcano.tasks.master.gpus: unknown key (known here: replicas, "
+		       "cpus_per_node, memory, gpus_per_node, rdma, processes_per_node, node_selector, command)");
 	validate_fails(HETERO(TASK("master", "") TASK("A100_Worker", "")), &no_args,
 		       "task name \"A100_Worker\" must be a lowercase DNS label");
 	validate_fails(HETERO(TASK("master", ", command: python x.py")), &no_args,
@@ -481,14 +482,6 @@ static void homogeneous_errors(void **state)
 	(void)state;
 	validate_fails("config: {target: {gpus_per_node: 0}, jobs: [{sku: C1}]}", &one,
 		       "config.environment.image: required for service volcano");
-	validate_fails("config: {target: {gpus_per_node: 0, memory: 12 GB}, environment: {image: x}, jobs: [{sku: C1}]}",
-		       &one, "config.target.memory: \"12 GB\" is not a Kubernetes quantity");
-	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
-		       "jobs: [{sku: C1, submit_args: {container_args: {shm_size: lots}}}]}",
-		       &one, "config.jobs[0].submit_args.container_args.shm_size: \"lots\" is not a size");
-	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
-		       "jobs: [{sku: C1, submit_args: {container_args: {memory: 1.5.5}}}]}",
-		       &one, "container_args.memory: \"1.5.5\" is not a Kubernetes quantity");
 	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
 		       "jobs: [{sku: C1, submit_args: {container_args: {capabilities: [all]}}}]}",
 		       &one, "container_args.capabilities: ALL is not allowed");
@@ -1311,12 +1304,94 @@ static void survives_allocation_failures(void **state)
 					argv, 2, &ctx) > 100);
 }
 
+/* Issue: -p 4 resolved the SKU to 1xG4 and still asked for target.gpus_per_node: 8. */
+static void processes_set_gpus_of_g_skus(void **state)
+{
+	struct aj_build_ctx ctx = { "g", NULL, NULL, NULL, NULL };
+	struct aj_shape_args p4 = { 1, 4, 0 }, n1 = { 1, 0, 0 };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *job;
+	const char *limit = "spec.tasks[0].template.spec.containers[0].resources.limits.\"nvidia.com/gpu\"";
+
+	(void)state;
+	aj_test_spec("config: {target: {service: volcano, gpus_per_node: 8}, environment: {image: x}, "
+		     "jobs: [{sku: \"{nodes}xG{processes}\"}]}", &p4, NULL, 0, &s);
+	job = build(&s, &ctx, &arr);
+	assert_string_equal(s.sku, "1xG4");
+	assert_string_equal(aj_test_json_str(job, limit), "4");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+	/* without -p the compatibility field gives the SKU processes, so both say 8 */
+	aj_test_spec("config: {target: {service: volcano, gpus_per_node: 8}, environment: {image: x}, "
+		     "jobs: [{sku: \"{nodes}xG{processes}\"}]}", &n1, NULL, 0, &s);
+	job = build(&s, &ctx, &arr);
+	assert_string_equal(aj_test_json_str(job, limit), "8");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+	/* a C SKU asks for no GPUs from the SKU: target.gpus_per_node stays */
+	aj_test_spec("config: {target: {service: volcano, gpus_per_node: 0}, environment: {image: x}, "
+		     "jobs: [{sku: \"C{processes}\"}]}", &p4, NULL, 0, &s);
+	job = build(&s, &ctx, &arr);
+	assert_null(aj_test_json_at(job, limit));
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
+/* Seed: scratch_mount_path must not overlap the Blob Secret mount (or the storage cache). */
+static void scratch_and_secret_mounts(void **state)
+{
+	struct aj_shape_args one = { 1, 0, 0 };
+	struct aj_jobspec s;
+	struct aj_errors err = AJ_ERRORS_INIT;
+
+	(void)state;
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "storage: {d: {storage_account_name: acct, container_name: box, mount_dir: /mnt/d}}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {scratch_mount_path: /aj/secret}}}]}",
+		       &one, "config.jobs[0].submit_args.container_args.scratch_mount_path: /aj/secret "
+		       "overlaps the Blob Secret mount /aj/secret");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "storage: {d: {storage_account_name: acct, container_name: box, mount_dir: /mnt/d}}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {scratch_mount_path: /aj}}}]}",
+		       &one, "scratch_mount_path: /aj overlaps the storage cache /aj/blobfuse");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		       "_extra: {code_upload: {strategy: blob, blob: {storage_account: acct, container: box}}}, "
+		       "jobs: [{sku: C1, submit_args: {container_args: {scratch_mount_path: /aj/secret/x}}}]}",
+		       &one, "scratch_mount_path: /aj/secret/x overlaps the Blob Secret mount /aj/secret");
+	/* without storage or blob code nothing is mounted there */
+	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
+		     "jobs: [{sku: C1, submit_args: {container_args: {scratch_mount_path: /aj/secret}}}]}",
+		     &one, NULL, 0, &s);
+	assert_int_equal(volcano()->validate(&s, &err), 0);
+	aj_jobspec_release(&s);
+	aj_errors_release(&err);
+}
+
+/* The parts of _extra Volcano reads are checked for unknown keys like the rest. */
+static void extra_keys_checked(void **state)
+{
+	struct aj_shape_args one = { 1, 0, 0 };
+
+	(void)state;
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}],\n"
+		       "  _extra: {volcano: {max_retyr: 3}}}", &one,
+		       "test.yaml:2:22: config._extra.volcano.max_retyr: unknown key (did you mean \"max_retry\"?)");
+	validate_fails("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}],\n"
+		       "  _extra: {code_upload: {strategy: blob, blob: {storage_account: acct, container: box, "
+		       "sas_expiry_day: 1}}}}", &one,
+		       "config._extra.code_upload.blob.sas_expiry_day: unknown key (did you mean \"sas_expiry_days\"?)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(homogeneous_job),
 		cmocka_unit_test(single_cpu_node),
 		cmocka_unit_test(gpus_from_sku),
+		cmocka_unit_test(processes_set_gpus_of_g_skus),
+		cmocka_unit_test(scratch_and_secret_mounts),
+		cmocka_unit_test(extra_keys_checked),
 		cmocka_unit_test(scratch_and_capabilities),
 		cmocka_unit_test(heterogeneous_tasks),
 		cmocka_unit_test(heterogeneous_errors),

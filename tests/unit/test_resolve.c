@@ -171,7 +171,11 @@ static void config_and_file_shape(void **state)
 		    "config must be a mapping, got list");
 	check_error("template/list_file", ".azure_jobs/template/list_file.yaml:1:1: a template "
 		    "file must be a mapping with `base` and `config`, got list");
-	check_config("template/extra_keys", "{kept: true}");
+	/* every unknown top-level key, each at its place: a typo no longer drops the config */
+	check_error("template/extra_keys", ".azure_jobs/template/extra_keys.yaml:1:1: description: "
+		    "unknown key: a template file holds only base and config");
+	check_error("template/extra_keys", ".azure_jobs/template/extra_keys.yaml:3:1: cofnig: unknown key "
+		    "(did you mean \"config\"?)");
 	check_error("template/escape", ".azure_jobs/template/escape.yaml:1:8: base "
 		    "\"../etc/passwd\" is not a valid template name");
 	check_error("../outside", "invalid template name \"../outside\"");
