@@ -146,7 +146,7 @@ static char *build_command(const struct aj_jobspec *spec)
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
 
 	if (aj_buf_addstr(&b, "set -eo pipefail\n") || add_setup(&b, spec) ||
-	    aj_shell_add_command(&b, spec, &spec->tasks[0]))
+	    aj_shell_add_command(&b, spec, &spec->tasks[0], 0))
 		return NULL;
 	return aj_buf_detach(&b, NULL);
 }

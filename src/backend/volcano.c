@@ -901,16 +901,32 @@ static int check_names(const char *job, const struct role *r, size_t nr, struct 
 	return ret;
 }
 
+/* A string the kubelet expands ($(VAR), $$), escaped so it arrives as written. */
+static void add_kube_string(cJSON *parent, const char *key, const char *value, int *oom)
+{
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
+
+	if (!value || aj_kubelet_escape(&b, value))
+		*oom = 1;
+	else
+		aj_body_add_string(parent, key, aj_buf_cstr(&b), oom);
+	aj_buf_release(&b);
+}
+
+static void add_env_entry(cJSON *env, const char *name, const char *value, int *oom)
+{
+	cJSON *e = aj_body_add_object(env, NULL, oom);
+
+	aj_body_add_string(e, "name", name, oom);
+	add_kube_string(e, "value", value, oom);
+}
+
 static void add_env(cJSON *env, const struct aj_job *j, const char *name, const char *value,
 		    int *oom)
 {
-	cJSON *e;
-
 	if (aj_kvlist_get(&j->env, name))
 		return;
-	e = aj_body_add_object(env, NULL, oom);
-	aj_body_add_string(e, "name", name, oom);
-	aj_body_add_string(e, "value", value, oom);
+	add_env_entry(env, name, value, oom);
 }
 
 static void add_env_int(cJSON *env, const struct aj_job *j, const char *name, long long v,
@@ -1045,7 +1061,7 @@ static char *script(const struct aj_jobspec *spec, const struct role *r, const c
 	    (digest && blob && code_download(&b, blob, digest)) ||
 	    (digest && !blob && aj_code_volume(spec, &v) && code_copy(&b, &v, digest)) ||
 	    aj_shell_add_lines(&b, &spec->environment.setup) ||
-	    aj_shell_add_command(&b, spec, r->task)) {
+	    aj_shell_add_command(&b, spec, r->task, 1)) {
 		aj_buf_release(&b);
 		return NULL;
 	}
@@ -1082,6 +1098,8 @@ struct build {
 	int max_retry;
 	int total_pods;
 	long long world_size;
+	struct aj_errors *err;
+	int too_big;              /* an exec limit was passed (reported once) */
 	int oom;
 };
 
@@ -1113,6 +1131,67 @@ static void add_resources(struct build *bd, cJSON *container, const struct role 
 	}
 }
 
+/*
+ * What the pod's exec() gets must fit the kernel's limits, or the pod could
+ * never start while the job looks submitted: each string (the script, each
+ * argument, each NAME=value) under AJ_ARG_STRLEN_MAX, all of them with
+ * their pointers under AJ_ARG_TOTAL_MAX. Reported once per build.
+ */
+static void check_exec_limits(struct build *bd, const struct role *r, const char *script)
+{
+	const struct aj_task *t = r->task;
+	const struct aj_kvlist *env = &bd->spec->jobs[0].env;
+	size_t total, i, len;
+
+	if (bd->too_big || !script)
+		return;
+	total = sizeof("/bin/bash") + sizeof("-lc") + strlen(script) + 1 + 3 * sizeof(char *);
+	if (strlen(script) + 1 > AJ_ARG_STRLEN_MAX) {
+		bd->too_big = 1;
+		aj_errors_add(bd->err, NULL, "task %s: the pod's script is %zu bytes, over the kernel's "
+			      "limit of %u bytes for one argument (MAX_ARG_STRLEN): shorten "
+			      "environment.setup, jobs[0].command or the task's command", r->name,
+			      strlen(script), AJ_ARG_STRLEN_MAX);
+		return;
+	}
+	for (i = 0; !t->has_command && i < t->command.nr; i++) {
+		len = strlen(t->command.items[i]) + 1;
+		total += len + sizeof(char *) + (i ? 0 : sizeof("aj") + sizeof(char *));
+		if (len > AJ_ARG_STRLEN_MAX) {
+			struct aj_where w = { NULL, 0, 0, NULL };
+			char path[32];
+
+			snprintf(path, sizeof(path), "command[%zu]", i);
+			w.path = path;
+			bd->too_big = 1;
+			aj_errors_add(bd->err, &w, "an argument of %zu bytes is over the kernel's limit "
+				      "of %u bytes for one argument (MAX_ARG_STRLEN)", len - 1,
+				      AJ_ARG_STRLEN_MAX);
+			return;
+		}
+	}
+	for (i = 0; i < env->nr; i++) {
+		len = strlen(env->items[i].key) + strlen(env->items[i].value) + 2;
+		total += len + sizeof(char *);
+		if (len > AJ_ARG_STRLEN_MAX) {
+			struct aj_where w = { NULL, 0, 0, "config.jobs[0].submit_args.env" };
+
+			bd->too_big = 1;
+			aj_errors_add(bd->err, &w, "%s: the variable is %zu bytes, over the kernel's limit "
+				      "of %u bytes for one environment string (MAX_ARG_STRLEN)",
+				      env->items[i].key, len - 1, AJ_ARG_STRLEN_MAX);
+			return;
+		}
+	}
+	if (total > AJ_ARG_TOTAL_MAX) {
+		bd->too_big = 1;
+		aj_errors_add(bd->err, NULL, "task %s: the command, its arguments and the environment "
+			      "come to %zu bytes, over the kernel's limit of %u for all of them "
+			      "(ARG_MAX): pass fewer or shorter arguments", r->name, total,
+			      AJ_ARG_TOTAL_MAX);
+	}
+}
+
 static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 {
 	const struct aj_jobspec *spec = bd->spec;
@@ -1129,19 +1208,22 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 	aj_body_add_string(c, "image", spec->environment.image, &bd->oom);
 	if (bd->digest)
 		aj_body_add_string(c, "workingDir", AJ_WORK_DIR, &bd->oom);
+	/* bash -lc SCRIPT aj ARG...: the script reads the user's arguments as "$@" */
 	cmd = aj_body_add_array(c, "command", &bd->oom);
 	aj_body_add_string(cmd, NULL, "/bin/bash", &bd->oom);
 	aj_body_add_string(cmd, NULL, "-lc", &bd->oom);
-	aj_body_add_string(cmd, NULL, text, &bd->oom);
+	add_kube_string(cmd, NULL, text, &bd->oom);
+	if (!r->task->has_command && r->task->command.nr) {
+		aj_body_add_string(cmd, NULL, "aj", &bd->oom);
+		for (i = 0; i < r->task->command.nr; i++)
+			add_kube_string(cmd, NULL, r->task->command.items[i], &bd->oom);
+	}
+	check_exec_limits(bd, r, text);
 	aj_free(text);
 
 	env = aj_body_add_array(c, "env", &bd->oom);
-	for (i = 0; i < j->env.nr; i++) {
-		cJSON *e = aj_body_add_object(env, NULL, &bd->oom);
-
-		aj_body_add_string(e, "name", j->env.items[i].key, &bd->oom);
-		aj_body_add_string(e, "value", j->env.items[i].value, &bd->oom);
-	}
+	for (i = 0; i < j->env.nr; i++)
+		add_env_entry(env, j->env.items[i].key, j->env.items[i].value, &bd->oom);
 	aj_buf_addf(&addr, "%s-master-0.%s", bd->job, bd->job);
 	add_env(env, j, "MASTER_ADDR", addr.failed ? NULL : aj_buf_cstr(&addr), &bd->oom);
 	aj_buf_release(&addr);
@@ -1363,6 +1445,26 @@ static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 	return job;
 }
 
+/*
+ * The API server refuses a request over etcd's value limit (1.5 MiB by
+ * default) whatever is retried: say so before the create. 1 when over
+ * (reported), 0 when it fits; out of memory counts as fitting (the caller
+ * reports it).
+ */
+static int over_request_limit(const cJSON *job, struct aj_errors *err)
+{
+	char *text = cJSON_PrintUnformatted(job);
+	size_t len = text ? strlen(text) : 0;
+
+	cJSON_free(text);
+	if (len <= AJ_REQUEST_MAX)
+		return 0;
+	aj_errors_add(err, NULL, "the Volcano Job would be %zu bytes, over the API server's limit of "
+		      "%u bytes for one object (etcd's default): shorten what the template repeats in "
+		      "every pod (environment.setup, submit_args.env, the command)", len, AJ_REQUEST_MAX);
+	return 1;
+}
+
 static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
 			 cJSON **out, struct aj_errors *err)
 {
@@ -1435,7 +1537,12 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 		bd.total_pods += r[i].replicas;
 		bd.world_size += (long long)r[i].replicas * r[i].ppn;
 	}
+	bd.err = err;
 	job = build_job(&bd, ctx, r, nr);
+	if (!bd.oom && (bd.too_big || over_request_limit(job, err))) {
+		cJSON_Delete(job);
+		goto out;
+	}
 	arr = cJSON_CreateArray();
 	if (bd.oom || !arr || !cJSON_AddItemToArray(arr, job)) {
 		cJSON_Delete(job);

@@ -619,8 +619,9 @@ group_render() {
 	     "sum(t['replicas'] for t in d['spec']['tasks']) == 2" \
 	     "all(t['template']['spec']['containers'][0]['image'] == 'nvcr.io/nvidia/pytorch:24.05-py3' for t in d['spec']['tasks'])" \
 	     "all(t['template']['spec']['containers'][0]['resources']['limits']['nvidia.com/gpu'] == '8' for t in d['spec']['tasks'])"
-	checks=$((checks + 1))
-	grep -qF "'\$(touch /tmp/aj-pwned)'" "$tmp/out" || fail "user command is not quoted in the pod script"
+	# the arguments travel after the script as argv items, every $ doubled for the kubelet
+	json "all(t['template']['spec']['containers'][0]['command'][3:] == ['aj', 'python', 'train.py', 'a b', '\$\$(touch /tmp/aj-pwned)', \"'\", '\"', '', 'line1\\nline2', '--lr=3e-4', '-n', '5', '*', '\\\\', 'é'] for t in d['spec']['tasks'])" \
+	     "all(t['template']['spec']['containers'][0]['command'][2].endswith('\\n\"\$\$@\"\\n') for t in d['spec']['tasks'])"
 
 	case_ "volcano -n 4: four replicas"
 	aj render -t volcano -n 4 --name demo -o json python train.py
