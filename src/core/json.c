@@ -276,3 +276,70 @@ long long aj_json_whole(const cJSON *v, double max, long long dflt)
 	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= max
 	       ? (long long)v->valuedouble : dflt;
 }
+
+/* Copy s into out with every container deeper than AJ_JSON_CUT_DEPTH as null. */
+static int cut_deep(const char *s, size_t len, struct aj_buf *out)
+{
+	size_t i, depth = 0, skip_from = 0;
+	int in_string = 0, skipping = 0;
+
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = 0;
+			continue;
+		}
+		if (c == '"') {
+			in_string = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > AJ_JSON_CUT_DEPTH && !skipping) {
+				skipping = 1;
+				if (aj_buf_add(out, s + skip_from, i - skip_from) ||
+				    aj_buf_addstr(out, "null"))
+					return -1;
+			}
+		} else if (c == '}' || c == ']') {
+			if (!depth)
+				return -1;
+			if (depth-- == AJ_JSON_CUT_DEPTH + 1 && skipping) {
+				skipping = 0;
+				skip_from = i + 1;
+			}
+		}
+	}
+	if (skipping)
+		return -1;
+	return aj_buf_add(out, s + skip_from, len - skip_from);
+}
+
+static int only_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p == end;
+}
+
+cJSON *aj_json_parse_lenient(const char *s, size_t len, int *trailing)
+{
+	struct aj_buf copy = AJ_BUF_INIT(AJ_JSON_MAX_BYTES);
+	const char *end = NULL;
+	cJSON *v = cJSON_ParseWithLengthOpts(s, len, &end, 0);
+
+	if (v) {
+		*trailing = !only_space(end, s + len);
+		return v;
+	}
+	if (cut_deep(s, len, &copy) || !copy.len) {
+		aj_buf_release(&copy);
+		return NULL;
+	}
+	v = cJSON_ParseWithLengthOpts(copy.buf, copy.len, &end, 0);
+	if (v)
+		*trailing = !only_space(end, copy.buf + copy.len);
+	aj_buf_release(&copy);
+	return v;
+}
