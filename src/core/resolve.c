@@ -87,6 +87,7 @@ struct file_info {
 	size_t *bases;              /* indexes into t->files */
 	size_t nr_bases;
 	struct aj_node *resolved;   /* filled by the merge pass */
+	size_t nodes;               /* nodes in resolved */
 };
 
 struct resolver {
@@ -96,6 +97,7 @@ struct resolver {
 	struct file_info *info;     /* parallel to t->files */
 	size_t info_alloc;
 	struct aj_strlist path;     /* names from the leaf to the file being read */
+	size_t merged;              /* nodes fed to merges so far (AJ_RESOLVE_MAX_NODES) */
 };
 
 /* "a -> b -> c" from the current path plus `last`. */
@@ -276,7 +278,25 @@ fail:
 	return -1;
 }
 
-/* Merge pass: a file's bases left to right, then its own config. */
+/* Nodes in a tree (depth is capped by the loaders, so recursion is bounded). */
+static size_t node_count(const struct aj_node *n)
+{
+	size_t count = 1, i;
+
+	if (!n)
+		return 0;
+	for (i = 0; n->type == AJ_NODE_SEQ && i < n->nr; i++)
+		count += node_count(n->items[i]);
+	for (i = 0; n->type == AJ_NODE_MAP && i < n->nr; i++)
+		count += node_count(n->pairs[i].value);
+	return count;
+}
+
+/*
+ * Merge pass: a file's bases left to right, then its own config. Each file
+ * is merged once (diamonds share the result), and the nodes fed to merges
+ * are counted against AJ_RESOLVE_MAX_NODES, which bounds the work.
+ */
 static int resolve_file(struct resolver *r, size_t idx)
 {
 	struct file_info *fi = &r->info[idx];
@@ -293,9 +313,21 @@ static int resolve_file(struct resolver *r, size_t idx)
 	values = aj_malloc((fi->nr_bases + 1) * sizeof(*values));
 	if (!values)
 		return aj_errors_oom(r->err);
-	for (i = 0; i < fi->nr_bases; i++)
+	for (i = 0; i < fi->nr_bases; i++) {
 		values[i] = r->info[fi->bases[i]].resolved;
+		r->merged += r->info[fi->bases[i]].nodes;
+	}
 	values[i] = aj_node_get(r->t->docs[idx], "config");
+	r->merged += node_count(values[i]);
+	if (r->merged > AJ_RESOLVE_MAX_NODES) {
+		struct aj_where w = { fi->display, 0, 0, NULL };
+
+		aj_free(values);
+		return aj_errors_add(r->err, &w, "merging the bases of %s would copy more than %u "
+				     "nodes (bases reached along many paths repeat their lists each "
+				     "time): reach shared bases through fewer paths",
+				     r->t->files.items[idx], AJ_RESOLVE_MAX_NODES);
+	}
 	rc = aj_merge(values, fi->nr_bases + 1, &out);
 	aj_free(values);
 	if (rc)
@@ -306,6 +338,7 @@ static int resolve_file(struct resolver *r, size_t idx)
 			return aj_errors_oom(r->err);
 	}
 	fi->resolved = out;
+	fi->nodes = node_count(out);
 	return 0;
 }
 

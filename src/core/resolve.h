@@ -17,7 +17,10 @@
  *    template/a -> template/b -> template/a"
  *   "...: template/child -> storage/defualt: file not found:
  *    .azure_jobs/storage/defualt.yaml"
- * Diamonds are fine: each file is read and resolved once.
+ * Diamonds are fine: each file is read and resolved once. Scalar lists
+ * reached along many paths still repeat, so the nodes fed to merges are
+ * capped at AJ_RESOLVE_MAX_NODES per resolution (like the YAML alias cap);
+ * past it the resolution fails with a message naming the file.
  *
  * Ownership: struct aj_template owns everything it points to;
  * aj_template_release() frees it.
@@ -32,6 +35,8 @@
 struct aj_errors;
 struct aj_node;
 struct aj_source;
+
+#define AJ_RESOLVE_MAX_NODES 1000000u
 
 struct aj_template {
 	char *name;               /* canonical leaf name, e.g. "template/gpu" */
