@@ -229,6 +229,16 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 		return aj_errors_add(err, &w, "JSON text is larger than %u bytes",
 				     AJ_JSON_MAX_BYTES);
 	v = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+	if (!v) {
+		/* too deep for cJSON: parse the cut copy so the message says so */
+		int trailing = 0;
+
+		v = aj_json_parse_lenient(data, len, &trailing);
+		if (v && trailing) {
+			cJSON_Delete(v);
+			v = NULL;
+		}
+	}
 	if (v && !cjson_depth_ok(v, 0)) {
 		cJSON_Delete(v);
 		return aj_errors_add(err, &w, "JSON nesting deeper than %d levels",
