@@ -122,6 +122,21 @@ group_usage() {
 		expect_err_empty
 	done
 
+	case_ "a misspelt flag gets the nearest one"
+	aj run --dry-rn python train.py
+	expect_rc 2
+	expect_err "aj run: unknown option '--dry-rn': did you mean --dry-run?"
+
+	case_ "a flag the command does not take is not suggested"
+	aj render --wai python train.py
+	expect_rc 2
+	expect_err "aj render: unknown option '--wai' (try aj render --help)"
+
+	case_ "-n NAME, a kubectl habit, points at --namespace"
+	aj run -n training python train.py
+	expect_rc 2
+	expect_err "aj run: -n: expected a positive integer, got 'training' (-n is the node count here; the namespace is --namespace)"
+
 	case_ "template without subcommand"
 	aj template
 	expect_rc 2
