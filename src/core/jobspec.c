@@ -791,7 +791,8 @@ static void shape_homogeneous(struct conv *c, const struct aj_node *config,
 
 		ok = 0;
 		if (!get(job0, "instance_count")) {
-			aj_errors_add(c->err, &w, "not set: pass -n or set config.jobs[0].instance_count");
+			aj_errors_add(c->err, &w, "not set: pass -n or set jobs[0].instance_count in %s.yaml",
+				      s->template_name ? s->template_name : "template/?");
 			c->failed = 1;
 		}
 	}
@@ -800,7 +801,8 @@ static void shape_homogeneous(struct conv *c, const struct aj_node *config,
 
 		ok = 0;
 		if (!get(get(config, "target"), "gpus_per_node")) {
-			aj_errors_add(c->err, &w, "not set: pass -p or set config.target.gpus_per_node");
+			aj_errors_add(c->err, &w, "not set: pass -p or set target.gpus_per_node in %s.yaml",
+				      s->template_name ? s->template_name : "template/?");
 			c->failed = 1;
 		}
 	}

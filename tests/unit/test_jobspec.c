@@ -274,8 +274,8 @@ static void shape_has_no_fallback(void **state)
 
 	(void)state;
 	convert(&c, "config: {jobs: [{sku: G1}]}", &no_args);
-	expect_error(&c, "nodes: not set: pass -n or set config.jobs[0].instance_count");
-	expect_error(&c, "processes: not set: pass -p or set config.target.gpus_per_node");
+	expect_error(&c, "nodes: not set: pass -n or set jobs[0].instance_count in template/t.yaml");
+	expect_error(&c, "processes: not set: pass -p or set target.gpus_per_node in template/t.yaml");
 	assert_int_equal(aj_errors_count(&c.err), 2);
 	assert_null(c.spec.sku);
 	assert_int_equal(c.spec.tasks_nr, 0);
