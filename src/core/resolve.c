@@ -195,6 +195,39 @@ static long add_file(struct resolver *r, const char *name, struct aj_node *doc,
 }
 
 /*
+ * For a missing file, the names near it in its folder (`-t cpuu`: did you
+ * mean template/cpu?), when the source can list. Best effort: a failed
+ * listing only costs the hint.
+ */
+static void nearest_names(struct resolver *r, const char *name, struct aj_buf *what)
+{
+	struct aj_strlist names = AJ_STRLIST_INIT;
+	struct aj_errors ignored = AJ_ERRORS_INIT;
+	const char *slash = strrchr(name, '/');
+	char folder[256];
+	size_t i, shown = 0;
+
+	if (!r->src->ops->list || !slash || (size_t)(slash - name) >= sizeof(folder))
+		goto out;
+	memcpy(folder, name, (size_t)(slash - name));
+	folder[slash - name] = '\0';
+	if (r->src->ops->list(r->src->ctx, folder, &names, &ignored))
+		goto out;
+	for (i = 0; i < names.nr && shown < 3; i++) {
+		const char *other = strrchr(names.items[i], '/');
+
+		if (other && aj_edit_distance(slash + 1, other + 1, AJ_SUGGEST_MAX_DISTANCE) <=
+		    AJ_SUGGEST_MAX_DISTANCE)
+			aj_buf_addf(what, "%s%s", shown++ ? ", " : " (did you mean ", names.items[i]);
+	}
+	if (shown)
+		aj_buf_addstr(what, "?)");
+out:
+	aj_strlist_release(&names);
+	aj_errors_release(&ignored);
+}
+
+/*
  * Read `name` and, depth first, everything it inherits from. `at` is the base
  * entry that named it (NULL for the leaf) and `referrer` that entry's file.
  * Each file is read once; a name already on the path is a cycle.
@@ -228,6 +261,7 @@ static long visit(struct resolver *r, const char *name, const char *referrer,
 			return aj_errors_oom(r->err);
 		aj_buf_addf(&what, ": file not found: %s", display);
 		aj_free(display);
+		nearest_names(r, name, &what);
 		if (what.failed)
 			return aj_errors_oom(r->err);
 		chain_error(r, &w, name, "", aj_buf_cstr(&what));

@@ -140,8 +140,22 @@ static void v11_missing_files_show_the_chain(void **state)
 	check_error("template/missing", ".azure_jobs/template/missing.yaml:1:7: template/missing "
 		    "-> template/nonexistent: file not found: .azure_jobs/template/nonexistent.yaml");
 	check_error("template/typo", ".azure_jobs/template/typo.yaml:1:14: template/typo -> "
-		    "storage/defualt: file not found: .azure_jobs/storage/defualt.yaml");
+		    "storage/defualt: file not found: .azure_jobs/storage/defualt.yaml "
+		    "(did you mean storage/default?)");
 	check_error("template/nope", "template/nope: file not found: .azure_jobs/template/nope.yaml");
+	/* names near the missing one, in the folder's order; none when nothing is near */
+	check_error("template/chlid", "template/chlid: file not found: .azure_jobs/template/chlid.yaml "
+		    "(did you mean template/child?)");
+	{
+		struct aj_errors err = AJ_ERRORS_INIT;
+		struct aj_template t;
+
+		assert_int_equal(resolve("template/zzzzzz", &t, &err), -1);
+		assert_true(aj_test_errors_contain(&err, "template/zzzzzz: file not found"));
+		assert_false(aj_test_errors_contain(&err, "did you mean"));
+		aj_template_release(&t);
+		aj_errors_release(&err);
+	}
 }
 
 static void v11_empty_and_null_give_an_empty_mapping(void **state)
