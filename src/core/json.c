@@ -272,11 +272,32 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 int aj_json_print(const cJSON *v, struct aj_buf *out)
 {
 	char *text = cJSON_Print(v);
-	int ret;
+	const char *p;
+	int ret = 0, indent = 1;
 
 	if (!text)
 		return -1;
-	ret = aj_buf_addstr(out, text) || aj_buf_addch(out, '\n') ? -1 : 0;
+	/*
+	 * cJSON indents with tabs and puts one after each colon; strings hold
+	 * a tab only as \t, so every raw tab is layout: two spaces of indent
+	 * at the start of a line (as kubectl and jq print), one space after.
+	 */
+	for (p = text; *p && !ret; p++) {
+		size_t tabs = *p == '{' && p[1] == '\n' ? strspn(p + 2, "\t") : 0;
+
+		if (*p == '{' && p[1] == '\n' && p[2 + tabs] == '}') {
+			ret = aj_buf_addstr(out, "{}");      /* cJSON's "{\n\t}" for {} */
+			p += 2 + tabs;
+			indent = 0;
+			continue;
+		}
+		if (*p == '\t')
+			ret = aj_buf_addstr(out, indent ? "  " : " ");
+		else
+			ret = aj_buf_addch(out, *p);
+		indent = *p == '\n' || (indent && *p == '\t');
+	}
+	ret = ret || aj_buf_addch(out, '\n') ? -1 : 0;
 	cJSON_free(text);
 	return ret;
 }

@@ -68,7 +68,7 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
  */
 long long aj_json_whole(const cJSON *v, double max, long long dflt);
 
-/* Print v as indented JSON followed by a newline. -1 on OOM or buffer limit. */
+/* Print v as JSON indented by two spaces, then a newline. -1 on OOM or buffer limit. */
 int aj_json_print(const cJSON *v, struct aj_buf *out);
 
 #endif

@@ -29,13 +29,26 @@ static void tree_to_cjson_keeps_types_and_order(void **state)
 	(void)state;
 	assert_string_equal(text,
 		"{\n"
-		"\t\"z\":\t1,\n"
-		"\t\"a\":\t[true, null, 2.5, -7, \"x\\\"y\"],\n"
-		"\t\"m\":\t{\n\t},\n"
-		"\t\"big\":\t9223372036854775807,\n"
-		"\t\"neg\":\t-1000000000000000,\n"
-		"\t\"edge\":\t999999999999999\n"
+		"  \"z\": 1,\n"
+		"  \"a\": [true, null, 2.5, -7, \"x\\\"y\"],\n"
+		"  \"m\": {},\n"
+		"  \"big\": 9223372036854775807,\n"
+		"  \"neg\": -1000000000000000,\n"
+		"  \"edge\": 999999999999999\n"
 		"}\n");
+	aj_free(text);
+	/* two spaces per level, as kubectl prints; a tab inside a string stays \t */
+	text = print(cJSON_GetObjectItem(j, "z"));
+	assert_string_equal(text, "1\n");
+	aj_free(text);
+	{
+		cJSON *o = cJSON_Parse("{\"a\": {\"b\": [{\"c\": \"x\\ty\"}], \"e\": {}}}");
+
+		text = print(o);
+		assert_string_equal(text, "{\n  \"a\": {\n    \"b\": [{\n        \"c\": \"x\\ty\"\n"
+				    "      }],\n    \"e\": {}\n  }\n}\n");
+		cJSON_Delete(o);
+	}
 	assert_true(cJSON_IsRaw(cJSON_GetObjectItem(j, "big")));
 	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(j, "edge")));
 	aj_free(text);
