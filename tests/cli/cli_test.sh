@@ -122,6 +122,17 @@ group_usage() {
 		expect_err_empty
 	done
 
+	case_ "aj help run is aj run --help"
+	aj help run
+	expect_rc 0
+	expect_out "usage: aj run -t NAME"
+	expect_err_empty
+
+	case_ "aj help template show"
+	aj help template show
+	expect_rc 0
+	expect_out "usage: aj template show"
+
 	case_ "a misspelt flag gets the nearest one"
 	aj run --dry-rn python train.py
 	expect_rc 2
