@@ -87,7 +87,8 @@ static const struct key keys[] = {
 	{ "_extra", FREE, "mapping", "aj-only data; each part below is checked by its consumer" },
 	{ "_extra.volcano", KEYS, "mapping", "Volcano options" },
 	{ "_extra.volcano.max_retry", VALUE, "integer 0-100", "gang restarts before the job fails" },
-	{ "_extra.volcano.tasks", NAMES, "mapping", "heterogeneous tasks, by name" },
+	/* FREE for the walk: the task reader checks each task (jobspec.h) */
+	{ "_extra.volcano.tasks", FREE, "mapping", "heterogeneous tasks, by name" },
 	{ "_extra.volcano.tasks.<name>", KEYS, "mapping", "one task (all but the last two required)" },
 	{ "_extra.volcano.tasks.<name>.replicas", VALUE, "integer >= 1", "pods" },
 	{ "_extra.volcano.tasks.<name>.cpus_per_node", VALUE, "integer >= 1", "CPUs per pod" },
