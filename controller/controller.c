@@ -17,6 +17,7 @@
 #include "health.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
+#include "kube/ratelimit.h"
 #include "kube/watch.h"
 #include "lease.h"
 #include "log.h"
@@ -37,6 +38,9 @@ struct feed {
 	struct aj_strmap listed;   /* keys seen so far in the list being read */
 	volatile int synced;
 	char last_error[512];      /* why it has not listed yet (guarded by ctl->lock) */
+	/* failures since the last good list or event, and when they began (ctl->lock) */
+	unsigned failures;
+	double failing_since;
 };
 
 struct ctl {
@@ -89,6 +93,8 @@ static void watch_log(void *ctx, void *watch_ctx, const char *message)
 
 	aj_log(AJ_LOG_WARN, "watch failed; retrying", "error", message, AJ_LOG_END);
 	pthread_mutex_lock(&c->lock);
+	if (!f->failures++)
+		f->failing_since = now_s();
 	/* A 404 on a collection means the resource type is not served. */
 	if (strstr(message, "(HTTP 404)"))
 		snprintf(f->last_error, sizeof(f->last_error),
@@ -168,6 +174,13 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 	struct feed *f = ctx;
 	struct ctl *c = f->ctl;
 	char key[320];
+
+	if (ev->type != AJ_WATCH_LIST || ev->last) {
+		/* the feed works again: a list completed or the stream delivers */
+		pthread_mutex_lock(&c->lock);
+		f->failures = 0;
+		pthread_mutex_unlock(&c->lock);
+	}
 
 	switch (ev->type) {
 	case AJ_WATCH_LIST: {
@@ -321,14 +334,32 @@ static int ready(void *ctx, struct aj_buf *why)
 		return 0;
 	}
 	pthread_mutex_unlock(&c->lock);
-	for (i = 0; i < AJ_WATCHES; i++)
-		if (!c->feeds[i].synced) {
+	for (i = 0; i < AJ_WATCHES; i++) {
+		struct feed *f = &c->feeds[i];
+		double stale;
+
+		if (!f->synced) {
 			pthread_mutex_lock(&c->lock);
-			aj_buf_addf(why, "%s not listed yet%s%s", c->feeds[i].what,
-				    c->feeds[i].last_error[0] ? ": " : "", c->feeds[i].last_error);
+			aj_buf_addf(why, "%s not listed yet%s%s", f->what,
+				    f->last_error[0] ? ": " : "", f->last_error);
 			pthread_mutex_unlock(&c->lock);
 			return 0;
 		}
+		/*
+		 * Listed once but failing again and again for longer than the
+		 * relist period (the longest backoff): the cache has gone stale,
+		 * so say so rather than stay ready while nothing is handled.
+		 */
+		pthread_mutex_lock(&c->lock);
+		stale = f->failures >= 2 ? now_s() - f->failing_since : 0;
+		if (stale > AJ_BACKOFF_MAX) {
+			aj_buf_addf(why, "%s has not synced for %.0f s: %s", f->what, stale,
+				    f->last_error);
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
 	return 1;
 }
 

@@ -70,6 +70,30 @@ static int valid_mount_name(const char *s)
 	return 1;
 }
 
+/* Two mounts whose output names are one ("data-in" and "data_in")? Reports it. */
+static int output_clash(const struct aj_jobspec *spec, size_t i, struct aj_errors *err)
+{
+	struct aj_buf a = AJ_BUF_INIT(AJ_BUF_SMALL), b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int ret = 0;
+	size_t k;
+
+	aj_azureml_output_name(&a, spec->storage[i].name);
+	for (k = 0; k < i && !ret; k++) {
+		aj_buf_reset(&b);
+		aj_azureml_output_name(&b, spec->storage[k].name);
+		if (!strcmp(aj_buf_cstr(&a), aj_buf_cstr(&b))) {
+			struct aj_where w = { NULL, 0, 0, "config.storage" };
+
+			ret = aj_errors_add(err, &w, "mounts \"%s\" and \"%s\" would both be the Azure "
+					    "ML output %s: rename one", spec->storage[k].name,
+					    spec->storage[i].name, aj_buf_cstr(&a));
+		}
+	}
+	aj_buf_release(&a);
+	aj_buf_release(&b);
+	return ret;
+}
+
 int aj_azureml_validate(const struct aj_jobspec *spec, const char *service,
 			struct aj_errors *err)
 {
@@ -106,18 +130,32 @@ int aj_azureml_validate(const struct aj_jobspec *spec, const char *service,
 			ret = aj_errors_add(err, &w,
 					    "mount name \"%s\" may hold only letters, digits, '_' and '-'",
 					    spec->storage[i].name);
+		} else if (output_clash(spec, i, err)) {
+			ret = -1;
 		}
 	}
 	return ret;
 }
 
-int aj_azureml_datastore_name(struct aj_buf *b, const char *mount)
+/* mount with '-' as '_': what Azure names and shell variables accept */
+static int add_underscored(struct aj_buf *b, const char *mount)
 {
-	int ret = aj_buf_addstr(b, "aj_");
+	int ret = 0;
 
 	for (; *mount && !ret; mount++)
 		ret = aj_buf_addch(b, *mount == '-' ? '_' : *mount);
 	return ret;
+}
+
+int aj_azureml_datastore_name(struct aj_buf *b, const char *mount)
+{
+	return aj_buf_addstr(b, "aj_") || add_underscored(b, mount) ? -1 : 0;
+}
+
+int aj_azureml_output_name(struct aj_buf *b, const char *mount)
+{
+	return (*mount >= '0' && *mount <= '9' && aj_buf_addch(b, '_')) ||
+	       add_underscored(b, mount) ? -1 : 0;
 }
 
 /* Setup once per node: local rank 0 runs it, the other local ranks wait. */
@@ -146,7 +184,7 @@ static char *build_command(const struct aj_jobspec *spec)
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
 
 	if (aj_buf_addstr(&b, "set -eo pipefail\n") || add_setup(&b, spec) ||
-	    aj_shell_add_command(&b, spec, &spec->tasks[0]))
+	    aj_shell_add_command(&b, spec, &spec->tasks[0], 0))
 		return NULL;
 	return aj_buf_detach(&b, NULL);
 }
@@ -302,8 +340,13 @@ static void add_storage(struct aj_azureml_body *b, const struct aj_jobspec *spec
 		const struct aj_storage *st = &spec->storage[i];
 		struct aj_buf key = AJ_BUF_INIT(AJ_BUF_SMALL);
 		struct aj_buf val = AJ_BUF_INIT(AJ_BUF_SMALL);
+		struct aj_buf name = AJ_BUF_INIT(AJ_BUF_SMALL);
 		size_t dir_len = strlen(st->mount_dir);
-		cJSON *out = aj_body_add_object(outputs, st->name, &b->oom);
+		cJSON *out;
+
+		/* outputs and variables take [A-Za-z_][A-Za-z0-9_]*: "data-in" is data_in */
+		aj_azureml_output_name(&name, st->name);
+		out = aj_body_add_object(outputs, cstr_or_null(&name), &b->oom);
 
 		aj_body_add_string(out, "jobOutputType", "uri_folder", &b->oom);
 		aj_buf_addstr(&val, "azureml://datastores/");
@@ -319,12 +362,13 @@ static void add_storage(struct aj_azureml_body *b, const struct aj_jobspec *spec
 		aj_buf_add(&val, st->mount_dir, dir_len);
 		if (dir_len > 1)
 			aj_buf_addch(&val, '/');
-		aj_buf_addf(&key, "AZURE_ML_OUTPUT_PathOnCompute_%s", st->name);
+		aj_buf_addf(&key, "AZURE_ML_OUTPUT_PathOnCompute_%s", aj_buf_cstr(&name));
 		put_string(props, cstr_or_null(&key), cstr_or_null(&val), &b->oom);
 
 		aj_buf_reset(&key);
-		aj_buf_addf(&key, "AZUREML_DATAREFERENCE_%s", st->name);
+		aj_buf_addf(&key, "AZUREML_DATAREFERENCE_%s", aj_buf_cstr(&name));
 		put_string(b->env, cstr_or_null(&key), st->mount_dir, &b->oom);
+		aj_buf_release(&name);
 		aj_buf_release(&key);
 		aj_buf_release(&val);
 	}

@@ -9,8 +9,8 @@
  * live calls: `environmentId` holds the image (registry-prefixed) until the
  * environment version is registered, and `codeId` holds
  * "codes/AJ_AZUREML_CODE_NAME/versions/<digest>" until the code version is.
- * Storage mounts become outputs on the datastore named by
- * aj_azureml_datastore_name(), which the forwarder creates or reuses.
+ * Storage mounts become outputs (aj_azureml_output_name()) on the datastore
+ * named by aj_azureml_datastore_name(), which the forwarder creates or reuses.
  *
  * The command is one shell script: setup (run by local rank 0 only when the
  * job is distributed, the other ranks on the node wait for it), the job
@@ -70,5 +70,11 @@ int aj_azureml_body_finish(struct aj_azureml_body *b, const struct aj_jobspec *s
 
 /* The datastore a storage mount uses: "aj_" + the name with '-' as '_'. */
 int aj_azureml_datastore_name(struct aj_buf *b, const char *mount);
+/*
+ * Its job output (and AZUREML_DATAREFERENCE_<output>): the name with '-' as
+ * '_' and a leading digit behind '_', since Azure ML takes output names of
+ * [A-Za-z_][A-Za-z0-9_]* only and a shell cannot read "data-in". 0 / -1.
+ */
+int aj_azureml_output_name(struct aj_buf *b, const char *mount);
 
 #endif

@@ -70,7 +70,7 @@ int aj_shell_add_lines(struct aj_buf *b, const struct aj_strlist *lines)
 }
 
 int aj_shell_add_command(struct aj_buf *b, const struct aj_jobspec *spec,
-			 const struct aj_task *task)
+			 const struct aj_task *task, int by_argv)
 {
 	size_t i;
 
@@ -78,10 +78,24 @@ int aj_shell_add_command(struct aj_buf *b, const struct aj_jobspec *spec,
 		return -1;
 	if (task->has_command)
 		return aj_shell_add_lines(b, &task->command);
+	if (by_argv)
+		return task->command.nr ? aj_buf_addstr(b, "\"$@\"\n") : 0;
 	for (i = 0; i < task->command.nr; i++)
 		if ((i && aj_buf_addch(b, ' ')) || aj_shell_quote(b, task->command.items[i]))
 			return -1;
 	return task->command.nr ? aj_buf_addch(b, '\n') : 0;
+}
+
+int aj_kubelet_escape(struct aj_buf *b, const char *s)
+{
+	const char *d;
+
+	while ((d = strchr(s, '$'))) {
+		if (aj_buf_add(b, s, (size_t)(d - s + 1)) || aj_buf_addch(b, '$'))
+			return -1;
+		s = d + 1;
+	}
+	return aj_buf_addstr(b, s);
 }
 
 /* Attach item under key (or append it to an array parent); frees it on failure. */

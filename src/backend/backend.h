@@ -195,10 +195,30 @@ int aj_shell_add_lines(struct aj_buf *b, const struct aj_strlist *lines);
 
 /*
  * Append what a task runs after setup: jobs[0].command lines, then the task's
- * own command lines, or the user command with every argument quoted. 0 / -1.
+ * own command lines, or the user command: with by_argv, `"$@"` (the
+ * arguments travel as separate argv items after the script, never through
+ * the shell's parser), otherwise every argument quoted. 0 / -1.
  */
 int aj_shell_add_command(struct aj_buf *b, const struct aj_jobspec *spec,
-			 const struct aj_task *task);
+			 const struct aj_task *task, int by_argv);
+
+/*
+ * Kubernetes expands $(VAR) and turns $$ into $ in a container's command,
+ * args and env values before anything runs: append s with every $ doubled,
+ * so what runs is s byte for byte. 0 / -1.
+ */
+int aj_kubelet_escape(struct aj_buf *b, const char *s);
+
+/*
+ * The kernel's limits on what exec() takes: one argument or environment
+ * string (MAX_ARG_STRLEN, with its NUL) and all of them together with their
+ * pointers (ARG_MAX with the usual 8 MiB stack).
+ */
+#define AJ_ARG_STRLEN_MAX (128u * 1024u)
+#define AJ_ARG_TOTAL_MAX (2u * 1024u * 1024u)
+
+/* The largest object the API server stores (etcd's default request limit). */
+#define AJ_REQUEST_MAX (1536u * 1024u)
 
 /*
  * cJSON builders that remember running out of memory in *oom, so a backend

@@ -37,6 +37,7 @@
 #include "core/error.h"
 #include "core/jobspec.h"
 #include "core/node.h"
+#include "core/schema.h"
 #include "core/sku.h"
 #include "core/strlist.h"
 
@@ -83,37 +84,10 @@ static int is_lower_alnum(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-/* A Kubernetes quantity such as 512Gi, 64G, 1.5, 100m. */
-static int k8s_quantity(const char *s)
-{
-	static const char *const suffixes[] = {
-		"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "T", "P", "E", "m", NULL
-	};
-	const char *p = s;
-	size_t i;
-
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (p == s)
-		return 0;
-	if (*p == '.') {
-		const char *frac = ++p;
-
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (p == frac)
-			return 0;
-	}
-	for (i = 0; suffixes[i]; i++)
-		if (!strcmp(p, suffixes[i]))
-			return 1;
-	return 0;
-}
-
 /*
- * shm_size is shared with Azure ML, whose sizes are Docker's (64g = 64 GiB).
- * Those lowercase forms become binary quantities; anything else must be a
- * Kubernetes quantity. 0 / -1.
+ * shm_size is shared with Azure ML, whose sizes are Docker's (64g = 64 GiB):
+ * those lowercase forms become binary quantities; the conversion has checked
+ * that anything else is a Kubernetes quantity. 0 / -1 (out of memory).
  */
 static int shm_quantity(const char *s, struct aj_buf *out)
 {
@@ -124,7 +98,7 @@ static int shm_quantity(const char *s, struct aj_buf *out)
 			return -1;
 		return s[digits] == 'b' ? 0 : aj_buf_addf(out, "%ci", s[digits] - 'a' + 'A');
 	}
-	return k8s_quantity(s) ? aj_buf_addstr(out, s) : -1;
+	return aj_buf_addstr(out, s);
 }
 
 /* The name of a capability without its CAP_ prefix; NULL if invalid or ALL. */
@@ -612,33 +586,15 @@ static int max_retry(const struct aj_jobspec *spec, int *out, struct aj_errors *
 	return aj_errors_add(err, &w, "expected an integer from 0 to %d", MAX_RETRY_LIMIT);
 }
 
-static int check_quantity(const char *value, const char *path, struct aj_errors *err)
-{
-	struct aj_where w = where_path(path);
-
-	if (!value || k8s_quantity(value))
-		return 0;
-	return aj_errors_add(err, &w, "\"%s\" is not a Kubernetes quantity such as 512Gi", value);
-}
-
 static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	const struct aj_container_args *a = &spec->jobs[0].container;
 	struct aj_strlist caps = AJ_STRLIST_INIT;
-	struct aj_buf shm = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_code_volume v;
 	int ret = 0;
 	size_t i;
 
-	if (a->shm_size && shm_quantity(a->shm_size, &shm)) {
-		struct aj_where w = where_path("config.jobs[0].submit_args.container_args.shm_size");
-
-		ret = aj_errors_add(err, &w, "\"%s\" is not a size such as 64Gi or 64g", a->shm_size);
-	}
-	aj_buf_release(&shm);
-	if (check_quantity(a->memory, "config.jobs[0].submit_args.container_args.memory", err) ||
-	    check_quantity(a->scratch_size, "config.jobs[0].submit_args.container_args.scratch_size",
-			   err) || capabilities(&a->capabilities, &caps, err))
+	if (capabilities(&a->capabilities, &caps, err))
 		ret = -1;
 	aj_strlist_release(&caps);
 	if (!a->scratch_mount_path)
@@ -657,6 +613,20 @@ static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 
 		ret = aj_errors_add(err, &w, "%s overlaps the shared volume %s (%s)",
 				    a->scratch_mount_path, v.pvc, v.mount_dir);
+	}
+	/* the Secret holds the blob code URL and the storage configurations */
+	if ((spec->storage_nr || aj_code_via_blob(spec)) &&
+	    paths_overlap(a->scratch_mount_path, AJ_STORAGE_SECRET_DIR)) {
+		struct aj_where w = where_path(SCRATCH_PATH);
+
+		ret = aj_errors_add(err, &w, "%s overlaps the Blob Secret mount " AJ_STORAGE_SECRET_DIR,
+				    a->scratch_mount_path);
+	}
+	if (spec->storage_nr && paths_overlap(a->scratch_mount_path, AJ_STORAGE_CACHE_DIR)) {
+		struct aj_where w = where_path(SCRATCH_PATH);
+
+		ret = aj_errors_add(err, &w, "%s overlaps the storage cache " AJ_STORAGE_CACHE_DIR,
+				    a->scratch_mount_path);
 	}
 	for (i = 0; i < spec->storage_nr; i++) {
 		if (spec->storage[i].mount_dir &&
@@ -803,6 +773,20 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 	return ret;
 }
 
+/* The parts of _extra this backend reads are its schema: their keys are checked. */
+static int check_extra_keys(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
+	int ret = 0;
+
+	if (aj_schema_check(aj_node_get(x, "volcano"), "_extra.volcano", "config._extra.volcano", err))
+		ret = -1;
+	if (aj_schema_check(aj_node_get(x, "code_upload"), "_extra.code_upload",
+			    "config._extra.code_upload", err))
+		ret = -1;
+	return ret;
+}
+
 static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 {
 	struct aj_code_blob blob;
@@ -819,26 +803,27 @@ static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 		ret = -1;
 	if (check_storage(spec, err) || aj_code_blob(spec, &blob, err) < 0)
 		ret = -1;
-	if (check_quantity(spec->target.memory, "config.target.memory", err))
-		ret = -1;
 	if (check_target_names(&spec->target, err))
 		ret = -1;
 	if (spec->heterogeneous && !spec->tasks_nr && validate_tasks(spec, err))
 		ret = -1;
+	if (check_extra_keys(spec, err))
+		ret = -1;
 	return ret;
 }
 
-/* GPUs per node for the homogeneous shape: target, else a G shorthand SKU. */
+/*
+ * GPUs per pod for the homogeneous shape. The seed makes -p the SKU
+ * processes and target.gpus_per_node only its fallback, so for a G SKU the
+ * resolved SKU's count decides (-p 4 with {nodes}xG{processes}: 4 GPUs);
+ * otherwise (C SKUs, names that are not shorthand) target.gpus_per_node.
+ */
 static int homogeneous_gpus(const struct aj_jobspec *spec, int *gpus)
 {
 	struct aj_sku_spec sku;
 	int ret;
 
-	*gpus = 0;
-	if (spec->target.gpus_per_node != AJ_UNSET) {
-		*gpus = spec->target.gpus_per_node;
-		return 0;
-	}
+	*gpus = spec->target.gpus_per_node != AJ_UNSET ? spec->target.gpus_per_node : 0;
 	if (!spec->sku)
 		return 0;
 	ret = aj_sku_parse(spec->sku, &sku);
@@ -916,16 +901,32 @@ static int check_names(const char *job, const struct role *r, size_t nr, struct 
 	return ret;
 }
 
+/* A string the kubelet expands ($(VAR), $$), escaped so it arrives as written. */
+static void add_kube_string(cJSON *parent, const char *key, const char *value, int *oom)
+{
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
+
+	if (!value || aj_kubelet_escape(&b, value))
+		*oom = 1;
+	else
+		aj_body_add_string(parent, key, aj_buf_cstr(&b), oom);
+	aj_buf_release(&b);
+}
+
+static void add_env_entry(cJSON *env, const char *name, const char *value, int *oom)
+{
+	cJSON *e = aj_body_add_object(env, NULL, oom);
+
+	aj_body_add_string(e, "name", name, oom);
+	add_kube_string(e, "value", value, oom);
+}
+
 static void add_env(cJSON *env, const struct aj_job *j, const char *name, const char *value,
 		    int *oom)
 {
-	cJSON *e;
-
 	if (aj_kvlist_get(&j->env, name))
 		return;
-	e = aj_body_add_object(env, NULL, oom);
-	aj_body_add_string(e, "name", name, oom);
-	aj_body_add_string(e, "value", value, oom);
+	add_env_entry(env, name, value, oom);
 }
 
 static void add_env_int(cJSON *env, const struct aj_job *j, const char *name, long long v,
@@ -1060,7 +1061,7 @@ static char *script(const struct aj_jobspec *spec, const struct role *r, const c
 	    (digest && blob && code_download(&b, blob, digest)) ||
 	    (digest && !blob && aj_code_volume(spec, &v) && code_copy(&b, &v, digest)) ||
 	    aj_shell_add_lines(&b, &spec->environment.setup) ||
-	    aj_shell_add_command(&b, spec, r->task)) {
+	    aj_shell_add_command(&b, spec, r->task, 1)) {
 		aj_buf_release(&b);
 		return NULL;
 	}
@@ -1097,6 +1098,8 @@ struct build {
 	int max_retry;
 	int total_pods;
 	long long world_size;
+	struct aj_errors *err;
+	int too_big;              /* an exec limit was passed (reported once) */
 	int oom;
 };
 
@@ -1128,6 +1131,67 @@ static void add_resources(struct build *bd, cJSON *container, const struct role 
 	}
 }
 
+/*
+ * What the pod's exec() gets must fit the kernel's limits, or the pod could
+ * never start while the job looks submitted: each string (the script, each
+ * argument, each NAME=value) under AJ_ARG_STRLEN_MAX, all of them with
+ * their pointers under AJ_ARG_TOTAL_MAX. Reported once per build.
+ */
+static void check_exec_limits(struct build *bd, const struct role *r, const char *script)
+{
+	const struct aj_task *t = r->task;
+	const struct aj_kvlist *env = &bd->spec->jobs[0].env;
+	size_t total, i, len;
+
+	if (bd->too_big || !script)
+		return;
+	total = sizeof("/bin/bash") + sizeof("-lc") + strlen(script) + 1 + 3 * sizeof(char *);
+	if (strlen(script) + 1 > AJ_ARG_STRLEN_MAX) {
+		bd->too_big = 1;
+		aj_errors_add(bd->err, NULL, "task %s: the pod's script is %zu bytes, over the kernel's "
+			      "limit of %u bytes for one argument (MAX_ARG_STRLEN): shorten "
+			      "environment.setup, jobs[0].command or the task's command", r->name,
+			      strlen(script), AJ_ARG_STRLEN_MAX);
+		return;
+	}
+	for (i = 0; !t->has_command && i < t->command.nr; i++) {
+		len = strlen(t->command.items[i]) + 1;
+		total += len + sizeof(char *) + (i ? 0 : sizeof("aj") + sizeof(char *));
+		if (len > AJ_ARG_STRLEN_MAX) {
+			struct aj_where w = { NULL, 0, 0, NULL };
+			char path[32];
+
+			snprintf(path, sizeof(path), "command[%zu]", i);
+			w.path = path;
+			bd->too_big = 1;
+			aj_errors_add(bd->err, &w, "an argument of %zu bytes is over the kernel's limit "
+				      "of %u bytes for one argument (MAX_ARG_STRLEN)", len - 1,
+				      AJ_ARG_STRLEN_MAX);
+			return;
+		}
+	}
+	for (i = 0; i < env->nr; i++) {
+		len = strlen(env->items[i].key) + strlen(env->items[i].value) + 2;
+		total += len + sizeof(char *);
+		if (len > AJ_ARG_STRLEN_MAX) {
+			struct aj_where w = { NULL, 0, 0, "config.jobs[0].submit_args.env" };
+
+			bd->too_big = 1;
+			aj_errors_add(bd->err, &w, "%s: the variable is %zu bytes, over the kernel's limit "
+				      "of %u bytes for one environment string (MAX_ARG_STRLEN)",
+				      env->items[i].key, len - 1, AJ_ARG_STRLEN_MAX);
+			return;
+		}
+	}
+	if (total > AJ_ARG_TOTAL_MAX) {
+		bd->too_big = 1;
+		aj_errors_add(bd->err, NULL, "task %s: the command, its arguments and the environment "
+			      "come to %zu bytes, over the kernel's limit of %u for all of them "
+			      "(ARG_MAX): pass fewer or shorter arguments", r->name, total,
+			      AJ_ARG_TOTAL_MAX);
+	}
+}
+
 static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 {
 	const struct aj_jobspec *spec = bd->spec;
@@ -1144,19 +1208,22 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 	aj_body_add_string(c, "image", spec->environment.image, &bd->oom);
 	if (bd->digest)
 		aj_body_add_string(c, "workingDir", AJ_WORK_DIR, &bd->oom);
+	/* bash -lc SCRIPT aj ARG...: the script reads the user's arguments as "$@" */
 	cmd = aj_body_add_array(c, "command", &bd->oom);
 	aj_body_add_string(cmd, NULL, "/bin/bash", &bd->oom);
 	aj_body_add_string(cmd, NULL, "-lc", &bd->oom);
-	aj_body_add_string(cmd, NULL, text, &bd->oom);
+	add_kube_string(cmd, NULL, text, &bd->oom);
+	if (!r->task->has_command && r->task->command.nr) {
+		aj_body_add_string(cmd, NULL, "aj", &bd->oom);
+		for (i = 0; i < r->task->command.nr; i++)
+			add_kube_string(cmd, NULL, r->task->command.items[i], &bd->oom);
+	}
+	check_exec_limits(bd, r, text);
 	aj_free(text);
 
 	env = aj_body_add_array(c, "env", &bd->oom);
-	for (i = 0; i < j->env.nr; i++) {
-		cJSON *e = aj_body_add_object(env, NULL, &bd->oom);
-
-		aj_body_add_string(e, "name", j->env.items[i].key, &bd->oom);
-		aj_body_add_string(e, "value", j->env.items[i].value, &bd->oom);
-	}
+	for (i = 0; i < j->env.nr; i++)
+		add_env_entry(env, j->env.items[i].key, j->env.items[i].value, &bd->oom);
 	aj_buf_addf(&addr, "%s-master-0.%s", bd->job, bd->job);
 	add_env(env, j, "MASTER_ADDR", addr.failed ? NULL : aj_buf_cstr(&addr), &bd->oom);
 	aj_buf_release(&addr);
@@ -1378,6 +1445,26 @@ static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 	return job;
 }
 
+/*
+ * The API server refuses a request over etcd's value limit (1.5 MiB by
+ * default) whatever is retried: say so before the create. 1 when over
+ * (reported), 0 when it fits; out of memory counts as fitting (the caller
+ * reports it).
+ */
+static int over_request_limit(const cJSON *job, struct aj_errors *err)
+{
+	char *text = cJSON_PrintUnformatted(job);
+	size_t len = text ? strlen(text) : 0;
+
+	cJSON_free(text);
+	if (len <= AJ_REQUEST_MAX)
+		return 0;
+	aj_errors_add(err, NULL, "the Volcano Job would be %zu bytes, over the API server's limit of "
+		      "%u bytes for one object (etcd's default): shorten what the template repeats in "
+		      "every pod (environment.setup, submit_args.env, the command)", len, AJ_REQUEST_MAX);
+	return 1;
+}
+
 static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
 			 cJSON **out, struct aj_errors *err)
 {
@@ -1433,7 +1520,7 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 		ret = aj_errors_oom(err);
 		goto out;
 	}
-	if (check_container(spec, err) || check_quantity(spec->target.memory, "config.target.memory", err) ||
+	if (check_container(spec, err) ||
 	    check_code_volume(spec, err) || check_storage(spec, err) ||
 	    max_retry(spec, &bd.max_retry, err) ||
 	    check_names(bd.job, r, nr, err) ||
@@ -1451,7 +1538,12 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 		bd.total_pods += r[i].replicas;
 		bd.world_size += (long long)r[i].replicas * r[i].ppn;
 	}
+	bd.err = err;
 	job = build_job(&bd, ctx, r, nr);
+	if (!bd.oom && (bd.too_big || over_request_limit(job, err))) {
+		cJSON_Delete(job);
+		goto out;
+	}
 	arr = cJSON_CreateArray();
 	if (bd.oom || !arr || !cJSON_AddItemToArray(arr, job)) {
 		cJSON_Delete(job);

@@ -87,18 +87,32 @@ static int blob_open(struct aj_blob *b, struct aj_token_cache *tokens, const cha
 
 /* --- aml and sing: the files, into the default datastore --- */
 
-/* SUB/RG/NAME from AJ_AZURE_WORKSPACE, NAME replaced by target.workspace_name. */
+/*
+ * SUB/RG/NAME from AJ_AZURE_WORKSPACE (NAME replaced by target.workspace_name),
+ * else from the template's target.subscription_id, resource_group and
+ * workspace_name when it names all three.
+ */
 static int workspace(const struct aj_jobspec *spec, struct aj_buf *store,
 		     struct aj_aml_workspace *ws, struct aj_errors *err)
 {
+	const struct aj_target *t = &spec->target;
 	const char *v = env("AJ_AZURE_WORKSPACE");
 	char *a, *b;
 
+	if (!v && t->subscription_id && *t->subscription_id && t->resource_group &&
+	    *t->resource_group && t->workspace_name && *t->workspace_name) {
+		ws->subscription = t->subscription_id;
+		ws->resource_group = t->resource_group;
+		ws->name = t->workspace_name;
+		ws->api_version = NULL;
+		return 0;
+	}
 	if (!v)
 		return aj_errors_add(err, NULL, "service %s: the code goes to the workspace's default "
-				     "datastore, but AJ_AZURE_WORKSPACE is not set (SUBSCRIPTION/"
-				     "RESOURCE_GROUP/WORKSPACE, as the controller's --azure-workspace)",
-				     spec->target.service);
+				     "datastore, but no workspace is named: set target.subscription_id, "
+				     "resource_group and workspace_name in the template, or "
+				     "AJ_AZURE_WORKSPACE=SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE (as the "
+				     "controller's --azure-workspace)", spec->target.service);
 	if (aj_buf_addstr(store, v))
 		return aj_errors_oom(err);
 	a = strchr(store->buf, '/');

@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/source.h"
+#include "core/suggest.h"
 #include "io/source_dir.h"
 
 /* Upper bound for -n/-p/--ppn: far above any real cluster, far below INT_MAX. */
@@ -108,6 +109,11 @@ static int apply(const struct aj_cli_command *cmd, const struct opt_def *d,
 		o->template_name = value;
 		return AJ_EXIT_OK;
 	case AJ_OPT_NODES:
+		/* kubectl's -n is the namespace; here it is the node count */
+		if (*value && !strchr("0123456789+-", *value))
+			return aj_cli_usage_error(cmd->name, "%s: expected a positive integer, got '%s' "
+						  "(-n is the node count here; the namespace is "
+						  "--namespace)", spelled, value);
 		return parse_count(cmd->name, spelled, value, &o->shape.nodes);
 	case AJ_OPT_PROCESSES:
 		return parse_count(cmd->name, spelled, value, &o->shape.processes);
@@ -168,6 +174,24 @@ static int apply(const struct aj_cli_command *cmd, const struct opt_def *d,
 	}
 }
 
+/* An option this command does not take: the nearest one it does, if any. */
+static int unknown_option(const struct aj_cli_command *cmd, const char *a)
+{
+	const char *names[sizeof(opt_defs) / sizeof(opt_defs[0])], *near;
+	size_t nr = 0, i, len = strcspn(a, "=");
+	char word[64];
+
+	for (i = 0; i < sizeof(opt_defs) / sizeof(opt_defs[0]); i++)
+		if (cmd->options & opt_defs[i].bit)
+			names[nr++] = opt_defs[i].long_name;
+	snprintf(word, sizeof(word), "%.*s", (int)len, a + strspn(a, "-"));
+	near = strlen(a) > 2 ? aj_suggest(word, names, nr) : NULL;
+	if (near)
+		return aj_cli_usage_error(cmd->name, "unknown option '%s': did you mean --%s?",
+					  a, near);
+	return aj_cli_usage_error(cmd->name, "unknown option '%s' (try aj %s --help)", a, cmd->name);
+}
+
 /*
  * Parse the option at argv[*i] (which starts with "-"), consuming its value
  * from the next word when needed.
@@ -192,8 +216,7 @@ static int parse_option(const struct aj_cli_command *cmd, int argc, char **argv,
 			value = a + 2;
 	}
 	if (!d || !(cmd->options & d->bit))
-		return aj_cli_usage_error(cmd->name, "unknown option '%s' (try aj %s --help)",
-					  a, cmd->name);
+		return unknown_option(cmd, a);
 	if (d->short_name && a[1] != '-')
 		snprintf(spelled, sizeof(spelled), "-%c", d->short_name);
 	else

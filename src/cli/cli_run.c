@@ -127,6 +127,9 @@ int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 	before = err->nr;
 	if (aj_jobspec_from_config(p->tpl.config, p->tpl.name, &o->shape, o->argv,
 				   o->argc, &p->spec, err)) {
+		/* the tasks' own problems too, so one run reports them all */
+		if (p->spec.heterogeneous && (p->backend = aj_backend_find(p->spec.target.service)))
+			p->backend->validate(&p->spec, err);
 		aj_cli_errors_locate(err, before, p->tpl.display);
 		return -1;
 	}

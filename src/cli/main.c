@@ -112,11 +112,10 @@ static int run_command(const struct aj_cli_command *cmd, char **words, int argc,
 	return cmd->run ? cmd->run(&o) : aj_cli_network(cmd, &o);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const struct aj_cli_command *cmd;
 
-	aj_alloc_hook_cjson();
 	if (argc < 2) {
 		print_usage(stderr);
 		return AJ_EXIT_USAGE;
@@ -167,4 +166,25 @@ int main(int argc, char **argv)
 					  argv[1]);
 	}
 	return run_command(cmd, argv, argc, 2);
+}
+
+/* The commands a `help` word may name: "aj help template show" and the like. */
+#define HELP_WORDS_MAX 4
+
+int main(int argc, char **argv)
+{
+	aj_alloc_hook_cjson();
+	/* `aj help run` is `aj run --help` */
+	if (argc >= 3 && argc - 2 <= HELP_WORDS_MAX && !strcmp(argv[1], "help")) {
+		char *again[HELP_WORDS_MAX + 3], help[] = "--help";
+		int i;
+
+		again[0] = argv[0];
+		for (i = 2; i < argc; i++)
+			again[i - 1] = argv[i];
+		again[argc - 1] = help;
+		again[argc] = NULL;
+		return dispatch(argc, again);
+	}
+	return dispatch(argc, argv);
 }

@@ -1,5 +1,6 @@
 #include "jobspec.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "buf.h"
 #include "error.h"
 #include "node.h"
+#include "schema.h"
 #include "sku.h"
 
 void aj_kvlist_release(struct aj_kvlist *l)
@@ -228,6 +230,12 @@ static const char *describe(const struct aj_node *n, char *out, size_t size)
 	return out;
 }
 
+/* A string value quoted and escaped for a message: "\"4GB\"". */
+static const char *quoted(const struct aj_node *n, char *out, size_t size)
+{
+	return describe(n, out, size) + strlen("string ");
+}
+
 static void fail_type(struct conv *c, const struct aj_node *n, const char *expected)
 {
 	char desc[96];
@@ -314,25 +322,91 @@ static void read_bool(struct conv *c, const struct aj_node *map, const char *key
 	path_pop(c, at);
 }
 
-/* A quantity such as "512Gi" or "64g": a string, or an integer taken as text. */
-static void read_quantity(struct conv *c, const struct aj_node *map, const char *key, char **out)
+#define QUANTITY_UNITS "Ki, Mi, Gi, Ti or k, M, G, T"
+
+/*
+ * The unit of a quantity "<digits>[.<digits>]<unit>", or NULL when s is not
+ * one. Units are Kubernetes' binary and decimal ones; a plain number has
+ * none (bytes are never what a template means). docker adds Docker's
+ * lowercase forms (64g = 64Gi), which shm_size shares with Azure ML.
+ */
+static const char *quantity_unit(const char *s, int docker)
+{
+	static const char *const units[] = {
+		"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "T", "P", "E", NULL
+	};
+	const char *p = s + strspn(s, "0123456789");
+	size_t i;
+
+	if (p == s)
+		return NULL;
+	if (*p == '.') {
+		p++;
+		if (!strspn(p, "0123456789"))
+			return NULL;
+		p += strspn(p, "0123456789");
+	}
+	for (i = 0; units[i]; i++)
+		if (!strcmp(p, units[i]))
+			return p;
+	return docker && p[0] && !p[1] && strchr("bkmgt", p[0]) ? p : NULL;
+}
+
+/* "4GB" -> "4G (decimal) or 4Gi (binary)": a unit written as bytes, spelt right. */
+static int bytes_unit_hint(const char *s, char *out, size_t size)
+{
+	size_t digits = strspn(s, "0123456789.");
+	const char *u = s + digits;
+	char upper, decimal;
+
+	if (!digits || digits > 20 || !u[0] || !strchr("KkMmGgTtPpEe", u[0]) ||
+	    (u[1] != 'B' && u[1] != 'b') || u[2])
+		return 0;
+	upper = (char)toupper((unsigned char)u[0]);
+	decimal = upper == 'K' ? 'k' : upper;     /* Kubernetes' kilo is lowercase */
+	snprintf(out, size, "%.*s%c (decimal) or %.*s%ci (binary)", (int)digits, s, decimal,
+		 (int)digits, s, upper);
+	return 1;
+}
+
+/* A quantity such as "512Gi" (docker: also "64g"); NUL-free, with a unit. */
+static void read_quantity_as(struct conv *c, const struct aj_node *map, const char *key,
+			     int docker, char **out)
 {
 	const struct aj_node *n = get(map, key);
-	char num[32];
+	char desc[96], hint[64];
 	size_t at;
 
 	if (!n)
 		return;
 	at = path_push(c, ".%s", key);
-	if (n->type == AJ_NODE_INT && n->v.integer >= 0) {
-		snprintf(num, sizeof(num), "%lld", n->v.integer);
-		*out = dup_or_oom(c, num, strlen(num));
-	} else if (n->type == AJ_NODE_STRING && n->len && strlen(n->str) == n->len) {
+	if ((n->type == AJ_NODE_INT || n->type == AJ_NODE_FLOAT) && n->str && n->str[0] == '-')
+		fail(c, n, "%s must not be negative", n->str);
+	else if ((n->type == AJ_NODE_INT || n->type == AJ_NODE_FLOAT) && n->str)
+		fail(c, n, "%s has no unit: write it with one of " QUANTITY_UNITS ", such as %sGi",
+		     n->str, n->str);
+	else if (n->type != AJ_NODE_STRING)
+		fail_type(c, n, "quantity (a string such as \"64Gi\")");
+	else if (strlen(n->str) != n->len)
+		fail(c, n, "string contains a NUL byte");
+	else if (n->str[0] == '-')
+		fail(c, n, "%s must not be negative", quoted(n, desc, sizeof(desc)));
+	else if (quantity_unit(n->str, docker))
 		*out = dup_or_oom(c, n->str, n->len);
-	} else {
-		fail_type(c, n, "quantity (a string such as \"64Gi\", or a non-negative integer)");
-	}
+	else if (n->len == strspn(n->str, "0123456789") && n->len)
+		fail(c, n, "\"%s\" has no unit: write it with one of " QUANTITY_UNITS ", such as %sGi",
+		     n->str, n->str);
+	else if (bytes_unit_hint(n->str, hint, sizeof(hint)))
+		fail(c, n, "\"%s\" is not a Kubernetes quantity: write %s", n->str, hint);
+	else
+		fail(c, n, "%s is not a Kubernetes quantity: a number and a unit (" QUANTITY_UNITS
+		     "), such as 64Gi", quoted(n, desc, sizeof(desc)));
 	path_pop(c, at);
+}
+
+static void read_quantity(struct conv *c, const struct aj_node *map, const char *key, char **out)
+{
+	read_quantity_as(c, map, key, 0, out);
 }
 
 /* A string restricted to a few words (case-insensitive); stored as listed. */
@@ -556,7 +630,7 @@ static void read_container_args(struct conv *c, const struct aj_node *sub, struc
 	if (!want_map(c, n, "container_args"))
 		return;
 	at = path_push(c, ".container_args");
-	read_quantity(c, n, "shm_size", &a->shm_size);
+	read_quantity_as(c, n, "shm_size", 1, &a->shm_size);
 	read_int(c, n, "cpus", 1, &a->cpus);
 	read_quantity(c, n, "memory", &a->memory);
 	read_strlist(c, n, "capabilities", &a->capabilities);
@@ -672,6 +746,23 @@ static void shape_hetero(struct conv *c, const struct aj_node *config, const str
 }
 
 /*
+ * The SKU of a heterogeneous job is a label: placeholders and node ranges
+ * would ask for a global shape the tasks replace.
+ */
+static void hetero_sku(struct conv *c, const struct aj_node *sku)
+{
+	const char *why = "the tasks under config._extra.volcano.tasks declare the shape";
+	size_t at = path_push(c, ".jobs[0].sku");
+
+	if (sku->type == AJ_NODE_MAP)
+		fail(c, sku, "node ranges are not allowed in a heterogeneous job: %s", why);
+	else if (sku->type == AJ_NODE_STRING && aj_sku_has_placeholder(sku->str))
+		fail(c, sku, "SKU placeholders ({nodes}, {processes}) are not allowed in a "
+		     "heterogeneous job: %s", why);
+	path_pop(c, at);
+}
+
+/*
  * nodes, SKU processes and launcher processes: command line first, then the
  * template, never an implicit default (except 1 launcher process). A
  * template value that was present but invalid has been reported already.
@@ -700,7 +791,8 @@ static void shape_homogeneous(struct conv *c, const struct aj_node *config,
 
 		ok = 0;
 		if (!get(job0, "instance_count")) {
-			aj_errors_add(c->err, &w, "not set: pass -n or set config.jobs[0].instance_count");
+			aj_errors_add(c->err, &w, "not set: pass -n or set jobs[0].instance_count in %s.yaml",
+				      s->template_name ? s->template_name : "template/?");
 			c->failed = 1;
 		}
 	}
@@ -709,7 +801,8 @@ static void shape_homogeneous(struct conv *c, const struct aj_node *config,
 
 		ok = 0;
 		if (!get(get(config, "target"), "gpus_per_node")) {
-			aj_errors_add(c->err, &w, "not set: pass -p or set config.target.gpus_per_node");
+			aj_errors_add(c->err, &w, "not set: pass -p or set target.gpus_per_node in %s.yaml",
+				      s->template_name ? s->template_name : "template/?");
 			c->failed = 1;
 		}
 	}
@@ -746,7 +839,7 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 			   struct aj_jobspec *s, struct aj_errors *err)
 {
 	struct conv c = { err, AJ_BUF_INIT(AJ_BUF_SMALL), 0, 0 };
-	const struct aj_node *jobs, *job0 = NULL, *sku, *extra;
+	const struct aj_node *jobs, *job0 = NULL, *sku, *extra, *tasks;
 	size_t i;
 
 	path_push(&c, "config");
@@ -773,15 +866,23 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 	if (extra && !(s->extra = aj_node_copy(extra)))
 		c.oom = 1;
 
+	if (aj_schema_check(config, "", "config", err))
+		c.failed = 1;
+
 	sku = get(job0, "sku");
+	tasks = extra && extra->type == AJ_NODE_MAP ? get(get(extra, "volcano"), "tasks") : NULL;
 	if (job0 && !sku) {
 		size_t at = path_push(&c, ".jobs[0].sku");
 
 		fail(&c, job0, "required");
 		path_pop(&c, at);
-	} else if (sku && sku->type == AJ_NODE_STRING && !strcmp(sku->str, "heterogeneous")) {
+	} else if ((sku && sku->type == AJ_NODE_STRING && !strcmp(sku->str, "heterogeneous")) ||
+		   (sku && tasks)) {
+		/* declared tasks make a job heterogeneous whatever its SKU says */
 		s->heterogeneous = 1;
-		s->sku = dup_or_oom(&c, sku->str, sku->len);
+		if (sku->type == AJ_NODE_STRING)
+			s->sku = dup_or_oom(&c, sku->str, sku->len);
+		hetero_sku(&c, sku);
 		if (args)
 			shape_hetero(&c, config, job0, args);
 	} else if (args && sku && (sku->type == AJ_NODE_STRING || sku->type == AJ_NODE_MAP)) {
@@ -806,17 +907,8 @@ static void read_task(struct conv *c, const struct aj_node *n, const struct aj_j
 {
 	size_t i, k;
 
-	for (i = 0; i < n->nr; i++) {
-		for (k = 0; task_keys[k] && strcmp(task_keys[k], n->pairs[i].key); k++)
-			;
-		if (!task_keys[k]) {
-			size_t at = path_push(c, ".%s", n->pairs[i].key);
-
-			fail(c, n->pairs[i].value, "unknown task key (known: replicas, cpus_per_node, "
-			     "memory, gpus_per_node, rdma, processes_per_node, node_selector, command)");
-			path_pop(c, at);
-		}
-	}
+	if (aj_schema_check(n, "_extra.volcano.tasks.<name>", aj_buf_cstr(&c->path), c->err))
+		c->failed = 1;
 	for (k = 0; k < TASK_REQUIRED; k++) {
 		if (!get(n, task_keys[k])) {
 			size_t at = path_push(c, ".%s", task_keys[k]);

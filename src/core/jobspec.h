@@ -171,8 +171,10 @@ void aj_task_release(struct aj_task *t);
  * problem; returns -1 if there was any (s then holds whatever was converted
  * and must still be released).
  *
- * Null values count as absent (a merge cannot remove a key). Keys aj does not
- * read are left alone: templates are shared with amlt, which has more.
+ * Null values count as absent (a merge cannot remove a key). Every key must
+ * be one schema.h declares (amlt's pass-through keys included): an unknown
+ * key is reported at its position, with "did you mean" when one is near.
+ * Quantities need a unit.
  * args NULL means the shape is unknown (checking a template without a
  * command line): the job shape and the SKU are then not resolved.
  *
@@ -195,7 +197,7 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
  * gpus_per_node, rdma, processes_per_node} (all required) plus optional
  * node_selector (mapping) and command (list of shell lines, replacing the
  * user command; tasks without one run the user command). Unknown keys are
- * errors: this schema is aj's own. `path` names `tasks` in messages.
+ * errors (schema.h): this schema is aj's own. `path` names `tasks` in messages.
  * Collects every problem; 0 / -1.
  */
 int aj_jobspec_read_tasks(const struct aj_node *tasks, const char *path,

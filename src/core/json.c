@@ -229,6 +229,16 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 		return aj_errors_add(err, &w, "JSON text is larger than %u bytes",
 				     AJ_JSON_MAX_BYTES);
 	v = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+	if (!v) {
+		/* too deep for cJSON: parse the cut copy so the message says so */
+		int trailing = 0;
+
+		v = aj_json_parse_lenient(data, len, &trailing);
+		if (v && trailing) {
+			cJSON_Delete(v);
+			v = NULL;
+		}
+	}
 	if (v && !cjson_depth_ok(v, 0)) {
 		cJSON_Delete(v);
 		return aj_errors_add(err, &w, "JSON nesting deeper than %d levels",
@@ -262,11 +272,32 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 int aj_json_print(const cJSON *v, struct aj_buf *out)
 {
 	char *text = cJSON_Print(v);
-	int ret;
+	const char *p;
+	int ret = 0, indent = 1;
 
 	if (!text)
 		return -1;
-	ret = aj_buf_addstr(out, text) || aj_buf_addch(out, '\n') ? -1 : 0;
+	/*
+	 * cJSON indents with tabs and puts one after each colon; strings hold
+	 * a tab only as \t, so every raw tab is layout: two spaces of indent
+	 * at the start of a line (as kubectl and jq print), one space after.
+	 */
+	for (p = text; *p && !ret; p++) {
+		size_t tabs = *p == '{' && p[1] == '\n' ? strspn(p + 2, "\t") : 0;
+
+		if (*p == '{' && p[1] == '\n' && p[2 + tabs] == '}') {
+			ret = aj_buf_addstr(out, "{}");      /* cJSON's "{\n\t}" for {} */
+			p += 2 + tabs;
+			indent = 0;
+			continue;
+		}
+		if (*p == '\t')
+			ret = aj_buf_addstr(out, indent ? "  " : " ");
+		else
+			ret = aj_buf_addch(out, *p);
+		indent = *p == '\n' || (indent && *p == '\t');
+	}
+	ret = ret || aj_buf_addch(out, '\n') ? -1 : 0;
 	cJSON_free(text);
 	return ret;
 }
@@ -275,4 +306,71 @@ long long aj_json_whole(const cJSON *v, double max, long long dflt)
 {
 	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= max
 	       ? (long long)v->valuedouble : dflt;
+}
+
+/* Copy s into out with every container deeper than AJ_JSON_CUT_DEPTH as null. */
+static int cut_deep(const char *s, size_t len, struct aj_buf *out)
+{
+	size_t i, depth = 0, skip_from = 0;
+	int in_string = 0, skipping = 0;
+
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = 0;
+			continue;
+		}
+		if (c == '"') {
+			in_string = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > AJ_JSON_CUT_DEPTH && !skipping) {
+				skipping = 1;
+				if (aj_buf_add(out, s + skip_from, i - skip_from) ||
+				    aj_buf_addstr(out, "null"))
+					return -1;
+			}
+		} else if (c == '}' || c == ']') {
+			if (!depth)
+				return -1;
+			if (depth-- == AJ_JSON_CUT_DEPTH + 1 && skipping) {
+				skipping = 0;
+				skip_from = i + 1;
+			}
+		}
+	}
+	if (skipping)
+		return -1;
+	return aj_buf_add(out, s + skip_from, len - skip_from);
+}
+
+static int only_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p == end;
+}
+
+cJSON *aj_json_parse_lenient(const char *s, size_t len, int *trailing)
+{
+	struct aj_buf copy = AJ_BUF_INIT(AJ_JSON_MAX_BYTES);
+	const char *end = NULL;
+	cJSON *v = cJSON_ParseWithLengthOpts(s, len, &end, 0);
+
+	if (v) {
+		*trailing = !only_space(end, s + len);
+		return v;
+	}
+	if (cut_deep(s, len, &copy) || !copy.len) {
+		aj_buf_release(&copy);
+		return NULL;
+	}
+	v = cJSON_ParseWithLengthOpts(copy.buf, copy.len, &end, 0);
+	if (v)
+		*trailing = !only_space(end, copy.buf + copy.len);
+	aj_buf_release(&copy);
+	return v;
 }

@@ -28,6 +28,22 @@ struct aj_node;
 #define AJ_JSON_MAX_BYTES (64u * 1024u * 1024u)
 #define AJ_JSON_MAX_DEPTH 128
 
+/*
+ * cJSON refuses nesting deeper than its compiled limit (1000) while the API
+ * server stores objects nested up to 10000 deep, and one refused object
+ * would make a whole list page or watch stream undecodable. This parse
+ * falls back, when cJSON refuses the text, to a copy in which every array
+ * or object deeper than AJ_JSON_CUT_DEPTH is replaced by null. The cut
+ * keeps more levels than AJ_JSON_MAX_DEPTH, so the object that held the
+ * deep value still fails its conversion (aj_node_from_cjson: "nesting
+ * deeper than 128 levels") and nothing deep is ever used silently. Scanning
+ * is iterative, so no depth of input can exhaust the stack. *trailing is
+ * set when something other than white space follows the value. NULL when
+ * the text is not JSON (or memory ran out).
+ */
+#define AJ_JSON_CUT_DEPTH 256
+cJSON *aj_json_parse_lenient(const char *s, size_t len, int *trailing);
+
 /* Tree to cJSON, keys in order (a NULL tree gives null). NULL on out of memory. */
 cJSON *aj_node_to_cjson(const struct aj_node *n);
 
@@ -52,7 +68,7 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
  */
 long long aj_json_whole(const cJSON *v, double max, long long dflt);
 
-/* Print v as indented JSON followed by a newline. -1 on OOM or buffer limit. */
+/* Print v as JSON indented by two spaces, then a newline. -1 on OOM or buffer limit. */
 int aj_json_print(const cJSON *v, struct aj_buf *out);
 
 #endif

@@ -7,7 +7,9 @@
 #include "error.h"
 #include "merge.h"
 #include "node.h"
+#include "schema.h"
 #include "source.h"
+#include "suggest.h"
 
 /* Longest base chain; far beyond any real template tree. */
 #define RESOLVE_MAX_DEPTH 64
@@ -85,6 +87,7 @@ struct file_info {
 	size_t *bases;              /* indexes into t->files */
 	size_t nr_bases;
 	struct aj_node *resolved;   /* filled by the merge pass */
+	size_t nodes;               /* nodes in resolved */
 };
 
 struct resolver {
@@ -94,6 +97,7 @@ struct resolver {
 	struct file_info *info;     /* parallel to t->files */
 	size_t info_alloc;
 	struct aj_strlist path;     /* names from the leaf to the file being read */
+	size_t merged;              /* nodes fed to merges so far (AJ_RESOLVE_MAX_NODES) */
 };
 
 /* "a -> b -> c" from the current path plus `last`. */
@@ -119,6 +123,32 @@ static int chain_error(struct resolver *r, const struct aj_where *w, const char 
 	return -1;
 }
 
+/*
+ * A file holds `base` and `config` only: a misspelt `cofnig` would otherwise
+ * drop the whole payload and fail later, far from the typo. Reports all.
+ */
+static int check_file_keys(struct resolver *r, const struct aj_node *doc, const char *display)
+{
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < doc->nr; i++) {
+		const struct aj_pair *p = &doc->pairs[i];
+		const char *near;
+		struct aj_where w = { display, p->keypos.line, p->keypos.column, p->key };
+
+		if (!strcmp(p->key, "base") || !strcmp(p->key, "config"))
+			continue;
+		near = aj_suggest(p->key, aj_schema_file_keys, AJ_SCHEMA_FILE_KEYS);
+		if (near)
+			ret = aj_errors_add(r->err, &w, "unknown key (did you mean \"%s\"?)", near);
+		else
+			ret = aj_errors_add(r->err, &w, "unknown key: a template file holds "
+					    "only base and config");
+	}
+	return ret;
+}
+
 /* The top level must be a mapping (or empty) and `config` a mapping. */
 static int check_shape(struct resolver *r, const struct aj_node *doc, const char *display)
 {
@@ -132,6 +162,8 @@ static int check_shape(struct resolver *r, const struct aj_node *doc, const char
 		return aj_errors_add(r->err, &w, "a template file must be a mapping "
 				     "with `base` and `config`, got %s",
 				     aj_node_type_name(doc->type));
+	if (check_file_keys(r, doc, display))
+		return -1;
 	config = aj_node_get(doc, "config");
 	if (config && config->type != AJ_NODE_MAP && config->type != AJ_NODE_NULL) {
 		where_in(display, config, &w);
@@ -160,6 +192,39 @@ static long add_file(struct resolver *r, const char *name, struct aj_node *doc,
 	memset(fi, 0, sizeof(*fi));
 	fi->display = display;
 	return (long)(t->files.nr - 1);
+}
+
+/*
+ * For a missing file, the names near it in its folder (`-t cpuu`: did you
+ * mean template/cpu?), when the source can list. Best effort: a failed
+ * listing only costs the hint.
+ */
+static void nearest_names(struct resolver *r, const char *name, struct aj_buf *what)
+{
+	struct aj_strlist names = AJ_STRLIST_INIT;
+	struct aj_errors ignored = AJ_ERRORS_INIT;
+	const char *slash = strrchr(name, '/');
+	char folder[256];
+	size_t i, shown = 0;
+
+	if (!r->src->ops->list || !slash || (size_t)(slash - name) >= sizeof(folder))
+		goto out;
+	memcpy(folder, name, (size_t)(slash - name));
+	folder[slash - name] = '\0';
+	if (r->src->ops->list(r->src->ctx, folder, &names, &ignored))
+		goto out;
+	for (i = 0; i < names.nr && shown < 3; i++) {
+		const char *other = strrchr(names.items[i], '/');
+
+		if (other && aj_edit_distance(slash + 1, other + 1, AJ_SUGGEST_MAX_DISTANCE) <=
+		    AJ_SUGGEST_MAX_DISTANCE)
+			aj_buf_addf(what, "%s%s", shown++ ? ", " : " (did you mean ", names.items[i]);
+	}
+	if (shown)
+		aj_buf_addstr(what, "?)");
+out:
+	aj_strlist_release(&names);
+	aj_errors_release(&ignored);
 }
 
 /*
@@ -196,6 +261,7 @@ static long visit(struct resolver *r, const char *name, const char *referrer,
 			return aj_errors_oom(r->err);
 		aj_buf_addf(&what, ": file not found: %s", display);
 		aj_free(display);
+		nearest_names(r, name, &what);
 		if (what.failed)
 			return aj_errors_oom(r->err);
 		chain_error(r, &w, name, "", aj_buf_cstr(&what));
@@ -246,7 +312,25 @@ fail:
 	return -1;
 }
 
-/* Merge pass: a file's bases left to right, then its own config. */
+/* Nodes in a tree (depth is capped by the loaders, so recursion is bounded). */
+static size_t node_count(const struct aj_node *n)
+{
+	size_t count = 1, i;
+
+	if (!n)
+		return 0;
+	for (i = 0; n->type == AJ_NODE_SEQ && i < n->nr; i++)
+		count += node_count(n->items[i]);
+	for (i = 0; n->type == AJ_NODE_MAP && i < n->nr; i++)
+		count += node_count(n->pairs[i].value);
+	return count;
+}
+
+/*
+ * Merge pass: a file's bases left to right, then its own config. Each file
+ * is merged once (diamonds share the result), and the nodes fed to merges
+ * are counted against AJ_RESOLVE_MAX_NODES, which bounds the work.
+ */
 static int resolve_file(struct resolver *r, size_t idx)
 {
 	struct file_info *fi = &r->info[idx];
@@ -263,9 +347,21 @@ static int resolve_file(struct resolver *r, size_t idx)
 	values = aj_malloc((fi->nr_bases + 1) * sizeof(*values));
 	if (!values)
 		return aj_errors_oom(r->err);
-	for (i = 0; i < fi->nr_bases; i++)
+	for (i = 0; i < fi->nr_bases; i++) {
 		values[i] = r->info[fi->bases[i]].resolved;
+		r->merged += r->info[fi->bases[i]].nodes;
+	}
 	values[i] = aj_node_get(r->t->docs[idx], "config");
+	r->merged += node_count(values[i]);
+	if (r->merged > AJ_RESOLVE_MAX_NODES) {
+		struct aj_where w = { fi->display, 0, 0, NULL };
+
+		aj_free(values);
+		return aj_errors_add(r->err, &w, "merging the bases of %s would copy more than %u "
+				     "nodes (bases reached along many paths repeat their lists each "
+				     "time): reach shared bases through fewer paths",
+				     r->t->files.items[idx], AJ_RESOLVE_MAX_NODES);
+	}
 	rc = aj_merge(values, fi->nr_bases + 1, &out);
 	aj_free(values);
 	if (rc)
@@ -276,6 +372,7 @@ static int resolve_file(struct resolver *r, size_t idx)
 			return aj_errors_oom(r->err);
 	}
 	fi->resolved = out;
+	fi->nodes = node_count(out);
 	return 0;
 }
 

@@ -2,8 +2,9 @@
  * resolve.h - template inheritance: a leaf file plus its `base` chain, merged
  * into one config.
  *
- * A file is a mapping with `base` and `config` (other top-level keys are
- * ignored; an empty file counts as {}). `base` may be absent, null, one string
+ * A file is a mapping with `base` and `config` (any other top-level key is
+ * an error, with "did you mean" for a near miss such as `cofnig`; an empty
+ * file counts as {}). `base` may be absent, null, one string
  * or a list of strings (source.h says where each name points). `config` may be
  * absent or null ({}) or a mapping. Bases merge left to right (each one
  * resolved recursively first) and the file's own `config` merges last
@@ -16,7 +17,10 @@
  *    template/a -> template/b -> template/a"
  *   "...: template/child -> storage/defualt: file not found:
  *    .azure_jobs/storage/defualt.yaml"
- * Diamonds are fine: each file is read and resolved once.
+ * Diamonds are fine: each file is read and resolved once. Scalar lists
+ * reached along many paths still repeat, so the nodes fed to merges are
+ * capped at AJ_RESOLVE_MAX_NODES per resolution (like the YAML alias cap);
+ * past it the resolution fails with a message naming the file.
  *
  * Ownership: struct aj_template owns everything it points to;
  * aj_template_release() frees it.
@@ -31,6 +35,8 @@
 struct aj_errors;
 struct aj_node;
 struct aj_source;
+
+#define AJ_RESOLVE_MAX_NODES 1000000u
 
 struct aj_template {
 	char *name;               /* canonical leaf name, e.g. "template/gpu" */

@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/json.h"
 
 const struct aj_kube_resource aj_kube_namespaces = { "", "v1", "namespaces", 0 };
 const struct aj_kube_resource aj_kube_configmaps = { "", "v1", "configmaps", 1 };
@@ -500,7 +501,14 @@ static int request(struct aj_kube *k, const struct request *rq, cJSON **out,
 		goto fail;
 	}
 	if (out && k->body.len) {
-		*out = cJSON_ParseWithLength(k->body.buf, k->body.len);
+		int trailing;
+
+		/* lenient: one AjJob nested deeper than cJSON goes must not fail a list */
+		*out = aj_json_parse_lenient(k->body.buf, k->body.len, &trailing);
+		if (*out && trailing) {
+			cJSON_Delete(*out);
+			*out = NULL;
+		}
 		if (!*out) {
 			aj_errors_add(err, NULL, "%s: the API server answered "
 				      "with invalid JSON", rq->what);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/json.h"
 
 static const char *const type_names[] = {
 	"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR", "LIST"
@@ -41,22 +42,20 @@ static int decode(struct aj_watch_decoder *d, const char *s, size_t len,
 {
 	struct aj_watch_event ev = { AJ_WATCH_ADDED, NULL, 0, 0 };
 	cJSON *root, *type;
-	const char *end = NULL;
 	size_t i;
-	int ret;
+	int ret, trailing;
 
 	/* The server ends each message with a newline. */
 	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' '))
 		len--;
 	if (!len)
 		return 0;
-	root = cJSON_ParseWithLengthOpts(s, len, &end, 0);
+	/* lenient: an object nested deeper than cJSON goes must not stop the stream */
+	root = aj_json_parse_lenient(s, len, &trailing);
 	if (!root)
 		return aj_errors_add(err, NULL, "%s: event %lu: not valid JSON",
 				     origin, d->events + 1);
-	while (end < s + len && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
-		end++;
-	if (end != s + len) {
+	if (trailing) {
 		cJSON_Delete(root);
 		return aj_errors_add(err, NULL, "%s: event %lu: more than one JSON "
 				     "value in a message", origin, d->events + 1);

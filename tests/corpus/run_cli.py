@@ -21,7 +21,11 @@ test only. Expect lines:
     script TEXT       the first container's shell script (render -o json) holds
                       TEXT ("\\n": newline)
     script-lacks TEXT ... does not hold TEXT
+    argv JSON         the user's arguments after the script are exactly this list
     env NAME=VALUE    the first container has this environment entry
+
+Containers are read as their process gets them: after the kubelet's $(VAR)
+expansion (tests/lib/kubelet.py).
     rejected TEXT     (AjJob) the API server refuses the object with TEXT
 """
 import json
@@ -30,6 +34,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import kubelet  # noqa: E402
 
 DEFAULT_ARGS = ["render", "-t", "bad", "--name", "bad-case", "--", "python", "train.py"]
 
@@ -92,19 +99,22 @@ def run_case(aj, bundle_check, case):
         elif key in ("stderr", "message"):
             if value not in err:
                 problems.append("stderr lacks: %s" % value)
-        elif key in ("script", "script-lacks", "env"):
+        elif key in ("script", "script-lacks", "env", "argv"):
             if container is None:
                 try:
-                    container = first_container(out)
+                    container = kubelet.container_view(first_container(out))
                 except (ValueError, KeyError, IndexError, TypeError):
                     problems.append("stdout is not a rendered Volcano Job")
                     break
-            script = container["command"][2]
-            envs = ["%s=%s" % (e["name"], e.get("value", "")) for e in container.get("env", [])]
+            argv, env = container
+            script = argv[2]
+            envs = ["%s=%s" % kv for kv in env.items()]
             if key == "script" and value not in script:
                 problems.append("script lacks: %r" % value)
             if key == "script-lacks" and value in script:
                 problems.append("script holds: %r" % value)
+            if key == "argv" and argv[3:] != ["aj"] + json.loads(value):
+                problems.append("argv after the script is %r" % argv[3:])
             if key == "env" and value not in envs:
                 problems.append("no env entry %r" % value)
         else:

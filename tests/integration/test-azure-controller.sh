@@ -255,10 +255,16 @@ cat "$t_out" >>"$work/user.log"
 expect_ok "...with the service's reason" grep -qF "HTTP 403 AuthorizationPermissionMismatch" "$work/user.log"
 expect_ok "...and no AjJob" gone code-3
 expect_eq "...and nothing written" "$puts" blob_puts
-expect_fail "without AJ_AZURE_WORKSPACE: said what is missing" "AJ_AZURE_WORKSPACE is not set" \
+expect_fail "without AJ_AZURE_WORKSPACE: said what is missing" "but no workspace is named: set target.subscription_id, resource_group and workspace_name in the template, or AJ_AZURE_WORKSPACE=" \
   aj_user env -u AJ_AZURE_WORKSPACE "$AJ_BIN" run -t coded --name code-4 --namespace "$ns" -- python train.py
 cat "$t_out" >>"$work/user.log"
 expect_ok "...and no AjJob" gone code-4
+# The template may name the workspace itself: subscription, group and name together.
+sed "s|target: {service: aml,|target: {service: aml, subscription_id: $sub, resource_group: ml-rg, workspace_name: ws-main,|" \
+  "$AJ_HOME/template/coded.yaml" >"$AJ_HOME/template/coded-ws.yaml"
+expect_ok "without AJ_AZURE_WORKSPACE, the template's workspace is used" \
+  aj_user env -u AJ_AZURE_WORKSPACE "$AJ_BIN" run -t coded-ws --name code-6 --namespace "$ns" -- python train.py
+expect_ok "...and the AjJob is created" k -n "$ns" get ajjob code-6
 expect_fail "no credential at all: said where the code was to go" \
   "cannot find where the code goes: the default datastore of workspace $sub/ml-rg/ws-main" \
   bash -c "cd '$work/code' && env -u AZURE_CLIENT_SECRET -u AZURE_CLIENT_ID -u AZURE_TENANT_ID \

@@ -147,11 +147,17 @@ static void distributed_body(void **state)
 	assert_string_equal(aj_test_json_str(p, "environmentVariables.SHM_SIZE"), "1g");
 	assert_string_equal(aj_test_json_str(p, "environmentVariables.AJ_NODES"), "2");
 	assert_string_equal(aj_test_json_str(p, "environmentVariables.AJ_PROCESSES_PER_NODE"), "8");
-	/* storage references win over the template's variables; '-' becomes '_' in the datastore */
-	assert_string_equal(aj_test_json_str(p, "environmentVariables.\"AZUREML_DATAREFERENCE_my-data\""),
+	/*
+	 * '-' becomes '_' in the datastore, the output and its variable (Azure ML
+	 * refuses "my-data" as an output, a shell cannot read the variable); the
+	 * template's own variable of the old name stays as written
+	 */
+	assert_string_equal(aj_test_json_str(p, "environmentVariables.AZUREML_DATAREFERENCE_my_data"),
 			    "/mnt/d//");
-	assert_string_equal(aj_test_json_str(p, "outputs.my-data.uri"), "azureml://datastores/aj_my_data/paths/d/");
-	assert_string_equal(aj_test_json_str(p, "properties.AZURE_ML_OUTPUT_PathOnCompute_my-data"), "/mnt/d/");
+	assert_string_equal(aj_test_json_str(p, "environmentVariables.\"AZUREML_DATAREFERENCE_my-data\""), "x");
+	assert_null(aj_test_json_at(p, "outputs.my-data"));
+	assert_string_equal(aj_test_json_str(p, "outputs.my_data.uri"), "azureml://datastores/aj_my_data/paths/d/");
+	assert_string_equal(aj_test_json_str(p, "properties.AZURE_ML_OUTPUT_PathOnCompute_my_data"), "/mnt/d/");
 	assert_null(aj_test_json_at(p, "tags"));
 	assert_string_equal(aj_test_json_str(p, "command"),
 			    "set -eo pipefail\n"
@@ -212,9 +218,11 @@ static void errors(void **state)
 		   "config.target.name: required for service aml");
 	fails_with("config: {target: {name: c}, jobs: [{sku: G1}]}",
 		   "config.environment.image: required for service aml");
-	fails_with("config: {target: {name: c}, environment: {image: i}, "
-		   "jobs: [{sku: G1, submit_args: {container_args: {shm_size: 64GB}}}]}",
-		   "config.jobs[0].submit_args.container_args.shm_size: \"64GB\" is not a size such as 64g");
+	fails_with("config: {target: {name: c}, environment: {image: i}, jobs: [{sku: G1}], storage: {"
+		   "data-in: {storage_account_name: a, container_name: c, mount_dir: /a}, "
+		   "data_in: {storage_account_name: a, container_name: d, mount_dir: /b}}}",
+		   "config.storage: mounts \"data-in\" and \"data_in\" would both be the Azure ML "
+		   "output data_in: rename one");
 	fails_with("config: {target: {name: c}, environment: {image: i}, jobs: [{sku: G1, tags: [\":x\"]}]}",
 		   "config.jobs[0].tags: tag \":x\" has no key");
 	fails_with("config: {target: {name: c}, environment: {image: i}, jobs: [{sku: G1}], "

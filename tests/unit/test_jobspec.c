@@ -169,7 +169,7 @@ static void full_template_converts(void **state)
 	assert_null(aj_kvlist_get(&j->env, "MISSING"));
 	assert_string_equal(j->container.shm_size, "64g");
 	assert_int_equal(j->container.cpus, 90);
-	assert_string_equal(j->container.memory, "1024");
+	assert_string_equal(j->container.memory, "1024Mi");
 	assert_int_equal(j->container.capabilities.nr, 2);
 	assert_string_equal(j->container.capabilities.items[1], "cap_net_admin");
 	assert_string_equal(j->container.scratch_mount_path, "/var/lib/containers");
@@ -274,8 +274,8 @@ static void shape_has_no_fallback(void **state)
 
 	(void)state;
 	convert(&c, "config: {jobs: [{sku: G1}]}", &no_args);
-	expect_error(&c, "nodes: not set: pass -n or set config.jobs[0].instance_count");
-	expect_error(&c, "processes: not set: pass -p or set config.target.gpus_per_node");
+	expect_error(&c, "nodes: not set: pass -n or set jobs[0].instance_count in template/t.yaml");
+	expect_error(&c, "processes: not set: pass -p or set target.gpus_per_node in template/t.yaml");
 	assert_int_equal(aj_errors_count(&c.err), 2);
 	assert_null(c.spec.sku);
 	assert_int_equal(c.spec.tasks_nr, 0);
@@ -336,7 +336,7 @@ static void strict_types(void **state)
 	rejects("config: {target: {memory: [1]}, jobs: [{sku: G1}]}", &no_args,
 		"config.target.memory: expected quantity");
 	rejects("config: {target: {memory: -5}, jobs: [{sku: G1}]}", &no_args,
-		"config.target.memory: expected quantity");
+		"test.yaml:1:27: config.target.memory: -5 must not be negative");
 	rejects("config: {target: {labels: [a]}, jobs: [{sku: G1}]}", &no_args,
 		"config.target.labels: expected mapping, got list");
 	rejects("config: {target: [1], jobs: [{sku: G1}]}", &no_args,
@@ -476,6 +476,114 @@ static void every_problem_reported(void **state)
 }
 
 /* seed "Heterogeneous Tasks": the global shape is refused */
+/* Issue: typos were accepted; every unknown key is now reported at its own place. */
+static void unknown_keys(void **state)
+{
+	static const char *yaml =
+		"config:\n"
+		"  target: {service: volcano, memroy: 4Gi, gpu_per_node: 1}\n"
+		"  jobs:\n"
+		"    - sku: G1\n"
+		"      instance_cout: 2\n"
+		"      submit_args: {env: {ANY_NAME: 1}, container_args: {SHM_SIZE: 1Gi}}\n"
+		"  storage: {shared: {mount_dir: /m, account: a, storage_account_name: a, container_name: c}}\n"
+		"  _extra: {whatever: {goes: here}}\n"
+		"  cofnig: {}\n"
+		"  zzz: 1\n";
+	struct conv c;
+
+	(void)state;
+	convert(&c, yaml, &no_args);
+	expect_error(&c, "test.yaml:2:30: config.target.memroy: unknown key (did you mean \"memory\"?)");
+	expect_error(&c, "test.yaml:2:43: config.target.gpu_per_node: unknown key "
+		     "(did you mean \"gpus_per_node\"?)");
+	expect_error(&c, "test.yaml:5:7: config.jobs[0].instance_cout: unknown key "
+		     "(did you mean \"instance_count\"?)");
+	expect_error(&c, "test.yaml:6:58: config.jobs[0].submit_args.container_args.SHM_SIZE: "
+		     "unknown key (did you mean \"shm_size\"?)");
+	expect_error(&c, "test.yaml:7:37: config.storage.shared.account: unknown key (known here: "
+		     "storage_account_name, container_name, mount_dir)");
+	expect_error(&c, "test.yaml:9:3: config.cofnig: unknown key (known here: description, target, "
+		     "environment, code, storage, jobs, _extra)");
+	expect_error(&c, "test.yaml:10:3: config.zzz: unknown key (known here: description, target, "
+		     "environment, code, storage, jobs, _extra)");
+	assert_int_equal(aj_errors_count(&c.err), 9);    /* and nodes, processes not set */
+	done(&c);
+}
+
+/* Issue: memory: 4 was 4 bytes and "4GB" had no line; quantities need a unit. */
+static void quantities_need_units(void **state)
+{
+	struct conv c;
+
+	(void)state;
+	rejects("config: {target: {memory: 4}, jobs: [{sku: G1}]}", &no_args,
+		"test.yaml:1:27: config.target.memory: 4 has no unit: write it with one of "
+		"Ki, Mi, Gi, Ti or k, M, G, T, such as 4Gi");
+	rejects("config: {target: {memory: \"4\"}, jobs: [{sku: G1}]}", &no_args,
+		"test.yaml:1:27: config.target.memory: \"4\" has no unit");
+	rejects("config: {target: {memory: \"4GB\"}, jobs: [{sku: G1}]}", &no_args,
+		"test.yaml:1:27: config.target.memory: \"4GB\" is not a Kubernetes quantity: "
+		"write 4G (decimal) or 4Gi (binary)");
+	rejects("config: {target: {memory: 2kb}, jobs: [{sku: G1}]}", &no_args,
+		"config.target.memory: \"2kb\" is not a Kubernetes quantity: write 2k (decimal) or 2Ki (binary)");
+	rejects("config: {target: {memory: -1Gi}, jobs: [{sku: G1}]}", &no_args,
+		"test.yaml:1:27: config.target.memory: \"-1Gi\" must not be negative");
+	rejects("config: {target: {memory: 1.5.5Gi}, jobs: [{sku: G1}]}", &no_args,
+		"config.target.memory: \"1.5.5Gi\" is not a Kubernetes quantity: a number and a unit");
+	rejects("config: {target: {memory: 100m}, jobs: [{sku: G1}]}", &no_args,
+		"config.target.memory: \"100m\" is not a Kubernetes quantity");
+	rejects("config: {jobs: [{sku: G1, submit_args: {container_args: {scratch_size: 200}}}]}",
+		&no_args, "config.jobs[0].submit_args.container_args.scratch_size: 200 has no unit");
+	rejects("config: {jobs: [{sku: G1, submit_args: {container_args: {shm_size: 64GB}}}]}",
+		&no_args, "config.jobs[0].submit_args.container_args.shm_size: \"64GB\" is not a "
+		"Kubernetes quantity: write 64G (decimal) or 64Gi (binary)");
+	rejects("config: {jobs: [{sku: G1, submit_args: {container_args: {shm_size: lots}}}]}",
+		&no_args, "shm_size: \"lots\" is not a Kubernetes quantity");
+	convert(&c, "config: {target: {memory: 1.5Gi}, jobs: [{sku: G1, submit_args: "
+		"{container_args: {shm_size: 64g, memory: 8G, scratch_size: 1Ti}}}]}", NULL);
+	expect_ok(&c);
+	assert_string_equal(c.spec.target.memory, "1.5Gi");
+	assert_string_equal(c.spec.jobs[0].container.shm_size, "64g");
+	assert_string_equal(c.spec.jobs[0].container.memory, "8G");
+	done(&c);
+	/* Docker's lowercase forms are for shm_size only */
+	rejects("config: {target: {memory: 64g}, jobs: [{sku: G1}]}", &no_args,
+		"config.target.memory: \"64g\" is not a Kubernetes quantity");
+}
+
+/* Seed: tasks declared => heterogeneous, whatever jobs[0].sku says. */
+static void tasks_make_heterogeneous(void **state)
+{
+	static const char *yaml =
+		"config:\n"
+		"  target: {service: volcano}\n"
+		"  jobs: [{sku: \"{nodes}xG8\"}]\n"
+		"  _extra: {volcano: {tasks: {master: {}}}}\n";
+	struct aj_shape_args args = { 2, 8, 1 };
+	struct conv c;
+
+	(void)state;
+	convert(&c, yaml, &args);
+	assert_true(c.spec.heterogeneous);
+	expect_error(&c, "test.yaml:3:16: config.jobs[0].sku: SKU placeholders ({nodes}, {processes}) "
+		     "are not allowed in a heterogeneous job: the tasks under "
+		     "config._extra.volcano.tasks declare the shape");
+	expect_error(&c, "-n: not allowed for a heterogeneous job");
+	expect_error(&c, "-p: not allowed for a heterogeneous job");
+	expect_error(&c, "--ppn: not allowed for a heterogeneous job");
+	assert_int_equal(aj_errors_count(&c.err), 4);
+	done(&c);
+
+	rejects("config: {jobs: [{sku: {\"1\": G8}}], _extra: {volcano: {tasks: {master: {}}}}}",
+		&no_args, "config.jobs[0].sku: node ranges are not allowed in a heterogeneous job");
+	convert(&c, "config: {jobs: [{sku: G8}], _extra: {volcano: {tasks: {master: {}}}}}", &no_args);
+	expect_ok(&c);
+	assert_true(c.spec.heterogeneous);
+	assert_string_equal(c.spec.sku, "G8");
+	done(&c);
+}
+
 static void heterogeneous_refusals(void **state)
 {
 	static const char *yaml =
@@ -581,6 +689,9 @@ int main(void)
 		cmocka_unit_test(storage_entries),
 		cmocka_unit_test(every_problem_reported),
 		cmocka_unit_test(heterogeneous_refusals),
+		cmocka_unit_test(unknown_keys),
+		cmocka_unit_test(quantities_need_units),
+		cmocka_unit_test(tasks_make_heterogeneous),
 		cmocka_unit_test(kvlist),
 		cmocka_unit_test(survives_allocation_failures),
 	};

@@ -29,13 +29,26 @@ static void tree_to_cjson_keeps_types_and_order(void **state)
 	(void)state;
 	assert_string_equal(text,
 		"{\n"
-		"\t\"z\":\t1,\n"
-		"\t\"a\":\t[true, null, 2.5, -7, \"x\\\"y\"],\n"
-		"\t\"m\":\t{\n\t},\n"
-		"\t\"big\":\t9223372036854775807,\n"
-		"\t\"neg\":\t-1000000000000000,\n"
-		"\t\"edge\":\t999999999999999\n"
+		"  \"z\": 1,\n"
+		"  \"a\": [true, null, 2.5, -7, \"x\\\"y\"],\n"
+		"  \"m\": {},\n"
+		"  \"big\": 9223372036854775807,\n"
+		"  \"neg\": -1000000000000000,\n"
+		"  \"edge\": 999999999999999\n"
 		"}\n");
+	aj_free(text);
+	/* two spaces per level, as kubectl prints; a tab inside a string stays \t */
+	text = print(cJSON_GetObjectItem(j, "z"));
+	assert_string_equal(text, "1\n");
+	aj_free(text);
+	{
+		cJSON *o = cJSON_Parse("{\"a\": {\"b\": [{\"c\": \"x\\ty\"}], \"e\": {}}}");
+
+		text = print(o);
+		assert_string_equal(text, "{\n  \"a\": {\n    \"b\": [{\n        \"c\": \"x\\ty\"\n"
+				    "      }],\n    \"e\": {}\n  }\n}\n");
+		cJSON_Delete(o);
+	}
 	assert_true(cJSON_IsRaw(cJSON_GetObjectItem(j, "big")));
 	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(j, "edge")));
 	aj_free(text);
@@ -219,6 +232,70 @@ static void conversions_survive_every_allocation_failure(void **state)
 	aj_node_free(want);
 }
 
+/* "[[[...0...]]]" nested depth levels inside {"items": [<that>, {"name": "ok"}]}. */
+static char *deep_list(size_t depth)
+{
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
+	size_t i;
+
+	aj_buf_addstr(&b, "{\"items\": [{\"name\": \"deep\", \"x\": \"[{\\\"\", \"v\": ");
+	for (i = 0; i < depth; i++)
+		aj_buf_addstr(&b, i % 2 ? "[" : "{\"k\": ");
+	aj_buf_addch(&b, '0');
+	for (i = depth; i-- > 0;)
+		aj_buf_addch(&b, i % 2 ? ']' : '}');
+	aj_buf_addstr(&b, "}, {\"name\": \"ok\"}]}\n");
+	assert_false(b.failed);
+	return aj_buf_detach(&b, NULL);
+}
+
+/*
+ * Issue: an AjJob nested ~1000 deep made the whole list page undecodable
+ * (cJSON stops at 1000) and stalled the namespace. The page decodes; the
+ * deep item is cut far below the conversion cap, so it still fails alone.
+ */
+static void lenient_parse_keeps_the_page(void **state)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_node *n = NULL;
+	char *text = deep_list(10000);
+	cJSON *v, *items;
+	int trailing = 1;
+
+	(void)state;
+	assert_null(cJSON_Parse(text));                 /* what cJSON alone does */
+	v = aj_json_parse_lenient(text, strlen(text), &trailing);
+	assert_non_null(v);
+	assert_false(trailing);
+	items = cJSON_GetObjectItem(v, "items");
+	assert_int_equal(cJSON_GetArraySize(items), 2);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(items, 0), "name")->valuestring, "deep");
+	/* a string holding brackets and an escaped quote is not nesting */
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(items, 0), "x")->valuestring, "[{\"");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(items, 1), "name")->valuestring, "ok");
+	assert_int_equal(aj_node_from_cjson(cJSON_GetArrayItem(items, 0), "AjJob ns/deep", &n, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "nesting deeper than 128 levels"));
+	assert_int_equal(aj_node_from_cjson(cJSON_GetArrayItem(items, 1), "AjJob ns/ok", &n, &err), 0);
+	aj_node_free(n);
+	cJSON_Delete(v);
+	free(text);
+
+	/* within cJSON's reach nothing is cut */
+	text = deep_list(900);
+	v = aj_json_parse_lenient(text, strlen(text), &trailing);
+	assert_non_null(v);
+	cJSON_Delete(v);
+	free(text);
+
+	assert_null(aj_json_parse_lenient("{\"a\": [}", 8, &trailing));
+	assert_null(aj_json_parse_lenient("]", 1, &trailing));
+	v = aj_json_parse_lenient("{} x", 4, &trailing);
+	assert_non_null(v);
+	assert_true(trailing);
+	cJSON_Delete(v);
+	aj_errors_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +305,7 @@ int main(void)
 		cmocka_unit_test(cjson_to_tree_rejects),
 		cmocka_unit_test(parse_errors_name_origin_and_position),
 		cmocka_unit_test(parse_size_is_capped),
+		cmocka_unit_test(lenient_parse_keeps_the_page),
 		cmocka_unit_test(conversions_survive_every_allocation_failure),
 	};
 

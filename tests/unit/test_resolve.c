@@ -140,8 +140,22 @@ static void v11_missing_files_show_the_chain(void **state)
 	check_error("template/missing", ".azure_jobs/template/missing.yaml:1:7: template/missing "
 		    "-> template/nonexistent: file not found: .azure_jobs/template/nonexistent.yaml");
 	check_error("template/typo", ".azure_jobs/template/typo.yaml:1:14: template/typo -> "
-		    "storage/defualt: file not found: .azure_jobs/storage/defualt.yaml");
+		    "storage/defualt: file not found: .azure_jobs/storage/defualt.yaml "
+		    "(did you mean storage/default?)");
 	check_error("template/nope", "template/nope: file not found: .azure_jobs/template/nope.yaml");
+	/* names near the missing one, in the folder's order; none when nothing is near */
+	check_error("template/chlid", "template/chlid: file not found: .azure_jobs/template/chlid.yaml "
+		    "(did you mean template/child?)");
+	{
+		struct aj_errors err = AJ_ERRORS_INIT;
+		struct aj_template t;
+
+		assert_int_equal(resolve("template/zzzzzz", &t, &err), -1);
+		assert_true(aj_test_errors_contain(&err, "template/zzzzzz: file not found"));
+		assert_false(aj_test_errors_contain(&err, "did you mean"));
+		aj_template_release(&t);
+		aj_errors_release(&err);
+	}
 }
 
 static void v11_empty_and_null_give_an_empty_mapping(void **state)
@@ -171,7 +185,11 @@ static void config_and_file_shape(void **state)
 		    "config must be a mapping, got list");
 	check_error("template/list_file", ".azure_jobs/template/list_file.yaml:1:1: a template "
 		    "file must be a mapping with `base` and `config`, got list");
-	check_config("template/extra_keys", "{kept: true}");
+	/* every unknown top-level key, each at its place: a typo no longer drops the config */
+	check_error("template/extra_keys", ".azure_jobs/template/extra_keys.yaml:1:1: description: "
+		    "unknown key: a template file holds only base and config");
+	check_error("template/extra_keys", ".azure_jobs/template/extra_keys.yaml:3:1: cofnig: unknown key "
+		    "(did you mean \"config\"?)");
 	check_error("template/escape", ".azure_jobs/template/escape.yaml:1:8: base "
 		    "\"../etc/passwd\" is not a valid template name");
 	check_error("../outside", "invalid template name \"../outside\"");
@@ -555,6 +573,65 @@ static void resolve_survives_every_allocation_failure(void **state)
 	aj_source_release(&s);
 }
 
+/*
+ * Issue: 4 layers of 63 bases that all name the next layer took ~16 CPU
+ * seconds: every path repeats the scalar lists. Each file is merged once
+ * and the copying is capped, so this fails fast with the cap in the message,
+ * while 2 layers (63 x 63 setup lines = 3969 + 63 + 1) still resolve.
+ */
+static void diamond_layers(struct aj_source *s, int layers, int width)
+{
+	char name[64], text[4096];
+	int l, i, k;
+
+	assert_int_equal(aj_source_memory_init(s, "AjJob ns/d"), 0);
+	for (l = 0; l <= layers; l++) {
+		for (i = 0; i < (l ? width : 1); i++) {
+			size_t n = 0;
+			struct aj_node *doc;
+
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "base: [");
+			for (k = 0; l < layers && k < width; k++)
+				n += (size_t)snprintf(text + n, sizeof(text) - n, "%sl%d.f%d", k ? ", " : "",
+						      l + 1, k);
+			snprintf(text + n, sizeof(text) - n, "]\nconfig: {environment: {setup: [l%d-%d]}}\n",
+				 l, i);
+			doc = aj_test_yaml(text);
+			if (l)
+				snprintf(name, sizeof(name), "l%d/f%d", l, i);
+			else
+				snprintf(name, sizeof(name), "template/leaf");
+			assert_int_equal(aj_source_memory_add(s, name, doc), 0);
+			aj_node_free(doc);
+		}
+	}
+}
+
+static void diamond_cost_is_bounded(void **state)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_source s;
+	struct aj_template t;
+
+	(void)state;
+	diamond_layers(&s, 2, 63);
+	aj_template_init(&t);
+	assert_int_equal(aj_template_resolve(&s, "template/leaf", &t, &err), 0);
+	assert_int_equal(t.files.nr, 1 + 63 + 63);
+	assert_int_equal(aj_node_at(t.config, "environment.setup")->nr, 63 * 63 + 63 + 1);
+	aj_template_release(&t);
+	aj_source_release(&s);
+
+	diamond_layers(&s, 4, 63);
+	assert_int_equal(aj_template_resolve(&s, "template/leaf", &t, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "AjJob ns/d: l1/f"));
+	assert_true(aj_test_errors_contain(&err, "would copy more than 1000000 nodes (bases "
+					   "reached along many paths repeat their lists each time)"));
+	aj_template_release(&t);
+	aj_source_release(&s);
+	aj_errors_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +647,7 @@ int main(void)
 		cmocka_unit_test(diamonds_read_each_file_once),
 		cmocka_unit_test(graph_fails_before_merging),
 		cmocka_unit_test(memory_source_resolves_a_bundle),
+		cmocka_unit_test(diamond_cost_is_bounded),
 		cmocka_unit_test(chains_deeper_than_the_cap_fail),
 		cmocka_unit_test(chain_source_prefers_the_first),
 		cmocka_unit_test(canonical_names),
