@@ -427,9 +427,9 @@ static cJSON *reversed(const cJSON *v)
 static void an_unchanged_status_is_recognised_and_a_changed_one_is_not(void **state)
 {
 	struct aj_status submitted = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				       "Volcano Job bert is Pending", "volcano", 1, "bert", 0 };
+				       "Volcano Job bert is Pending", "volcano", 1, "bert", 0, 0, 0, NULL };
 	struct aj_status running = { AJ_PHASE_RUNNING, 1, "VolcanoJobRunning",
-				     "Volcano Job bert is Running", "volcano", 1, NULL, 0 };
+				     "Volcano Job bert is Running", "volcano", 1, NULL, 0, 0, 0, NULL };
 	struct aj_cache c;
 	struct aj_ajjob_view v;
 	cJSON *written, *obj, *next;
