@@ -20,9 +20,18 @@ nice_level=${AJ_FUZZ_NICE:-10}
 command -v clang >/dev/null || { echo "fuzz: clang is not installed (apt-get install clang)"; exit 1; }
 
 # Optimised like a release build: the sanitizers stay on, executions go faster.
-CC=clang cmake -S . -B "$build" -G Ninja -DAJ_FUZZ=ON -DBUILD_TESTING=OFF \
-  -DAJ_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j "$(nproc)" >/dev/null
+# A failed configure or build prints the compiler's own lines (a missing sanitizer runtime shows
+# up only as a link error).
+mkdir -p "$build"
+if ! CC=clang cmake -S . -B "$build" -G Ninja -DAJ_FUZZ=ON -DBUILD_TESTING=OFF \
+     -DAJ_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1; then
+  echo "fuzz: configuring the clang build failed:"; tail -n 30 "$build/configure.log"; exit 1
+fi
+if ! cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1; then
+  echo "fuzz: building the fuzz targets failed:"
+  grep -m 20 -E 'error|undefined reference|cannot find' "$build/build.log" || tail -n 30 "$build/build.log"
+  exit 1
+fi
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

@@ -4,11 +4,11 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
-      libyaml-dev libcjson-dev libcurl4-openssl-dev libssl-dev libarchive-dev
+      libyaml-dev libcjson-dev curl libcurl4-openssl-dev libssl-dev libarchive-dev
       libwebsockets-dev libcmocka-dev)
 if [ "${1:-}" = "--test" ]; then
   # libclang-rt-dev: the sanitizer and libFuzzer runtimes, which clang only recommends.
-  pkgs+=(clang libclang-rt-dev valgrind cppcheck golang-go python3 zsh groff-base man-db)
+  pkgs+=(clang libclang-rt-dev valgrind cppcheck golang-go python3 python3-yaml zsh groff-base man-db)
 fi
 
 missing=()

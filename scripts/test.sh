@@ -2,11 +2,13 @@
 # Build aj and run every test suite: the unit and CLI tests (warnings as
 # errors), the unit, CLI, corpus and torture tests again under AddressSanitizer
 # + UBSan (valgrind, the fuzz smoke run and the rest in the plain build), and the
-# integration tests against a real kube-apiserver + etcd built from source.
+# integration tests on a local cluster built from source: kube-apiserver, etcd,
+# kube-controller-manager, kube-scheduler, kwok's simulated nodes and the real Volcano.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh --test
+bash scripts/check-toolchain.sh
 
 jobs=$(nproc)
 cmake -S . -B build -G Ninja -DAJ_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -16,9 +18,9 @@ cmake -S . -B build-asan -G Ninja -DAJ_WERROR=ON -DAJ_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j "$jobs"
 
-if [ -x tests/controlplane/build.sh ] || [ -f tests/controlplane/build.sh ]; then
-  bash tests/controlplane/build.sh
-fi
+# The integration tests' cluster: control plane, then Volcano and kwok (one Go build at a time).
+bash tests/controlplane/build.sh
+bash tests/controlplane/build-cluster.sh
 # helm for the chart tests, cached next to the control plane.
 bash tests/helm/build-helm.sh
 

@@ -42,26 +42,15 @@ if up_to_date; then
   exit 0
 fi
 
-command -v go >/dev/null || fail "go is not installed (need Go >= $(sed -n 's/^go //p' "$kmod/go.mod"))"
 mkdir -p "$out"
-# One build per version at a time; a second caller waits, then finds the result.
-exec 9>"$out/.lock"
-if ! flock -n 9; then
-  echo "build.sh: waiting for another process building control plane $ver (lock $out/.lock, log $out/build.log)" >&2
-  flock 9
-fi
+cp_go_lock "control plane $ver" "$out/build.log"
 if up_to_date; then
   echo "build.sh: control plane $ver up to date in $bin (built by a concurrent run)"
   echo "$bin"
   exit 0
 fi
-
-have=$(go env GOVERSION); have=${have#go}; have=${have%%[-+ ]*}
 for m in "$kmod" "$emod"; do
-  need=$(sed -n 's/^go //p' "$m/go.mod")
-  if [[ $(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1) != "$need" ]]; then
-    fail "$(basename "$m") for $ver needs Go >= $need but go is $have (install a newer Go)"
-  fi
+  why=$(cp_need_go "$(sed -n 's/^go //p' "$m/go.mod")" "$(basename "$m") for $ver") || fail "$why"
 done
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false"
@@ -69,21 +58,6 @@ stage=$(mktemp -d "$out/.stage.XXXXXX")
 log=$out/build.log
 : >"$log"
 trap 'rm -rf "$stage"' EXIT
-
-# Name the likely cause from a failed go command's output (one line).
-cause() {
-  local line
-  if line=$(grep -m1 -E 'dial tcp|no such host|connection refused|i/o timeout|TLS handshake|lookup disabled by GOPROXY' "$log"); then
-    echo "module download failed (${line:0:200}); check network access to GOPROXY=$(go env GOPROXY)"
-  elif line=$(grep -m1 -E ': (403|404|410) |not found|unknown revision|invalid version' "$log"); then
-    echo "a module is not served by $(go env GOPROXY): ${line:0:200}"
-  elif line=$(grep -m1 -E 'requires go >= |go.mod requires go|toolchain' "$log"); then
-    echo "Go too old: ${line:0:200}"
-  else
-    line=$(grep -m1 -vE '^go: downloading' "$log")
-    echo "$1 failed: ${line:0:200} (full log: $log)"
-  fi
-}
 
 start=$(date +%s)
 echo "build.sh: building control plane $ver into $bin (log: $log)" >&2
@@ -95,15 +69,15 @@ for p in $vpkgs; do
   ld+=" -X $p.buildDate=1970-01-01T00:00:00Z"
 done
 
-( cd "$kmod" && go mod download ) >>"$log" 2>&1 || fail "$(cause 'module download (kubernetes)')"
-( cd "$emod" && go mod download ) >>"$log" 2>&1 || fail "$(cause 'module download (etcd)')"
+( cd "$kmod" && go mod download ) >>"$log" 2>&1 || fail "$(cp_go_cause "$log" 'module download (kubernetes)')"
+( cd "$emod" && go mod download ) >>"$log" 2>&1 || fail "$(cp_go_cause "$log" 'module download (etcd)')"
 t_dl=$(date +%s)
 
-( cd "$emod" && go build -trimpath -ldflags "-s -w" -o "$stage/etcd" go.etcd.io/etcd/server/v3 ) >>"$log" 2>&1 ||
-  fail "$(cause 'go build etcd')"
-echo "build.sh: compiling ${bins[*]} (the slow step on a cold cache; log: $log)" >&2
-( cd "$kmod" && go build -trimpath -ldflags "$ld" -o "$stage/" "${kcmds[@]}" ) >>"$log" 2>&1 ||
-  fail "$(cause "go build ${kcmds[*]##*/}")"
+( cd "$emod" && cp_run_logged "$log" "compiling etcd" go build -trimpath -ldflags "-s -w" -o "$stage/etcd" go.etcd.io/etcd/server/v3 ) ||
+  fail "$(cp_go_cause "$log" 'go build etcd')"
+echo "build.sh: compiling ${bins[*]:1} (the slow step on a cold cache; log: $log)" >&2
+( cd "$kmod" && cp_run_logged "$log" "compiling ${bins[*]:1}" go build -trimpath -ldflags "$ld" -o "$stage/" "${kcmds[@]}" ) ||
+  fail "$(cp_go_cause "$log" "go build ${kcmds[*]##*/}")"
 
 got=$("$stage/kube-apiserver" --version 2>/dev/null | awk '{print $2}')
 [[ $got == "$ver" ]] || fail "built kube-apiserver reports '$got', expected $ver"

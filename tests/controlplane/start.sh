@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Start etcd and kube-apiserver on 127.0.0.1 (free ports), with fresh certificates and a kubeconfig.
 #
-# Usage: tests/controlplane/start.sh [--version vX.Y.Z] [--dir DIR] [--build]
+# Usage: tests/controlplane/start.sh [--version vX.Y.Z] [--dir DIR] [--build] [--cluster]
 #   --dir DIR   run directory (created; must not hold a running control plane). Default: a new temp dir.
 #   --build     build the binaries first if they are missing (otherwise a missing build is an error).
 #   --restart   stop a control plane still running in DIR (e.g. left by an interrupted run) first.
+#   --cluster   then make it a batch cluster: kube-controller-manager, kube-scheduler, kwok nodes and
+#               Volcano (cluster-up.sh; its components are listed in DIR/components).
 # Environment: AJ_K8S_VERSION (default version), AJ_CP_READY_TIMEOUT (seconds, default 60),
 #   AJ_CP_PORTS="ETCD PEER APISERVER" ports to try first ("-": any; a taken one is replaced by a free one).
 #
@@ -19,12 +21,14 @@ ver=
 dir=
 build=0
 restart=0
+cluster=0
 while (($#)); do
   case $1 in
     --version) ver=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --build) build=1; shift ;;
     --restart) restart=1; shift ;;
+    --cluster) cluster=1; shift ;;
     *) echo "start.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -72,16 +76,11 @@ fi
 etcd_pid=
 api_pid=
 started=0
-# SIGTERM, then SIGKILL after 5 s.
-stop_pid() {
-  kill "$1" 2>/dev/null || return 0
-  for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$1" 2>/dev/null || true
-}
 # On any failure before the end, stop what was started and remove the directory.
 cleanup() {
   local rc=$?
   if ((!started)); then
+    cp_stop_components "$dir" >/dev/null
     [[ -n $api_pid ]] && stop_pid "$api_pid"
     [[ -n $etcd_pid ]] && stop_pid "$etcd_pid"
     rm -rf "$data" "$dir"
@@ -163,12 +162,13 @@ export AJ_CP_APISERVER_PID=${api_pid:-}
 export AJ_CP_ETCD_PORT=${etcd_port:-}
 export AJ_CP_ETCD_PID=${etcd_pid:-}
 export AJ_CP_ETCD_DATA='$data'
+export AJ_CP_CLUSTER=$cluster
 ENV
+  chmod 600 "$dir/env.tmp"   # it holds the admin token
   mv "$dir/env.tmp" "$dir/env"
 }
 
 # --- ports ---
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # pick_port VAR: the next preferred port (used as is), else a random free one not picked before.
 preferred=(${AJ_CP_PORTS:-})
 picked=" "
@@ -196,12 +196,6 @@ log_tail() {
 in_use() { grep -qiE 'address already in use|bind: address' "$1" 2>/dev/null; }
 deadline=$(($(date +%s) + timeout_s))
 
-# Start a daemon detached from our stdio (so callers such as ctest do not wait on it).
-spawn() { # log cmd...
-  local log=$1; shift
-  setsid "$@" </dev/null >"$log" 2>&1 &
-  echo $!
-}
 
 # Wait until PROBE succeeds. Returns 0 when ready, 1 if the process exited, 2 on timeout.
 wait_ready() { # pid interval probe...
@@ -264,6 +258,7 @@ for attempt in 1 2 3 4 5; do
     --authorization-mode RBAC --service-cluster-ip-range 10.0.0.0/24 \
     --service-account-issuer "https://127.0.0.1:$api_port" \
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+    --kubelet-preferred-address-types InternalIP \
     --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
   write_env starting
   rc=0; wait_ready "$api_pid" 0.2 api_ready || rc=$?
@@ -273,10 +268,13 @@ for attempt in 1 2 3 4 5; do
 done
 [[ -n $api_pid ]] || { echo "start.sh: kube-apiserver found no free port in 5 attempts" >&2; log_tail; exit 1; }
 
+if ((cluster)); then
+  "$cp_here/cluster-up.sh" "$dir" || exit 1
+fi
 write_env ready
 started=1
 server=https://127.0.0.1:$api_port
 t1=$(date +%s.%N)
-awk -v v="$ver" -v s="$server" -v a="$t0" -v e="$t_etcd" -v b="$t1" -v k="$dir/kubeconfig" 'BEGIN {
-  printf "start.sh: control plane %s ready at %s in %.1f s (etcd healthy after %.1f s); kubeconfig %s\n", v, s, b - a, e - a, k }' >&2
+awk -v w="$( ((cluster)) && echo cluster || echo 'control plane')" -v v="$ver" -v s="$server" -v a="$t0" -v e="$t_etcd" -v b="$t1" -v k="$dir/kubeconfig" 'BEGIN {
+  printf "start.sh: %s %s ready at %s in %.1f s (etcd healthy after %.1f s); kubeconfig %s\n", w, v, s, b - a, e - a, k }' >&2
 echo "$dir/env"

@@ -23,6 +23,7 @@ if [[ ! -f $env_file ]]; then
 fi
 # shellcheck disable=SC1090
 source "$env_file"
+source "$(dirname "$0")/lib.sh"
 
 # Only signal a pid that is still the process we started (pids get reused).
 ours() { # pid binary-name
@@ -32,9 +33,17 @@ running=()
 ours "${AJ_CP_APISERVER_PID:-}" "kube-apiserver.*127.0.0.1:${AJ_CP_ETCD_PORT}" && running+=("$AJ_CP_APISERVER_PID")
 ours "${AJ_CP_ETCD_PID:-}" "etcd.*127.0.0.1:${AJ_CP_ETCD_PORT}" && running+=("$AJ_CP_ETCD_PID")
 if ((check)); then
-  ((${#running[@]} == 2))
-  exit
+  ((${#running[@]} == 2)) || exit 1
+  # and every cluster component still running
+  [[ -f $AJ_CP_DIR/components ]] || exit 0
+  while read -r name pid _; do
+    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "$name" || exit 1
+  done <"$AJ_CP_DIR/components"
+  exit 0
 fi
+
+# The cluster's components first (they would only log connection errors once the API server goes).
+ncomp=$(cp_stop_components "$AJ_CP_DIR")
 
 # API server first, so it does not log etcd connection errors on the way down. Its graceful
 # shutdown can take half a minute after a busy test run; nothing is kept, so 5 s is enough.
@@ -56,4 +65,4 @@ if [[ ${AJ_CP_KEEP_DIR:-0} == 1 ]]; then
 else
   rm -rf "$AJ_CP_DIR"
 fi
-echo "stop.sh: stopped control plane in $AJ_CP_DIR (${#running[@]} processes, $killed after a 5 s grace period)"
+echo "stop.sh: stopped control plane in $AJ_CP_DIR ($((${#running[@]} + ncomp)) processes, $killed after a 5 s grace period)"

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Turn a running control plane (start.sh) into a batch cluster: kube-controller-manager,
+# kube-scheduler, kwok's simulated nodes, and the real Volcano (admission webhook, controller,
+# scheduler), plus what the examples need (queue, shared volume, priority class).
+#
+# Usage: tests/controlplane/cluster-up.sh DIR     (DIR: the control plane's run directory)
+# Environment: AJ_CLUSTER_NODES  node shapes and counts (default "a100=4 h100=4 cpu=3"): a100 and
+#   h100 are 8-GPU nodes with RDMA, tainted nvidia.com/gpu=present:NoSchedule and labelled
+#   nvidia.com/gpu.product; cpu nodes are untainted.
+#
+# Every component listens on 127.0.0.1 on a free port and is recorded in DIR/components
+# ("name pid health-url log", in start order) so that stop.sh stops it and local-cluster.sh status
+# reports it. On failure it names the component with its last log lines and exits non-zero; the
+# caller stops what was started.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+dir=${1:?usage: cluster-up.sh DIR}
+# shellcheck disable=SC1091
+source "$dir/env"
+root=$(cd "$cp_here/../.." && pwd)
+pki=$dir/pki
+timeout_s=${AJ_CP_READY_TIMEOUT:-60}
+k() { "$AJ_KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
+die() { echo "cluster-up.sh: $*" >&2; exit 1; }
+
+built=$("$cp_here/build-cluster.sh" volcano kwok) || die "building Volcano and kwok failed"
+volcano=$(awk '$1 == "volcano" {print $2}' <<<"$built")
+kwok=$(awk '$1 == "kwok" {print $2}' <<<"$built")
+bin=$(dirname "$AJ_KUBECTL")
+for b in kube-controller-manager kube-scheduler; do
+  [[ -x $bin/$b ]] || die "$bin/$b is missing (rebuild the control plane: tests/controlplane/build.sh)"
+done
+
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 40000))
+    port_free "$p" && [[ " ${taken:-} " != *" $p "* ]] && break
+  done
+  taken+=" $p"
+  echo "$p"
+}
+
+# start NAME HEALTH-URL CMD...: spawn, record, wait for HEALTH-URL (https is not verified: the
+# components serve self-signed certificates of their own).
+start() {
+  local name=$1 url=$2 log=$dir/$1.log pid t_end
+  shift 2
+  pid=$(spawn "$log" "$@")
+  echo "$name $pid $url $log" >>"$dir/components"
+  t_end=$(($(date +%s) + timeout_s))
+  until curl -ksf -o /dev/null --max-time 2 "$url"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "cluster-up.sh: $name exited during start-up; last lines of $log:" >&2
+      tail -n 15 "$log" >&2
+      exit 1
+    fi
+    if (($(date +%s) > t_end)); then
+      echo "cluster-up.sh: $name did not become healthy at $url within ${timeout_s}s; last lines of $log:" >&2
+      tail -n 15 "$log" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+  printf 'cluster-up.sh: %-22s pid %-7s %s\n' "$name" "$pid" "$url" >&2
+}
+
+# A serving certificate for 127.0.0.1 from the control plane's CA (kwok and Volcano's webhook).
+serving_cert() { # name
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$pki/$1.key" 2>/dev/null
+  openssl req -new -key "$pki/$1.key" -subj "/CN=$1" -out "$pki/$1.csr" 2>/dev/null
+  printf '%s\n' "subjectAltName=IP:127.0.0.1,DNS:localhost" "extendedKeyUsage=serverAuth" >"$pki/$1.ext"
+  openssl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 30 -extfile "$pki/$1.ext" -out "$pki/$1.crt" 2>/dev/null || die "openssl: no certificate for $1"
+  chmod 600 "$pki/$1.key"
+}
+
+t0=$(date +%s)
+: >"$dir/components"
+
+# --- CRDs: all of Volcano's (its informers watch every one), then aj's ---
+k apply --server-side -f "$volcano/crd/volcano" -f "$volcano/crd/jobflow" -f "$root/crd" >/dev/null ||
+  die "installing the CRDs failed"
+k wait --for condition=Established --timeout=60s crd --all >/dev/null || die "the CRDs were not established"
+
+# --- kube-controller-manager: garbage collection, namespaces, endpoints, volumes, node lifecycle, Jobs ---
+ctrls=garbage-collector,namespace,endpoints,endpointslice,persistentvolume-binder,serviceaccount
+ctrls+=,pod-garbage-collector,ttl-after-finished,node-lifecycle,persistentvolumeclaim-protection
+ctrls+=,persistentvolume-protection,job
+p=$(free_port)
+start kube-controller-manager "https://127.0.0.1:$p/healthz" "$bin/kube-controller-manager" \
+  --kubeconfig "$KUBECONFIG" --authentication-kubeconfig "$KUBECONFIG" --authorization-kubeconfig "$KUBECONFIG" \
+  --leader-elect=false --bind-address 127.0.0.1 --secure-port "$p" --cert-dir "$dir/kcm-certs" \
+  --service-cluster-ip-range 10.0.0.0/24 --use-service-account-credentials=false \
+  --controllers "$(sed 's/\([^,]*\)/\1-controller/g' <<<"$ctrls")"
+
+# --- kube-scheduler: pods that do not ask for Volcano (a code helper pod) ---
+p=$(free_port)
+start kube-scheduler "https://127.0.0.1:$p/healthz" "$bin/kube-scheduler" \
+  --kubeconfig "$KUBECONFIG" --authentication-kubeconfig "$KUBECONFIG" --authorization-kubeconfig "$KUBECONFIG" \
+  --leader-elect=false --bind-address 127.0.0.1 --secure-port "$p" --cert-dir "$dir/scheduler-certs"
+
+# --- kwok: the nodes' kubelets, simulated; the API server reaches it as each node's kubelet ---
+serving_cert kwok
+p=$(free_port)
+start kwok "https://127.0.0.1:$p/healthz" "$kwok/bin/kwok" --kubeconfig "$KUBECONFIG" \
+  --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --node-lease-duration-seconds=40 --cidr=10.244.0.0/16 --node-ip=127.0.0.1 --node-port="$p" \
+  --server-address="127.0.0.1:$p" --tls-cert-file "$pki/kwok.crt" --tls-private-key-file "$pki/kwok.key" \
+  --config "$cp_here/cluster/stages.yaml"
+
+nodes=$(python3 "$cp_here/cluster/nodes.py" "${AJ_CLUSTER_NODES:-a100=4 h100=4 cpu=3}") ||
+  die "bad AJ_CLUSTER_NODES '${AJ_CLUSTER_NODES:-}'"
+k apply -f - >/dev/null <<<"$nodes" || die "creating the nodes failed"
+n=$(grep -c '^kind: Node' <<<"$nodes")
+# Ready, and the not-ready taint the API server puts on new nodes removed by node-lifecycle.
+t_end=$(($(date +%s) + timeout_s))
+until [[ $(k get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{" "}{.spec.taints[*].key}{"\n"}{end}' |
+           grep -c '^True \?\(nvidia.com/gpu\)\?$') -ge $n ]]; do
+  (($(date +%s) < t_end)) || { k get nodes -o wide >&2; die "the $n nodes did not become Ready and untainted within ${timeout_s}s"; }
+  sleep 0.5
+done
+
+# --- Volcano's admission webhook: its configurations point at our URL and trust our CA ---
+serving_cert volcano-webhook
+p=$(free_port)
+python3 "$cp_here/cluster/webhooks.py" "$volcano/installer/volcano-development.yaml" \
+  "https://127.0.0.1:$p" "$pki/ca.crt" >"$dir/webhooks.yaml" || die "cannot read Volcano's webhook configurations"
+k apply -f "$dir/webhooks.yaml" >/dev/null || die "registering Volcano's webhooks failed"
+hp=$(free_port)
+start vc-webhook-manager "http://127.0.0.1:$hp/healthz" "$volcano/bin/vc-webhook-manager" \
+  --kubeconfig "$KUBECONFIG" --listen-address 127.0.0.1 --port "$p" --webhook-url "https://127.0.0.1:$p" \
+  --tls-cert-file "$pki/volcano-webhook.crt" --tls-private-key-file "$pki/volcano-webhook.key" \
+  --ca-cert-file "$pki/ca.crt" --enable-healthz --healthz-address "127.0.0.1:$hp" \
+  --enabled-admission=/jobs/mutate,/jobs/validate,/podgroups/validate,/queues/mutate,/queues/validate,/hypernodes/validate,/cronjobs/validate
+
+p=$(free_port); hp=$(free_port)
+start vc-controller-manager "http://127.0.0.1:$hp/healthz" "$volcano/bin/vc-controller-manager" \
+  --kubeconfig "$KUBECONFIG" --leader-elect=false --listen-address "127.0.0.1:$p" \
+  --enable-healthz --healthz-address "127.0.0.1:$hp"
+
+cat >"$dir/vc-scheduler.conf" <<'CONF'
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enablePreemptable: false
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+    enablePreemptable: false
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+CONF
+p=$(free_port); hp=$(free_port)
+start vc-scheduler "http://127.0.0.1:$hp/healthz" "$volcano/bin/vc-scheduler" \
+  --kubeconfig "$KUBECONFIG" --scheduler-conf "$dir/vc-scheduler.conf" --leader-elect=false \
+  --schedule-period=1s --listen-address "127.0.0.1:$p" --enable-healthz --healthz-address "127.0.0.1:$hp"
+
+# vc-scheduler creates the default and root queues; the webhook must answer before jobs come.
+t_end=$(($(date +%s) + timeout_s))
+until k get queue default >/dev/null 2>&1; do
+  (($(date +%s) < t_end)) || die "vc-scheduler did not create the default queue within ${timeout_s}s"
+  sleep 0.5
+done
+
+# --- what the examples name: namespace training, its shared volume, the priority class ---
+mkdir -p "$dir/shared-volume"
+k apply -f - >/dev/null <<YAML || die "creating the examples' namespace, volume and priority class failed"
+apiVersion: v1
+kind: Namespace
+metadata: {name: training}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: training-shared}
+spec:
+  capacity: {storage: 1Ti}
+  accessModes: [ReadWriteMany]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ""
+  hostPath: {path: "$dir/shared-volume"}
+  claimRef: {namespace: training, name: training-shared}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: training-shared, namespace: training}
+spec:
+  accessModes: [ReadWriteMany]
+  storageClassName: ""
+  volumeName: training-shared
+  resources: {requests: {storage: 1Ti}}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high-priority}
+value: 100000
+description: the examples' pretraining jobs
+YAML
+echo "cluster-up.sh: $n kwok nodes, Volcano $(basename "$volcano"), kwok $(basename "$kwok") ready in $(($(date +%s) - t0)) s" >&2
