@@ -34,8 +34,8 @@ expect_ok "...and Events tell the restarts" bash -c \
 submit_ajjob huge volcano 40
 expect_ok "too big: Submitted with the Unschedulable condition" wait_for 60 cond_is huge Unschedulable True
 expect_eq "...and still Submitted" "Submitted" phase huge
-expect_ok "the message carries the scheduler's reason" bash -c \
-  "'$AJ_KUBECTL' -n '$ns' get ajjob huge -o jsonpath='{.status.message}' | grep -qE '^Volcano Job huge is Pending: .*(overused|unschedulable|insufficient)'"
+reason_shown() { jpath huge '{.status.message}' | tee /dev/stderr | grep -qE '^Volcano Job huge is Pending: .*(overused|unschedulable|insufficient)'; }
+expect_ok "the message carries the scheduler's reason" wait_for 30 reason_shown
 expect_ok "a Warning Event Unschedulable says why" bash -c \
   "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[*]}{.type}/{.reason} {end}' | grep -q Warning/Unschedulable"
 
