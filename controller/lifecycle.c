@@ -117,6 +117,9 @@ static void waiting(const struct aj_life_seen *s, struct aj_life_plan *p)
 	long long from = s->submitted_at + AJ_LIFE_REASON_GRACE, next;
 	const char *why = s->have & AJ_LIFE_NEED_REASON ? s->reason : s->prev_reason;
 
+	if (why && !*why)
+		why = NULL;   /* a False condition's empty message is no reason */
+
 	p->phase = AJ_PHASE_SUBMITTED;
 	p->reason = "VolcanoJobPending";
 	if (!(s->have & AJ_LIFE_NEED_REASON) && s->now >= from && s->now >= s->reason_due) {
