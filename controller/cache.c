@@ -37,10 +37,13 @@ struct ajjob_rec {
 	long long observed_generation;
 	uint64_t status_hash;
 	long long storage_due;
+	long long reason_due;
+	long long retry_count;    /* status.retryCount, 0 when absent */
 	char *object;             /* compact JSON while not submitted, else NULL */
 	char *azure;              /* status.azure as compact JSON, or NULL */
 	uint32_t uid, resource_version, volcano_job, backend;
 	uint32_t renew_after;     /* status.volcano.storageRenewAfter */
+	uint32_t unschedulable;   /* the Unschedulable condition's message */
 	uint32_t since[AJ_STATUS_CONDITIONS];      /* lastTransitionTime */
 	unsigned char cond[AJ_STATUS_CONDITIONS];  /* COND_* */
 	unsigned char flags;
@@ -50,8 +53,10 @@ struct ajjob_rec {
 
 struct volcano_rec {
 	struct aj_cache_rec h;
-	uint32_t owner_uid, owner_name, phase;
+	long long retry_count, max_retry;
+	uint32_t uid, owner_uid, owner_name, phase;
 	unsigned char storage;    /* mounts <name>-storage */
+	unsigned char deleting;
 	char text[];
 };
 
@@ -388,8 +393,9 @@ int aj_cache_key(const cJSON *obj, char *out, size_t size)
 struct text {
 	char *out;
 	size_t len;
-	const char *s[4 + AJ_STATUS_CONDITIONS + 1];
-	uint32_t at[4 + AJ_STATUS_CONDITIONS + 1];
+	/* an AjJob's key, uid, resourceVersion, job, renewal, backend, reason, condition times */
+	const char *s[7 + AJ_STATUS_CONDITIONS];
+	uint32_t at[7 + AJ_STATUS_CONDITIONS];
 	size_t n;
 };
 
@@ -435,8 +441,10 @@ static struct aj_cache_rec *rec_new(size_t head, size_t len, const char *key)
 /* What the controller noted on the record an update replaces, if same AjJob. */
 static void keep_notes(struct ajjob_rec *e, const struct ajjob_rec *old)
 {
-	if (e->uid && old->uid && !strcmp(e->text + e->uid, old->text + old->uid))
+	if (e->uid && old->uid && !strcmp(e->text + e->uid, old->text + old->uid)) {
 		e->storage_due = old->storage_due;
+		e->reason_due = old->reason_due;
+	}
 }
 
 /*
@@ -514,6 +522,7 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 	e->volcano_job = text_add(t, str(get(status, "volcano"), "jobName"));
 	e->renew_after = text_add(t, str(get(status, "volcano"), AJ_STATUS_RENEW));
 	e->backend = text_add(t, str(status, "backend"));
+	e->unschedulable = text_add(t, str(conds[AJ_COND_UNSCHEDULABLE], "message"));
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
 		e->since[i] = text_add(t, str(conds[i], "lastTransitionTime"));
 }
@@ -548,6 +557,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		e->generation = aj_json_whole(gen, 9007199254740992.0, 0);
 		e->observed_generation = aj_json_whole(obs, 9007199254740992.0, -1);
 		e->storage_due = AJ_CACHE_DUE_UNKNOWN;
+		e->retry_count = aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
 		if (!aj_phase_parse(str(status, "phase"), &phase)) {
 			e->flags |= FLAG_HAS_PHASE;
 			e->phase = (unsigned char)phase;
@@ -593,16 +603,27 @@ void aj_cache_ajjob_delete(struct aj_cache *c, const char *key)
 	remove_rec(c, AJ_CACHE_AJJOBS, key);
 }
 
-int aj_cache_ajjob_set_storage_due(struct aj_cache *c, const char *key, long long due)
+/* Set the note at offset `at` of the AjJob's record. */
+static int set_note(struct aj_cache *c, const char *key, size_t at, long long due)
 {
 	struct ajjob_rec *e;
 
 	pthread_mutex_lock(&c->lock);
 	e = (struct ajjob_rec *)table_get(&c->ajjobs, key);
 	if (e)
-		e->storage_due = due;
+		memcpy((char *)e + at, &due, sizeof(due));
 	pthread_mutex_unlock(&c->lock);
 	return e != NULL;
+}
+
+int aj_cache_ajjob_set_storage_due(struct aj_cache *c, const char *key, long long due)
+{
+	return set_note(c, key, offsetof(struct ajjob_rec, storage_due), due);
+}
+
+int aj_cache_ajjob_set_reason_due(struct aj_cache *c, const char *key, long long due)
+{
+	return set_note(c, key, offsetof(struct ajjob_rec, reason_due), due);
 }
 
 void aj_ajjob_view_release(struct aj_ajjob_view *v)
@@ -612,6 +633,7 @@ void aj_ajjob_view_release(struct aj_ajjob_view *v)
 	aj_free(v->uid);
 	aj_free(v->resource_version);
 	aj_free(v->volcano_job);
+	aj_free(v->unschedulable);
 	cJSON_Delete(v->object);
 	cJSON_Delete(v->status);
 	memset(v, 0, sizeof(*v));
@@ -634,6 +656,8 @@ static cJSON *status_basis(const struct ajjob_rec *e)
 	    (e->backend && !cJSON_AddStringToObject(s, "backend", e->text + e->backend)) ||
 	    (e->observed_generation >= 0 &&
 	     !cJSON_AddNumberToObject(s, "observedGeneration", (double)e->observed_generation)) ||
+	    (e->retry_count > 0 &&
+	     !cJSON_AddNumberToObject(s, "retryCount", (double)e->retry_count)) ||
 	    !(list = cJSON_AddArrayToObject(s, "conditions")))
 		goto fail;
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
@@ -647,7 +671,9 @@ static cJSON *status_basis(const struct ajjob_rec *e)
 		if (!cJSON_AddStringToObject(cond, "type", aj_status_conditions[i]) ||
 		    !cJSON_AddStringToObject(cond, "status", cond_status[e->cond[i]]) ||
 		    (e->since[i] &&
-		     !cJSON_AddStringToObject(cond, "lastTransitionTime", e->text + e->since[i])))
+		     !cJSON_AddStringToObject(cond, "lastTransitionTime", e->text + e->since[i])) ||
+		    (i == AJ_COND_UNSCHEDULABLE && e->unschedulable &&
+		     !cJSON_AddStringToObject(cond, "message", e->text + e->unschedulable)))
 			goto fail;
 	}
 	if (e->volcano_job && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||
@@ -675,6 +701,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 	const struct ajjob_rec *e;
 	const char *slash = strchr(key, '/');
 	int oom = 0, found;
+	size_t i;
 
 	memset(v, 0, sizeof(*v));
 	if (!slash)
@@ -696,6 +723,11 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->cancel = !!(e->flags & FLAG_CANCEL);
 		v->volcano_job = dup_or_null(at(e->text, e->volcano_job), &oom);
 		v->storage_due = e->storage_due;
+		v->reason_due = e->reason_due;
+		v->unschedulable = dup_or_null(at(e->text, e->unschedulable), &oom);
+		for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
+			if (e->cond[i] == COND_TRUE)
+				v->conditions |= 1u << i;
 		if (e->object && !(v->object = cJSON_Parse(e->object)))
 			oom = 1;
 		if (e->flags & FLAG_HAS_STATUS) {
@@ -829,10 +861,14 @@ static void volcano_text(struct text *t, struct volcano_rec *e, const char *key,
 	t->len = 0;
 	t->n = 0;
 	text_add(t, key);
+	e->uid = text_add(t, str(get(obj, "metadata"), "uid"));
 	e->owner_uid = text_add(t, str(ref, "uid"));
 	e->owner_name = text_add(t, str(ref, "name"));
 	e->phase = text_add(t, str(get(get(obj, "status"), "state"), "phase"));
 	e->storage = (unsigned char)mounts_storage(obj);
+	e->deleting = str(get(obj, "metadata"), "deletionTimestamp") != NULL;
+	e->retry_count = aj_json_whole(get(get(obj, "status"), "retryCount"), 2147483647.0, 0);
+	e->max_retry = aj_json_whole(get(get(obj, "spec"), "maxRetry"), 2147483647.0, 0);
 }
 
 int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj)
@@ -863,6 +899,7 @@ void aj_cache_volcano_delete(struct aj_cache *c, const char *key)
 
 void aj_volcano_view_release(struct aj_volcano_view *v)
 {
+	aj_free(v->uid);
 	aj_free(v->owner_uid);
 	aj_free(v->owner_name);
 	aj_free(v->phase);
@@ -878,10 +915,14 @@ int aj_cache_volcano_get(struct aj_cache *c, const char *key, struct aj_volcano_
 	pthread_mutex_lock(&c->lock);
 	e = (const struct volcano_rec *)table_get(&c->volcano, key);
 	if (e) {
+		v->uid = dup_or_null(at(e->text, e->uid), &oom);
 		v->owner_uid = dup_or_null(at(e->text, e->owner_uid), &oom);
 		v->owner_name = dup_or_null(at(e->text, e->owner_name), &oom);
 		v->phase = dup_or_null(at(e->text, e->phase), &oom);
 		v->storage = e->storage;
+		v->deleting = e->deleting;
+		v->retry_count = e->retry_count;
+		v->max_retry = e->max_retry;
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (oom) {

@@ -8,7 +8,8 @@
  * storage Secret is next due, a hash of its status and the few status
  * fields the next status is computed from (the conditions' status and transition time, Azure details); its full object
  * only until it has been submitted (the spec is immutable, and after
- * submission only status mirroring is left). Volcano Jobs are kept as their owner and phase;
+ * submission only status mirroring is left). Volcano Jobs are kept as their uid, owner, phase,
+ * retry count and limit, and whether they are being deleted;
  * AjTemplates as their base and config, since they are read on every
  * resolution.
  *
@@ -65,15 +66,27 @@ struct aj_ajjob_view {
 	 * was made (the controller started, or a new AjJob took the name).
 	 */
 	long long storage_due;
+	/*
+	 * When the scheduler may next be asked why the job waits (Unix
+	 * seconds; 0 when not known: the controller's own note, like
+	 * storage_due).
+	 */
+	long long reason_due;
+	unsigned conditions;             /* bit i: aj_status_conditions[i] is True */
+	char *unschedulable;             /* the Unschedulable condition's message, or NULL */
 };
 
 #define AJ_CACHE_DUE_UNKNOWN (-1LL)
 
 struct aj_volcano_view {
+	char *uid;
 	char *owner_uid;
 	char *owner_name;                /* the controlling AjJob, or NULL */
 	char *phase;                     /* status.state.phase, or NULL */
 	int storage;                     /* a pod mounts the AjJob's storage Secret */
+	int deleting;                    /* metadata.deletionTimestamp set */
+	long long retry_count;           /* status.retryCount */
+	long long max_retry;             /* spec.maxRetry */
 };
 
 /* Records by key (open addressing; each record holds its own key). */
@@ -121,6 +134,8 @@ void aj_cache_ajjob_delete(struct aj_cache *c, const char *key);
  * gone with it. 1 when set, 0 when the AjJob is not cached.
  */
 int aj_cache_ajjob_set_storage_due(struct aj_cache *c, const char *key, long long due);
+/* The same for reason_due. */
+int aj_cache_ajjob_set_reason_due(struct aj_cache *c, const char *key, long long due);
 /* 1 with *v filled, 0 when absent, -1 on OOM. */
 int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view *v);
 void aj_ajjob_view_release(struct aj_ajjob_view *v);

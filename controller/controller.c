@@ -264,7 +264,7 @@ static int allowed(struct aj_kube *k, const char *ns, const char *verb, const ch
 	return ok;
 }
 
-/* Check every write the controller makes; record what is missing. */
+/* Check every write (and unwatched read) the controller makes; record what is missing. */
 static void check_permissions(struct ctl *c, struct aj_kube *k, const char *lease_ns)
 {
 	static const struct {
@@ -276,6 +276,10 @@ static void check_permissions(struct ctl *c, struct aj_kube *k, const char *leas
 		{ "create", "events.k8s.io", "events", NULL },
 		{ "create", "", "secrets", NULL },
 		{ "patch", "", "secrets", NULL },
+		/* reads no watch shows: the pods of a failed or cancelled job, why one waits */
+		{ "list", "", "pods", NULL },
+		{ "get", "scheduling.volcano.sh", "podgroups", NULL },
+		{ "list", "", "events", NULL },
 	};
 	const char *ns = c->o->watch_namespace && c->o->watch_namespace[0] ? c->o->watch_namespace : NULL;
 	struct aj_buf miss = AJ_BUF_INIT(sizeof(c->missing) - 1);
@@ -575,6 +579,7 @@ int aj_controller_run(const struct aj_controller_opts *o,
 		goto out_early;
 	}
 	c.rec.privileged_namespaces = o->privileged_namespaces;
+	c.rec.queue = &c.queue;
 	if (o->azure.workspace &&
 	    aj_azure_forwarder_new(&o->azure, &c.queue, &c.rec.azure, err))
 		goto out;

@@ -18,7 +18,18 @@ cJSON *aj_event_build(const struct aj_event *e)
 	char name[320], note[AJ_EVENT_NOTE_MAX];
 	size_t len = strlen(e->note);
 
-	snprintf(name, sizeof(name), "%s.%llx", e->name, e->seq);
+	if (e->once) {
+		int w = snprintf(name, sizeof(name), "%s.%.8s-", e->name, e->uid ? e->uid : "");
+		size_t n = w < 0 ? 0 : (size_t)w < sizeof(name) ? (size_t)w : sizeof(name) - 1;
+		const char *r;
+
+		/* an Event name is a DNS subdomain: the reason in lower case */
+		for (r = e->reason; *r && n + 1 < sizeof(name); r++)
+			name[n++] = *r >= 'A' && *r <= 'Z' ? (char)(*r - 'A' + 'a') : *r;
+		name[n] = '\0';
+	} else {
+		snprintf(name, sizeof(name), "%s.%llx", e->name, e->seq);
+	}
 	if (len >= sizeof(note)) {
 		/* Cut on a UTF-8 boundary and say so. */
 		size_t cut = sizeof(note) - 4;
@@ -59,13 +70,17 @@ void aj_event_post(struct aj_kube *k, const struct aj_event *e)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_kube_ref ref = { &aj_res_events, e->ns, NULL, NULL };
+	struct aj_kube_status st;
 	cJSON *ev = aj_event_build(e);
 
-	if (!ev || aj_kube_create(k, &ref, ev, NULL, NULL, &err))
+	aj_kube_status_init(&st);
+	if (!ev || (aj_kube_create(k, &ref, ev, NULL, &st, &err) &&
+		    !(e->once && st.reason == AJ_KUBE_ALREADY_EXISTS)))
 		aj_log(AJ_LOG_WARN, "could not record an event", "ajjob", e->name,
 		       "reason", e->reason, "error",
 		       err.nr ? err.items[0].message : "out of memory", AJ_LOG_END);
 	cJSON_Delete(ev);
+	aj_kube_status_release(&st);
 	aj_errors_release(&err);
 }
 

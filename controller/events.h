@@ -26,6 +26,12 @@ struct aj_event {
 	const char *instance;     /* reporting instance (pod name) */
 	const char *now;          /* RFC 3339 with microseconds */
 	unsigned long long seq;   /* makes the Event name unique */
+	/*
+	 * Named after the AjJob's uid and the reason instead: posting it again
+	 * creates nothing (AlreadyExists is not an error), so an Event that must
+	 * be told once can be posted before the status that records it.
+	 */
+	int once;
 };
 
 cJSON *aj_event_build(const struct aj_event *e);

@@ -22,11 +22,13 @@
 #include "core/timestamp.h"
 #include "events.h"
 #include "kube/client.h"
+#include "lifecycle.h"
 #include "log.h"
 #include "reconcile_azure.h"
 #include "resources.h"
 #include "status.h"
 #include "storage.h"
+#include "workqueue.h"
 
 /*
  * Longest Volcano Job name we derive: pods are named <job>-<task>-<index>
@@ -62,15 +64,21 @@ static unsigned long long event_seq(void)
 	return s;
 }
 
-static void event(struct job *j, int warning, const char *reason, const char *action,
-		  const char *note)
+static void post_event(struct job *j, int warning, const char *reason, const char *action,
+		       const char *note, int once)
 {
 	struct aj_event e = {
 		j->v.ns, j->v.name, j->v.uid, j->v.resource_version, warning, reason,
-		action, note, j->r->instance, j->now_micro, event_seq()
+		action, note, j->r->instance, j->now_micro, event_seq(), once
 	};
 
 	aj_event_post(j->k, &e);
+}
+
+static void event(struct job *j, int warning, const char *reason, const char *action,
+		  const char *note)
+{
+	post_event(j, warning, reason, action, note, 0);
 }
 
 /* Volcano object name for an AjJob name: stable, DNS-1035, short enough. */
@@ -147,7 +155,7 @@ static int fail_job(struct job *j, const char *backend, const char *reason,
 		    const char *message, struct aj_errors *err)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, reason, message, backend,
-				j->v.generation, NULL, 0 };
+				j->v.generation, NULL, 0, 0, 0, NULL };
 
 	if (write_status(j, &st, err))
 		return -1;
@@ -331,11 +339,15 @@ static int record_submitted(struct job *j, const char *service, const char *vnam
 {
 	char msg[256];
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated", msg,
-				service, j->v.generation, vname, j->secret_renew };
+				service, j->v.generation, vname, j->secret_renew, 0, 0, NULL };
 
 	snprintf(msg, sizeof(msg), "Volcano Job %s submitted", vname);
 	if (write_status(j, &st, err))
 		return -1;
+	/* a job that stays Pending changes nothing Volcano would tell us of: look then */
+	if (j->r->queue &&
+	    aj_workqueue_add_after(j->r->queue, j->key, AJ_LIFE_REASON_GRACE + 1))
+		return aj_errors_oom(err);
 	if (created) {
 		snprintf(msg, sizeof(msg), "created Volcano Job %s", vname);
 		event(j, 0, "VolcanoJobCreated", "Create", msg);
@@ -400,14 +412,18 @@ static int submit(struct job *j, struct aj_errors *err)
 
 		if (aj_kube_create(j->k, &ref, vj, &created, &ks, &cerr)) {
 			if (ks.reason != AJ_KUBE_ALREADY_EXISTS) {
-				int permanent = ks.reason == AJ_KUBE_INVALID;
-
-				if (permanent) {
+				/* admission and validation say no for good; 5xx and timeouts are retried */
+				if (aj_life_create_rejected(ks.code)) {
 					struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 
-					errors_text(&cerr, &msg);
+					if (ks.message)
+						aj_buf_addf(&msg, "Volcano Job %s was rejected: %s",
+							    vname, ks.message);
+					else
+						errors_text(&cerr, &msg);
 					ret = fail_job(j, service, "VolcanoJobRejected",
-						       aj_buf_cstr(&msg), err);
+						       msg.failed ? "the Volcano Job was rejected"
+								  : aj_buf_cstr(&msg), err);
 					aj_buf_release(&msg);
 				} else {
 					aj_errors_splice(err, &cerr);
@@ -498,31 +514,6 @@ static int renew_storage(struct job *j, struct aj_errors *err)
 	return ret;
 }
 
-static int cancel(struct job *j, struct aj_errors *err)
-{
-	struct aj_kube_ref ref = { &aj_res_volcano_jobs, j->v.ns, j->v.volcano_job, NULL };
-	struct aj_kube_delete_opts o = { AJ_KUBE_PROPAGATION_BACKGROUND, NULL, NULL };
-	struct aj_kube_status ks;
-	struct aj_status st = { AJ_PHASE_CANCELLED, 1, "Cancelled",
-				"cancelled by request (aj.dev/cancel)", "volcano",
-				j->v.generation, NULL, 0 };
-	struct aj_errors derr = AJ_ERRORS_INIT;
-	int r;
-
-	aj_kube_status_init(&ks);
-	r = aj_kube_delete(j->k, &ref, &o, NULL, &ks, &derr);
-	if (r && ks.reason == AJ_KUBE_NOT_FOUND) {
-		r = 0;   /* already gone */
-		aj_errors_release(&derr);
-	}
-	aj_errors_splice(err, &derr);
-	aj_kube_status_release(&ks);
-	if (r || write_status(j, &st, err))
-		return -1;
-	event(j, 0, "Cancelled", "Delete", "Volcano Job deleted on request");
-	return 0;
-}
-
 /*
  * Is the storage Secret to be written now? When not known (after a restart)
  * the status says when it is due, and a Volcano Job that mounts no Secret
@@ -544,13 +535,161 @@ static int storage_due(struct job *j, const struct aj_volcano_view *vv)
 	return due && aj_storage_defer(j->r->storage, j->key, (long)(due - now)) ? -1 : 0;
 }
 
-/* Mirror the Volcano Job's phase into the AjJob; keep its storage Secret fresh. */
+/* The pods carrying the Volcano Job's name (caller frees *out). */
+static int list_pods(struct job *j, cJSON **out, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_pods, j->v.ns, NULL, NULL };
+	struct aj_kube_list_opts o;
+	char sel[320];
+
+	memset(&o, 0, sizeof(o));
+	snprintf(sel, sizeof(sel), "volcano.sh/job-name=%s", j->v.volcano_job);
+	o.label_selector = sel;
+	return aj_kube_list_all(j->k, &ref, &o, out, NULL, err);
+}
+
+/*
+ * Why the scheduler keeps the job waiting: its PodGroup's Unschedulable
+ * condition, else the newest Unschedulable Event about the PodGroup (a job
+ * refused at enqueue has no pods, and the reason only in Events). *keep
+ * holds what *why points into. A failed look-up is logged, not retried:
+ * the reason is a courtesy, and the next look-up comes anyway.
+ */
+static void scheduler_reason(struct job *j, const struct aj_volcano_view *vv, cJSON **keep,
+			     const char **why)
+{
+	struct aj_kube_ref ref = { &aj_res_podgroups, j->v.ns, NULL, NULL };
+	struct aj_kube_list_opts o;
+	struct aj_kube_status ks;
+	struct aj_errors gerr = AJ_ERRORS_INIT;
+	char pg[320], sel[400];
+
+	*why = NULL;
+	snprintf(pg, sizeof(pg), "%s-%s", j->v.volcano_job, vv->uid ? vv->uid : "");
+	ref.name = pg;
+	aj_kube_status_init(&ks);
+	if (!aj_kube_get(j->k, &ref, keep, &ks, &gerr))
+		*why = aj_life_podgroup_reason(*keep);
+	if (!*why && (!gerr.nr || ks.reason == AJ_KUBE_NOT_FOUND)) {
+		aj_errors_release(&gerr);
+		cJSON_Delete(*keep);
+		*keep = NULL;
+		memset(&o, 0, sizeof(o));
+		snprintf(sel, sizeof(sel), "involvedObject.kind=PodGroup,involvedObject.name=%s,"
+			 "reason=Unschedulable", pg);
+		o.field_selector = sel;
+		ref.res = &aj_res_core_events;
+		ref.name = NULL;
+		if (!aj_kube_list_all(j->k, &ref, &o, keep, NULL, &gerr))
+			*why = aj_life_latest_event(*keep);
+	}
+	if (gerr.nr)
+		aj_log(AJ_LOG_WARN, "could not read why the job waits", "ajjob", j->key,
+		       "error", gerr.items[0].message, AJ_LOG_END);
+	aj_kube_status_release(&ks);
+	aj_errors_release(&gerr);
+}
+
+/* Seconds since the epoch of the Submitted condition's transition, 0 when unknown. */
+static long long submitted_at(const struct job *j)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j->v.status, "conditions")) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
+
+		if (type && !strcmp(type, aj_status_conditions[0])) {
+			long long t = aj_timestamp_parse(cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(c, "lastTransitionTime")), 0);
+
+			return t > 0 ? t : 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Fetch what the plan still needs into s (pointing into *keep and failure),
+ * one round trip each. -1 with err when a needed read failed.
+ */
+static int fetch_needs(struct job *j, const struct aj_volcano_view *vv, unsigned need,
+		       struct aj_life_seen *s, cJSON **keep, char *failure, size_t fsize,
+		       struct aj_errors *err)
+{
+	cJSON *pods = NULL;
+
+	if (need & (AJ_LIFE_NEED_FAILURE | AJ_LIFE_NEED_PODS)) {
+		if (list_pods(j, &pods, err))
+			return -1;
+		s->pods_left = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pods, "items"));
+		s->failure = aj_life_failure_from_pods(pods, failure, fsize) ? failure : NULL;
+		cJSON_Delete(pods);
+		s->have |= AJ_LIFE_NEED_FAILURE | AJ_LIFE_NEED_PODS;
+	}
+	if (need & AJ_LIFE_NEED_REASON) {
+		scheduler_reason(j, vv, keep, &s->reason);
+		s->have |= AJ_LIFE_NEED_REASON;
+	}
+	return 0;
+}
+
+/* Carry out a plan: delete, tell once-only Events, write the status, tell the rest, requeue. */
+static int act(struct job *j, const struct aj_life_plan *p, struct aj_errors *err)
+{
+	struct aj_status st = { p->phase, 1, p->reason, p->message, "volcano", j->v.generation,
+				NULL, j->secret_renew, p->retry_count, p->flags,
+				p->unschedulable };
+	size_t i;
+
+	if (p->delete_job) {
+		struct aj_kube_ref ref = { &aj_res_volcano_jobs, j->v.ns, j->v.volcano_job, NULL };
+		/* Foreground: the Job goes only once the garbage collector removed its pods */
+		struct aj_kube_delete_opts o = { AJ_KUBE_PROPAGATION_FOREGROUND, NULL, NULL };
+		struct aj_kube_status ks;
+		struct aj_errors derr = AJ_ERRORS_INIT;
+		int r;
+
+		aj_kube_status_init(&ks);
+		r = aj_kube_delete(j->k, &ref, &o, NULL, &ks, &derr);
+		if (r && ks.reason == AJ_KUBE_NOT_FOUND)
+			r = 0;   /* already gone: the next turn sees it */
+		else
+			aj_errors_splice(err, &derr);
+		aj_errors_release(&derr);
+		aj_kube_status_release(&ks);
+		if (r)
+			return -1;
+	}
+	for (i = 0; i < p->nr_events; i++)
+		if (p->events[i].once)
+			post_event(j, p->events[i].warning, p->events[i].reason, "Observe",
+				   p->events[i].note, 1);
+	if (write_status(j, &st, err))
+		return -1;
+	for (i = 0; i < p->nr_events; i++)
+		if (!p->events[i].once)
+			event(j, p->events[i].warning, p->events[i].reason,
+			      p->phase == AJ_PHASE_CANCELLING ? "Delete" : "Observe", p->events[i].note);
+	if (p->reason_due)
+		aj_cache_ajjob_set_reason_due(j->r->cache, j->key, p->reason_due);
+	if (p->requeue_after > 0 && j->r->queue &&
+	    aj_workqueue_add_after(j->r->queue, j->key, (double)p->requeue_after))
+		return aj_errors_oom(err);
+	return 0;
+}
+
+/*
+ * Follow the Volcano Job through the AjJob state machine (lifecycle.h);
+ * keep its storage Secret fresh while it runs.
+ */
 static int observe(struct job *j, struct aj_errors *err)
 {
 	struct aj_volcano_view vv;
-	char vkey[320], msg[512];
-	enum aj_phase p;
-	int found, ret;
+	struct aj_life_seen s;
+	struct aj_life_plan plan;
+	cJSON *keep = NULL;
+	char vkey[320], failure[512];
+	int found, ret, round;
 
 	snprintf(vkey, sizeof(vkey), "%s/%s", j->v.ns, j->v.volcano_job);
 	found = aj_cache_volcano_get(j->r->cache, vkey, &vv);
@@ -566,29 +705,22 @@ static int observe(struct job *j, struct aj_errors *err)
 		/* The watch may lag behind our own create: ask the server. */
 		aj_kube_status_init(&ks);
 		ret = aj_kube_get(j->k, &ref, &obj, &ks, &gerr);
-		if (ret && ks.reason == AJ_KUBE_NOT_FOUND) {
-			struct aj_status st = { AJ_PHASE_FAILED, 1, "VolcanoJobDeleted", msg,
-						"volcano", j->v.generation, NULL, 0 };
-
-			aj_errors_release(&gerr);
-			aj_kube_status_release(&ks);
-			snprintf(msg, sizeof(msg), "Volcano Job %s was deleted before it finished",
-				 j->v.volcano_job);
-			if (write_status(j, &st, err))
-				return -1;
-			event(j, 1, "VolcanoJobDeleted", "Observe", msg);
-			return 0;
+		if (!ret) {
+			found = !aj_cache_volcano_put(j->r->cache, obj) &&
+				aj_cache_volcano_get(j->r->cache, vkey, &vv) == 1;
+			if (!found)
+				ret = aj_errors_oom(err);
+		} else if (ks.reason == AJ_KUBE_NOT_FOUND) {
+			ret = 0;
+		} else {
+			aj_errors_splice(err, &gerr);
 		}
+		aj_errors_release(&gerr);
 		aj_kube_status_release(&ks);
-		aj_errors_splice(err, &gerr);
 		if (ret)
 			return -1;
-		ret = aj_cache_volcano_put(j->r->cache, obj) ||
-		      aj_cache_volcano_get(j->r->cache, vkey, &vv) != 1;
-		if (ret)
-			return aj_errors_oom(err);
 	}
-	if (j->r->storage) {
+	if (found && j->r->storage && !j->v.cancel) {
 		int due = storage_due(j, &vv);
 
 		if (due < 0 || (due && renew_storage(j, err))) {
@@ -596,22 +728,32 @@ static int observe(struct job *j, struct aj_errors *err)
 			return due < 0 ? aj_errors_oom(err) : -1;
 		}
 	}
-	p = aj_phase_from_volcano(vv.phase);
-	snprintf(msg, sizeof(msg), "Volcano Job %s is %s", j->v.volcano_job,
-		 vv.phase ? vv.phase : "Pending");
-	{
-		static const char *const reasons[] = {
-			"VolcanoJobPending", "VolcanoJobPending", "VolcanoJobRunning",
-			"VolcanoJobCompleted", "VolcanoJobFailed", "VolcanoJobAborted"
-		};
-		struct aj_status st = { p, 1, reasons[p], msg, "volcano", j->v.generation, NULL,
-					j->secret_renew };
-		int was = j->v.has_phase ? (int)j->v.phase : -1;
-
-		ret = write_status(j, &st, err);
-		if (!ret && was != (int)p)
-			event(j, p == AJ_PHASE_FAILED, reasons[p], "Observe", msg);
+	memset(&s, 0, sizeof(s));
+	s.job = j->v.volcano_job;
+	s.prev = j->v.has_phase ? j->v.phase : AJ_PHASE_PENDING;
+	s.prev_flags = j->v.conditions;
+	s.prev_reason = j->v.unschedulable;
+	s.cancel = j->v.cancel;
+	s.exists = found;
+	s.deleting = vv.deleting;
+	s.phase = vv.phase;
+	s.retry_count = vv.retry_count;
+	s.max_retry = vv.max_retry;
+	s.now = (long long)time(NULL);
+	s.submitted_at = submitted_at(j);
+	s.reason_due = j->v.reason_due;
+	aj_life_decide(&s, &plan);
+	/* each round fetches at least one missing fact, so this ends */
+	for (round = 0; plan.need && round < 3; round++) {
+		if (fetch_needs(j, &vv, plan.need, &s, &keep, failure, sizeof(failure), err)) {
+			ret = -1;
+			goto out;
+		}
+		aj_life_decide(&s, &plan);
 	}
+	ret = act(j, &plan, err);
+out:
+	cJSON_Delete(keep);
 	aj_volcano_view_release(&vv);
 	return ret;
 }
@@ -635,7 +777,10 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		ret = aj_reconcile_azure(r->azure, k, &j.v, NULL, err);
 		goto out;
 	}
-	/* Gone: the API server's garbage collector follows our owner references. */
+	/*
+	 * Gone: kube-controller-manager's garbage collector follows our owner
+	 * references to the Volcano Job, and Volcano's to its pods and PodGroup.
+	 */
 	if (!found || j.v.deleting) {
 		aj_free(take_created(r, key));
 		goto out;
@@ -654,7 +799,7 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		/* Cancelled before it was ever submitted: create nothing. */
 		struct aj_status st = { AJ_PHASE_CANCELLED, 0, "Cancelled",
 					"cancelled by request (aj.dev/cancel) before submission",
-					"volcano", j.v.generation, NULL, 0 };
+					"volcano", j.v.generation, NULL, 0, 0, 0, NULL };
 
 		ret = write_status(&j, &st, err);
 		if (!ret)
@@ -669,8 +814,6 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 			}
 		}
 		ret = submit(&j, err);
-	} else if (j.v.cancel) {
-		ret = cancel(&j, err);
 	} else {
 		ret = observe(&j, err);
 	}
@@ -686,6 +829,7 @@ int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const ch
 	r->instance = instance;
 	r->azure = NULL;
 	r->storage = NULL;
+	r->queue = NULL;
 	aj_strmap_init(&r->created);
 	return pthread_mutex_init(&r->lock, NULL) ? -1 : 0;
 }

@@ -7,8 +7,10 @@
  * produce a second one: the retry meets AlreadyExists and adopts it if the
  * AjJob owns it), then mirror the Volcano Job's phase into the AjJob status.
  * An invalid template fails the AjJob with every problem listed and creates
- * nothing. Cancelling (annotation aj.dev/cancel: "true") deletes the Volcano
- * Job and ends in Cancelled. Every transition is also an Event.
+ * nothing. The AjJob then follows its Volcano Job through the state machine
+ * of lifecycle.h. Cancelling (annotation aj.dev/cancel: "true") deletes the
+ * Volcano Job (propagation Foreground) and ends in Cancelled once it and its
+ * pods are gone. Every transition is also an Event.
  *
  * The reconciler reads the cache and writes through the worker's own client.
  * Ownership: nothing is kept between calls.
@@ -26,6 +28,7 @@ struct aj_kube;
 
 struct aj_azure_forwarder;
 struct aj_storage_minter;
+struct aj_workqueue;
 
 struct aj_reconciler {
 	struct aj_cache *cache;
@@ -42,6 +45,8 @@ struct aj_reconciler {
 	struct aj_azure_forwarder *azure;   /* aml/sing AjJobs (reconcile_azure.h); NULL: refused */
 	/* the storage Secret of volcano AjJobs (storage.h); NULL: none written */
 	struct aj_storage_minter *storage;
+	/* where AjJobs to look at again later are queued (pending reasons); NULL: none */
+	struct aj_workqueue *queue;
 };
 
 int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance);

@@ -369,7 +369,7 @@ static void event(struct run *r, int warning, const char *reason, const char *ac
 	static unsigned long long seq;
 	struct aj_event e = {
 		r->v->ns, r->v->name, r->v->uid, r->rv, warning, reason, action, note,
-		"aj-controller", r->now_micro, 0
+		"aj-controller", r->now_micro, 0, 0
 	};
 
 	/* Event names need only be unique: time plus a counter. */
@@ -381,7 +381,7 @@ static void event(struct run *r, int warning, const char *reason, const char *ac
 static int fail(struct run *r, const char *reason, const char *message, struct aj_errors *err)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, reason, message, r->backend,
-				r->v->generation, NULL, 0 };
+				r->v->generation, NULL, 0, 0, 0, NULL };
 
 	if (write_status(r, &st, NULL, err))
 		return -1;
@@ -504,7 +504,8 @@ static int mirror(struct run *r, const char *job_name, const struct aj_aml_job *
 	enum aj_aml_state s = aj_aml_state_of(job->status);
 	const char *status = job->status ? job->status : "NotStarted";
 	char reason[64], msg[512];
-	struct aj_status st = { phases[s], 1, reason, msg, r->backend, r->v->generation, NULL, 0 };
+	struct aj_status st = { phases[s], 1, reason, msg, r->backend, r->v->generation, NULL, 0,
+				0, 0, NULL };
 	cJSON *az = azure_status(job_name, job, ws_id);
 	int was = r->v->has_phase ? (int)r->v->phase : -1, ret;
 	size_t i;

@@ -6,11 +6,11 @@
 #include "core/timestamp.h"
 
 static const char *const phase_names[] = {
-	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled"
+	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled", "Cancelling"
 };
 
 const char *const aj_status_conditions[AJ_STATUS_CONDITIONS] = {
-	"Submitted", "Running", "Succeeded", "Failed"
+	"Submitted", "Running", "Succeeded", "Failed", "Restarting", "Suspended", "Unschedulable"
 };
 
 const char *aj_phase_name(enum aj_phase p)
@@ -35,31 +35,20 @@ int aj_phase_terminal(enum aj_phase p)
 	return p == AJ_PHASE_SUCCEEDED || p == AJ_PHASE_FAILED || p == AJ_PHASE_CANCELLED;
 }
 
-enum aj_phase aj_phase_from_volcano(const char *v)
+int aj_phase_rank(enum aj_phase p)
 {
-	static const struct {
-		const char *volcano;
-		enum aj_phase phase;
-	} map[] = {
-		{ "Pending", AJ_PHASE_SUBMITTED },
-		{ "Running", AJ_PHASE_RUNNING },
-		/* Pods are being replaced after a policy action: still running. */
-		{ "Restarting", AJ_PHASE_RUNNING },
-		{ "Completing", AJ_PHASE_RUNNING },
-		{ "Completed", AJ_PHASE_SUCCEEDED },
-		{ "Failed", AJ_PHASE_FAILED },
-		{ "Terminating", AJ_PHASE_FAILED },
-		{ "Terminated", AJ_PHASE_FAILED },
-		/* Aborted is parked by a user command; from our side it is cancelled. */
-		{ "Aborting", AJ_PHASE_CANCELLED },
-		{ "Aborted", AJ_PHASE_CANCELLED },
-	};
-	size_t i;
-
-	for (i = 0; v && i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(v, map[i].volcano))
-			return map[i].phase;
-	return AJ_PHASE_SUBMITTED;
+	switch (p) {
+	case AJ_PHASE_PENDING:
+		return 0;
+	case AJ_PHASE_SUBMITTED:
+		return 1;
+	case AJ_PHASE_RUNNING:
+		return 2;
+	case AJ_PHASE_CANCELLING:
+		return 3;
+	default:
+		return 4;
+	}
 }
 
 static const char *str_of(const cJSON *o, const char *key)
@@ -83,7 +72,7 @@ static const cJSON *prev_condition(const cJSON *prev, const char *type)
 }
 
 static int add_condition(cJSON *list, const cJSON *prev, const char *type, int on,
-			 const struct aj_status *st, const char *now)
+			 const char *message, const struct aj_status *st, const char *now)
 {
 	const cJSON *old = prev_condition(prev, type);
 	const char *status = on ? "True" : "False";
@@ -101,36 +90,59 @@ static int add_condition(cJSON *list, const cJSON *prev, const char *type, int o
 	    !cJSON_AddNumberToObject(c, "observedGeneration", (double)st->generation) ||
 	    !cJSON_AddStringToObject(c, "lastTransitionTime", since) ||
 	    !cJSON_AddStringToObject(c, "reason", st->reason) ||
-	    !cJSON_AddStringToObject(c, "message", on || !strcmp(type, "Submitted")
-						  ? st->message : ""))
+	    !cJSON_AddStringToObject(c, "message", message))
 		return -1;
 	return 0;
+}
+
+/* Whether each condition is True for st, in aj_status_conditions order. */
+static void conditions_on(const struct aj_status *st, int on[AJ_STATUS_CONDITIONS])
+{
+	int i;
+
+	on[0] = st->submitted;
+	on[1] = st->phase == AJ_PHASE_RUNNING;
+	on[2] = st->phase == AJ_PHASE_SUCCEEDED;
+	on[3] = st->phase == AJ_PHASE_FAILED || st->phase == AJ_PHASE_CANCELLED;
+	for (i = AJ_COND_RESTARTING; i < AJ_STATUS_CONDITIONS; i++)
+		on[i] = !!(st->flags & AJ_STATUS_FLAG(i));
 }
 
 cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 		      const char *now, int *changed)
 {
 	cJSON *s = cJSON_CreateObject(), *conds = NULL, *volcano;
+	const cJSON *kept_retries;
 	const char *vjob = st->volcano_job;
-	enum aj_phase p = st->phase;
+	int on[AJ_STATUS_CONDITIONS], i;
 	char renew[AJ_TIMESTAMP_SIZE] = "";
 	const char *kept;
+	long long retries = st->retry_count;
 
 	if (!cJSON_IsObject(prev))
 		prev = NULL;
 	if (!vjob && prev)
 		vjob = str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"), "jobName");
-	if (!s || !cJSON_AddStringToObject(s, "phase", aj_phase_name(p)) ||
+	kept_retries = prev ? cJSON_GetObjectItemCaseSensitive(prev, "retryCount") : NULL;
+	if (retries <= 0 && cJSON_IsNumber(kept_retries))
+		retries = (long long)kept_retries->valuedouble;
+	conditions_on(st, on);
+	if (!s || !cJSON_AddStringToObject(s, "phase", aj_phase_name(st->phase)) ||
 	    !cJSON_AddStringToObject(s, "backend", st->backend) ||
 	    !cJSON_AddNumberToObject(s, "observedGeneration", (double)st->generation) ||
 	    !cJSON_AddStringToObject(s, "message", st->message) ||
-	    !(conds = cJSON_AddArrayToObject(s, "conditions")) ||
-	    add_condition(conds, prev, aj_status_conditions[0], st->submitted, st, now) ||
-	    add_condition(conds, prev, aj_status_conditions[1], p == AJ_PHASE_RUNNING, st, now) ||
-	    add_condition(conds, prev, aj_status_conditions[2], p == AJ_PHASE_SUCCEEDED, st, now) ||
-	    add_condition(conds, prev, aj_status_conditions[3],
-			  p == AJ_PHASE_FAILED || p == AJ_PHASE_CANCELLED, st, now))
+	    (retries > 0 && !cJSON_AddNumberToObject(s, "retryCount", (double)retries)) ||
+	    !(conds = cJSON_AddArrayToObject(s, "conditions")))
 		goto fail;
+	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
+		/* True conditions say why; Submitted always carries the message */
+		const char *msg = !on[i] && i ? "" :
+				  i == AJ_COND_UNSCHEDULABLE && st->unschedulable ? st->unschedulable :
+				  st->message;
+
+		if (add_condition(conds, prev, aj_status_conditions[i], on[i], msg, st, now))
+			goto fail;
+	}
 	if (st->storage_renew_after > 0)
 		aj_timestamp_format((time_t)st->storage_renew_after, renew);
 	else if (prev && (kept = str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"),

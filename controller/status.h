@@ -2,12 +2,17 @@
  * status.h - the AjJob status the controller writes, computed purely from
  * what it observed, so every transition is unit-tested without a cluster.
  *
- * Phase: Pending → Submitted → Running → Succeeded | Failed | Cancelled.
- * Conditions (metav1.Condition shape), always all four once written:
- *   Submitted  the backend object exists (or was created and has finished)
- *   Running    the backend reports the job running
- *   Succeeded  finished successfully
- *   Failed     finished unsuccessfully, was cancelled, or could not be built
+ * Phase: Pending → Submitted → Running → Succeeded | Failed, and from any
+ * of the first three Cancelling → Cancelled (docs/api.md draws it). A phase
+ * never goes back: aj_phase_rank() orders them.
+ * Conditions (metav1.Condition shape), always all seven once written:
+ *   Submitted      the backend object exists (or was created and has finished)
+ *   Running        the backend reports the job running
+ *   Succeeded      finished successfully
+ *   Failed         finished unsuccessfully, was cancelled, or could not be built
+ *   Restarting     Volcano is replacing the job's pods (status.retryCount counts)
+ *   Suspended      the Volcano Job was aborted; a ResumeJob Command resumes it
+ *   Unschedulable  the scheduler's reason a submitted job waits (its message)
  * A condition's lastTransitionTime moves only when its status changes, so
  * repeated reconciles of an unchanged job write nothing.
  *
@@ -24,11 +29,15 @@ enum aj_phase {
 	AJ_PHASE_RUNNING,
 	AJ_PHASE_SUCCEEDED,
 	AJ_PHASE_FAILED,
-	AJ_PHASE_CANCELLED
+	AJ_PHASE_CANCELLED,
+	AJ_PHASE_CANCELLING
 };
 
 /* The condition types written, in the order written. */
-#define AJ_STATUS_CONDITIONS 4
+#define AJ_STATUS_CONDITIONS 7
+/* Indexes into aj_status_conditions of the conditions aj_status.flags sets. */
+enum { AJ_COND_RESTARTING = 4, AJ_COND_SUSPENDED = 5, AJ_COND_UNSCHEDULABLE = 6 };
+#define AJ_STATUS_FLAG(cond) (1u << (cond))
 /* status.volcano member: when the storage Secret is due for renewal (RFC 3339) */
 #define AJ_STATUS_RENEW "storageRenewAfter"
 extern const char *const aj_status_conditions[AJ_STATUS_CONDITIONS];
@@ -37,12 +46,8 @@ const char *aj_phase_name(enum aj_phase p);
 /* 0 and *out set, or -1 for an unknown name. */
 int aj_phase_parse(const char *s, enum aj_phase *out);
 int aj_phase_terminal(enum aj_phase p);
-
-/*
- * A Volcano Job's status.state.phase as an AjJob phase. An empty or missing
- * phase is Submitted (Volcano has not looked at it yet); unknown phases too.
- */
-enum aj_phase aj_phase_from_volcano(const char *volcano_phase);
+/* Pending 0 < Submitted 1 < Running 2 < Cancelling 3 < the terminal ones 4. */
+int aj_phase_rank(enum aj_phase p);
 
 struct aj_status {
 	enum aj_phase phase;
@@ -59,6 +64,12 @@ struct aj_status {
 	 * minting again; 0: keep what prev had.
 	 */
 	long long storage_renew_after;
+	/* Volcano's status.retryCount, written when > 0; 0: keep what prev had */
+	long long retry_count;
+	/* AJ_STATUS_FLAG(AJ_COND_*): which of the last three conditions are True */
+	unsigned flags;
+	/* the Unschedulable condition's message when it is True (else the status message) */
+	const char *unschedulable;
 };
 
 /*

@@ -1421,7 +1421,12 @@ static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 	if (t->priority_class)
 		aj_body_add_string(spec, "priorityClassName", t->priority_class, &bd->oom);
 	aj_body_add_int(spec, "maxRetry", bd->max_retry, &bd->oom);
-	/* the pods are one gang: losing any of them restarts them all */
+	/*
+	 * The pods are one gang: losing any of them restarts them all. No task
+	 * has policies of its own: Volcano completes the job once every pod has
+	 * succeeded (minAvailable is every pod, in the job and in each task), so
+	 * no exit of one task stops the others (docs/volcano.md, Lifecycle).
+	 */
 	policies = aj_body_add_array(spec, "policies", &bd->oom);
 	add_policy(policies, "PodEvicted", "RestartJob", &bd->oom);
 	add_policy(policies, "PodFailed", "RestartJob", &bd->oom);
@@ -1436,10 +1441,6 @@ static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 		aj_body_add_string(task, "name", r[i].name, &bd->oom);
 		aj_body_add_int(task, "replicas", r[i].replicas, &bd->oom);
 		aj_body_add_int(task, "minAvailable", r[i].replicas, &bd->oom);
-		/* workers may run until stopped: the master's end is the job's */
-		if (!strcmp(r[i].name, "master"))
-			add_policy(aj_body_add_array(task, "policies", &bd->oom), "TaskCompleted",
-				   "CompleteJob", &bd->oom);
 		add_pod(bd, aj_body_add_object(task, "template", &bd->oom), &r[i]);
 	}
 	return job;

@@ -34,6 +34,12 @@ wait_for() {
 phase() { k -n "$ns" get ajjob "$1" -o jsonpath='{.status.phase}'; }
 phase_is() { [[ $(phase "$1") == "$2" ]]; }
 volcano_exists() { k -n "$ns" get jobs.batch.volcano.sh "$1" >/dev/null 2>&1; }
+# finish_foreground_delete NAME: act as kube-controller-manager's garbage collector on a control
+# plane without it: a Volcano Job deleted with propagation Foreground (a cancel) keeps its
+# foregroundDeletion finalizer until the GC removes it; there are no pods to wait for here.
+finish_foreground_delete() {
+  k -n "$ns" patch jobs.batch.volcano.sh "$1" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+}
 # set_volcano_phase NAME PHASE: act as Volcano and write the job's state
 set_volcano_phase() {
   k -n "$ns" patch jobs.batch.volcano.sh "$1" --subresource=status --type=merge \
@@ -140,4 +146,113 @@ controller_identity() {
   KUBECONFIG=$kc "$AJ_KUBECTL" config set-credentials sa --token="$token" >/dev/null
   KUBECONFIG=$kc "$AJ_KUBECTL" config set-context sa --cluster=cp --user=sa --namespace="$sys" >/dev/null
   KUBECONFIG=$kc "$AJ_KUBECTL" config use-context sa >/dev/null
+}
+
+# --- the controller, started by a script with $ns (watched), $sys (its own) and $work set, after
+# controller_identity "$sys" "$work" ---
+controllers=()
+# start_controller NAME [args...]: runs in the background, log in $work/NAME.log, pid in $work/NAME.pid
+start_controller() {
+  local name=$1; shift
+  "$AJ_CONTROLLER_BIN" --kubeconfig "$work/kubeconfig" --namespace "$ns" --health-addr 127.0.0.1 --health-port 0 \
+    --port-file "$work/$name.port" --lease-namespace "$sys" "$@" >"$work/$name.log" 2>&1 &
+  controllers+=($!)
+  echo $! >"$work/$name.pid"
+}
+stop_controllers() {
+  local p
+  for p in "${controllers[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${controllers[@]}"; do wait "$p" 2>/dev/null; done
+  controllers=()
+}
+
+# --- AjJobs on the cluster fixture (real Volcano, kwok pods) ---
+# cluster_test PREFIX: what a script on the cluster fixture that runs the controller sets up: the
+# example templates, namespace $ns (PREFIX-...) with the examples' shared volume, the
+# controller's own $sys with deploy/rbac.yaml's identity, $work, and the cleanup on exit.
+cluster_test() {
+  : "${AJ_BIN:?AJ_BIN must name the aj executable}"
+  : "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
+  export AJ_HOME=$repo_root/examples/.azure_jobs
+  ns=$(new_namespace "$1")
+  sys=$(new_namespace ajsys)
+  work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-$1.XXXXXX")
+  trap cluster_cleanup EXIT
+  controller_identity "$sys" "$work"
+  shared_volume
+}
+cluster_cleanup() {
+  local f
+  stop_controllers
+  for f in "$work"/*.watch; do [[ -f $f ]] && kill "$(cat "$f")" 2>/dev/null; done
+  if ((t_fail)); then  # the controllers' last words and the AjJobs help more than the verdicts
+    for f in "$work"/*.log "$work"/*.phases; do [[ -f $f ]] && { echo "--- $f"; tail -n 25 "$f"; }; done
+    k -n "$ns" get ajjob -o custom-columns=NAME:.metadata.name,PHASE:.status.phase,MESSAGE:.status.message
+  fi
+  k delete pv "$ns-shared" --wait=false >/dev/null 2>&1
+  rm -rf "$work" "$t_out"
+}
+# submit_ajjob NAME TEMPLATE NODES [CONFIG-JSON]: the AjJob `aj run --dry-run` makes of an example
+# template (NODES "" for the template's own), CONFIG-JSON merged into its leaf config (e.g.
+# target.labels, which choose what kwok does with the pods), applied in $ns, which replaces the
+# examples' target.namespace. Without spec.code: kwok runs no container, and code transfer has
+# tests of its own (exec-upload, code-blob, volcano-storage). Needs AJ_HOME.
+submit_ajjob() {
+  local name=$1 tpl=$2 nodes=$3 extra=${4:-"{}"} n=()
+  [[ -n $nodes ]] && n=(-n "$nodes")
+  mkdir -p "$work/src"   # an empty working directory: the code archive stays small
+  (cd "$work/src" && "$AJ_BIN" run -t "$tpl" --namespace "$ns" --name "$name" "${n[@]}" --dry-run -o json \
+     -- python train.py) | python3 -c '
+import json, sys
+def merge(a, b):
+    for k, v in b.items():
+        a[k] = merge(a.get(k) or {}, v) if isinstance(v, dict) else v
+    return a
+job = json.load(sys.stdin)
+job["spec"].pop("code", None)
+config = job["spec"]["template"].setdefault("config", {})
+merge(config, {"target": {"namespace": job["metadata"]["namespace"]}})
+merge(config, json.loads(sys.argv[1]))
+print(json.dumps(job))' "$extra" | k apply -f - >/dev/null
+}
+# The examples' shared volume (PVC training-shared) in $ns, bound to a PV of its own.
+shared_volume() {
+  mkdir -p "$work/shared"
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $ns-shared}
+spec:
+  capacity: {storage: 1Ti}
+  accessModes: [ReadWriteMany]
+  persistentVolumeReclaimPolicy: Delete
+  storageClassName: ""
+  hostPath: {path: "$work/shared"}
+  claimRef: {namespace: $ns, name: training-shared}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: training-shared, namespace: $ns}
+spec:
+  accessModes: [ReadWriteMany]
+  storageClassName: ""
+  volumeName: $ns-shared
+  resources: {requests: {storage: 1Ti}}
+YAML
+}
+# jpath NAME JSONPATH: a field of AjJob NAME in $ns
+jpath() { k -n "$ns" get ajjob "$1" -o jsonpath="$2"; }
+cond_is() { [[ $(jpath "$1" "{.status.conditions[?(@.type==\"$2\")].status}") == "$3" ]]; }
+pods_of() { k -n "$ns" get pods -l "volcano.sh/job-name=$1" -o jsonpath="$2"; }
+# record_phases NAME: every status the AjJob goes through ("phase retryCount restarting suspended"),
+# one line each, into $work/NAME.phases, until the script kills the watch ($work/NAME.watch pid)
+record_phases() {
+  k -n "$ns" get ajjob "$1" --watch -o jsonpath='{.status.phase} {.status.retryCount} {.status.conditions[?(@.type=="Restarting")].status} {.status.conditions[?(@.type=="Suspended")].status}{"\n"}' \
+    >"$work/$1.phases" 2>/dev/null &
+  echo $! >"$work/$1.watch"
+}
+# never_back FILE: the phases in FILE never go back (Pending < Submitted < Running < Cancelling < end)
+never_back() {
+  awk '{ r = ($1 == "Pending") ? 0 : ($1 == "Submitted") ? 1 : ($1 == "Running") ? 2 : ($1 == "Cancelling") ? 3 : ($1 == "") ? -1 : 4
+         if (r < 0) next; if (r < last) { print "went back to " $1 " at line " NR; exit 1 } last = r }' "$1"
 }

@@ -138,6 +138,11 @@ expect_eq "a job without status is Pending, unknown backend '-'" "d2 - Pending 2
 # --- cancel ---
 expect_eq "cancel prints the request" "ajjob.aj.dev/r1 cancel requested" aj cancel r1 --namespace "$ns"
 expect_eq "the annotation is set" "true" k -n "$ns" get ajjob r1 -o jsonpath='{.metadata.annotations.aj\.dev/cancel}'
+# (no garbage collector on this control plane: the script finishes the Foreground deletion)
+deleting() { [[ -n $(k -n "$ns" get jobs.batch.volcano.sh "$1" -o jsonpath='{.metadata.deletionTimestamp}') ]]; }
+expect_ok "the controller deletes its Volcano Job" wait_for 30 deleting r1
+expect_ok "...and says Cancelling meanwhile" phase_is r1 Cancelling
+finish_foreground_delete r1
 expect_ok "the controller cancels it" wait_for 30 phase_is r1 Cancelled
 expect_ok "its Volcano Job is gone" wait_for 30 bash -c "! '$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh r1"
 expect_eq "cancelling an ended job changes nothing" "ajjob.aj.dev/r1 already Cancelled; nothing to cancel" \
@@ -170,7 +175,7 @@ expect_ok "bad1: the Volcano Job appears" wait_for 30 volcano_exists bad1
 set_volcano_phase bad1 Failed
 wait "$(cat "$work/bad1.pid")"; rc=$?
 expect_eq "run --wait exits 1 when the job fails" "1" echo "$rc"
-expect_ok "...and prints the Failed phase" grep -q '^ajjob.aj.dev/bad1 Failed: Volcano Job bad1 is Failed$' "$work/bad1.out"
+expect_ok "...and prints the Failed phase" grep -q '^ajjob.aj.dev/bad1 Failed: Volcano Job bad1 is Failed (no failed pod is left to name)$' "$work/bad1.out"
 
 # status --wait on a running job; the cancel ends it with status 1.
 expect_ok "st1 created" aj run -t job --namespace "$ns" --name st1 python train.py
@@ -179,6 +184,8 @@ expect_ok "st1 submitted" wait_for 30 phase_is st1 Submitted
 st_pid=$!
 sleep 1
 aj cancel st1 --namespace "$ns" >/dev/null
+wait_for 30 deleting st1 >/dev/null
+finish_foreground_delete st1
 wait "$st_pid"; rc=$?
 expect_eq "status --wait exits 1 when the job is cancelled" "1" echo "$rc"
 expect_ok "...after printing Cancelled" grep -q '^ajjob.aj.dev/st1 Cancelled: cancelled by request' "$work/st1.out"

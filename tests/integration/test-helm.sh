@@ -90,6 +90,8 @@ expect_eq "...update Leases in its own namespace" "yes" can update leases.coordi
 expect_eq "...but not elsewhere" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update leases.coordination.k8s.io -n '$other' || true"
 expect_eq "...nor write an AjJob's spec" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update ajjobs.aj.dev -n '$other' || true"
 expect_eq "...nor touch pods" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' create pods -n '$other' || true"
+expect_eq "...only list them (a job's failed pod)" "yes" can list pods -n "$other"
+expect_eq "...and not read their logs" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' get pods/log -n '$other' || true"
 expect_eq "...nor read secrets" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' get secrets -n '$ns' || true"
 
 expect_ok "helm upgrade to one replica" "$helm" upgrade "$rel" "$chart" -n "$ns" --set replicaCount=1 --timeout 60s

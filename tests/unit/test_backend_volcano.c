@@ -531,7 +531,10 @@ static void homogeneous_errors(void **state)
 		       &one, "scratch_mount_path: /mnt/data/tmp/ overlaps storage mount data (/mnt/data)");
 }
 
-/* volcano.md §4: the master's end completes the job; a lost pod restarts the gang, bounded */
+/*
+ * volcano.md, Lifecycle: the job completes when every pod has succeeded (no
+ * task policy ends it early); a lost pod restarts the gang, bounded
+ */
 static void lifecycle_policies(void **state)
 {
 	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL, 0 };
@@ -549,17 +552,20 @@ static void lifecycle_policies(void **state)
 	assert_string_equal(aj_test_json_str(job, "spec.policies[0].action"), "RestartJob");
 	assert_string_equal(aj_test_json_str(job, "spec.policies[1].event"), "PodFailed");
 	assert_string_equal(aj_test_json_str(job, "spec.policies[1].action"), "RestartJob");
-	assert_int_equal(aj_test_json_size(job, "spec.tasks[0].policies"), 1);
-	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].policies[0].event"), "TaskCompleted");
-	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].policies[0].action"), "CompleteJob");
+	/* every pod must succeed: the job's and each task's gang is all of its pods */
+	assert_int_equal(aj_test_json_int(job, "spec.minAvailable"), 2);
+	assert_null(aj_test_json_at(job, "spec.tasks[0].policies"));
 	assert_null(aj_test_json_at(job, "spec.tasks[1].policies"));
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[0].minAvailable"), 1);
+	assert_int_equal(aj_test_json_int(job, "spec.tasks[1].minAvailable"), 1);
 	cJSON_Delete(arr);
 	aj_jobspec_release(&s);
 
-	/* heterogeneous: only master carries the policy, wherever it was written */
+	/* heterogeneous: the same, the master included */
 	aj_test_spec(hetero, &no_args, argv, 2, &s);
 	job = build(&s, &ctx, &arr);
-	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].policies[0].event"), "TaskCompleted");
+	assert_int_equal(aj_test_json_size(job, "spec.policies"), 2);
+	assert_null(aj_test_json_at(job, "spec.tasks[0].policies"));
 	assert_null(aj_test_json_at(job, "spec.tasks[1].policies"));
 	assert_null(aj_test_json_at(job, "spec.tasks[2].policies"));
 	assert_int_equal(aj_test_json_int(job, "spec.maxRetry"), 3);

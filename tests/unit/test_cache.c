@@ -152,14 +152,21 @@ static void volcano_jobs_remember_their_controlling_ajjob(void **state)
 	(void)state;
 	assert_int_equal(aj_cache_init(&c), 0);
 	assert_int_equal(aj_cache_volcano_put(&c, parse(
-		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"bert\",\"ownerReferences\":["
+		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"bert\",\"uid\":\"v9\","
+		"\"deletionTimestamp\":\"2026-01-01T00:00:00Z\",\"ownerReferences\":["
 		"{\"kind\":\"ConfigMap\",\"name\":\"x\",\"uid\":\"c\",\"controller\":false},"
 		"{\"kind\":\"AjJob\",\"name\":\"bert\",\"uid\":\"u1\",\"controller\":true}]},"
-		"\"status\":{\"state\":{\"phase\":\"Running\"}}}")), 0);
+		"\"spec\":{\"maxRetry\":3},"
+		"\"status\":{\"state\":{\"phase\":\"Running\"},\"retryCount\":2}}")), 0);
 	assert_int_equal(aj_cache_volcano_get(&c, "ml/bert", &v), 1);
 	assert_string_equal(v.owner_uid, "u1");
 	assert_string_equal(v.owner_name, "bert");
 	assert_string_equal(v.phase, "Running");
+	/* what the state machine reads: the PodGroup's name, restarts, deletion */
+	assert_string_equal(v.uid, "v9");
+	assert_int_equal(v.retry_count, 2);
+	assert_int_equal(v.max_retry, 3);
+	assert_true(v.deleting);
 	aj_volcano_view_release(&v);
 
 	assert_int_equal(aj_cache_volcano_put(&c, parse(
@@ -167,6 +174,8 @@ static void volcano_jobs_remember_their_controlling_ajjob(void **state)
 	assert_int_equal(aj_cache_volcano_get(&c, "ml/stray", &v), 1);
 	assert_null(v.owner_uid);
 	assert_null(v.phase);
+	assert_false(v.deleting);
+	assert_int_equal(v.retry_count, 0);
 	aj_volcano_view_release(&v);
 	aj_cache_release(&c);
 }
@@ -427,9 +436,9 @@ static cJSON *reversed(const cJSON *v)
 static void an_unchanged_status_is_recognised_and_a_changed_one_is_not(void **state)
 {
 	struct aj_status submitted = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				       "Volcano Job bert is Pending", "volcano", 1, "bert", 0 };
+				       "Volcano Job bert is Pending", "volcano", 1, "bert", 0, 0, 0, NULL };
 	struct aj_status running = { AJ_PHASE_RUNNING, 1, "VolcanoJobRunning",
-				     "Volcano Job bert is Running", "volcano", 1, NULL, 0 };
+				     "Volcano Job bert is Running", "volcano", 1, NULL, 0, 0, 0, NULL };
 	struct aj_cache c;
 	struct aj_ajjob_view v;
 	cJSON *written, *obj, *next;
@@ -466,6 +475,53 @@ static void an_unchanged_status_is_recognised_and_a_changed_one_is_not(void **st
 			    "2026-03-01T10:00:00Z");
 	assert_string_equal(field(cJSON_GetObjectItem(next, "volcano"), "jobName"), "bert");
 	cJSON_Delete(next);
+	aj_ajjob_view_release(&v);
+	cJSON_Delete(written);
+	aj_cache_release(&c);
+}
+
+/*
+ * A waiting job with the scheduler's reason and restarts behind it: the
+ * record gives back what the next decision reads (conditions True, the
+ * reason, the retry count), and a reconcile with nothing new writes nothing.
+ */
+static void the_lifecycle_status_comes_back_from_the_cache(void **state)
+{
+	struct aj_status waiting = { AJ_PHASE_RUNNING, 1, "Unschedulable",
+				     "Volcano Job bert is Pending: queue resource quota insufficient",
+				     "volcano", 1, "bert", 0, 2,
+				     AJ_STATUS_FLAG(AJ_COND_RESTARTING) |
+				     AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE),
+				     "queue resource quota insufficient" };
+	struct aj_cache c;
+	struct aj_ajjob_view v;
+	cJSON *written, *obj, *next;
+	int changed;
+
+	(void)state;
+	assert_int_equal(aj_cache_init(&c), 0);
+	written = aj_status_next(NULL, &waiting, "2026-03-01T10:00:00Z", &changed);
+	obj = ajjob_with_status("{}");
+	cJSON_ReplaceItemInObject(obj, "status", reversed(written));
+	assert_int_equal(aj_cache_ajjob_put(&c, obj), 0);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/bert", &v), 1);
+	assert_int_equal(v.conditions, (1u << 0) | (1u << 1) | (1u << AJ_COND_RESTARTING) |
+				       (1u << AJ_COND_UNSCHEDULABLE));
+	assert_string_equal(v.unschedulable, "queue resource quota insufficient");
+	assert_int_equal(v.reason_due, 0);
+	/* the retry count is kept when Volcano is not seen */
+	waiting.retry_count = 0;
+	next = aj_status_next(v.status, &waiting, "2026-03-01T11:00:00Z", &changed);
+	assert_true(aj_cache_json_hash(next) == v.status_hash);
+	cJSON_Delete(next);
+	/* the reason look-up note survives a watch update of the same AjJob */
+	assert_int_equal(aj_cache_ajjob_set_reason_due(&c, "ml/bert", 1700000000), 1);
+	obj = ajjob_with_status("{}");
+	cJSON_ReplaceItemInObject(obj, "status", cJSON_Duplicate(written, 1));
+	assert_int_equal(aj_cache_ajjob_put(&c, obj), 0);
+	aj_ajjob_view_release(&v);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/bert", &v), 1);
+	assert_int_equal(v.reason_due, 1700000000);
 	aj_ajjob_view_release(&v);
 	cJSON_Delete(written);
 	aj_cache_release(&c);
@@ -689,6 +745,7 @@ int main(void)
 		cmocka_unit_test(the_status_is_kept_as_what_the_next_status_is_computed_from),
 		cmocka_unit_test(the_json_hash_ignores_member_order_only),
 		cmocka_unit_test(an_unchanged_status_is_recognised_and_a_changed_one_is_not),
+		cmocka_unit_test(the_lifecycle_status_comes_back_from_the_cache),
 		cmocka_unit_test(many_records_stay_small_and_freed_ones_are_reused),
 		cmocka_unit_test(compaction_survives_running_out_of_memory),
 		cmocka_unit_test(out_of_memory_drops_the_entry_instead_of_keeping_a_stale_one),

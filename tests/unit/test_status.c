@@ -22,25 +22,74 @@ static const char *field(const cJSON *o, const char *k)
 	return cJSON_GetObjectItem(o, k)->valuestring;
 }
 
-static void volcano_phases_map_to_ajjob_phases(void **state)
+static void phases_are_ranked_so_none_goes_back(void **state)
 {
 	(void)state;
-	assert_int_equal(aj_phase_from_volcano("Pending"), AJ_PHASE_SUBMITTED);
-	assert_int_equal(aj_phase_from_volcano(NULL), AJ_PHASE_SUBMITTED);
-	assert_int_equal(aj_phase_from_volcano("Running"), AJ_PHASE_RUNNING);
-	assert_int_equal(aj_phase_from_volcano("Restarting"), AJ_PHASE_RUNNING);
-	assert_int_equal(aj_phase_from_volcano("Completed"), AJ_PHASE_SUCCEEDED);
-	assert_int_equal(aj_phase_from_volcano("Failed"), AJ_PHASE_FAILED);
-	assert_int_equal(aj_phase_from_volcano("Terminated"), AJ_PHASE_FAILED);
-	assert_int_equal(aj_phase_from_volcano("Aborted"), AJ_PHASE_CANCELLED);
+	assert_int_equal(aj_phase_rank(AJ_PHASE_PENDING), 0);
+	assert_int_equal(aj_phase_rank(AJ_PHASE_SUBMITTED), 1);
+	assert_int_equal(aj_phase_rank(AJ_PHASE_RUNNING), 2);
+	assert_int_equal(aj_phase_rank(AJ_PHASE_CANCELLING), 3);
+	assert_int_equal(aj_phase_rank(AJ_PHASE_SUCCEEDED), 4);
+	assert_int_equal(aj_phase_rank(AJ_PHASE_FAILED), 4);
+	assert_int_equal(aj_phase_rank(AJ_PHASE_CANCELLED), 4);
 	assert_true(aj_phase_terminal(AJ_PHASE_CANCELLED));
+	assert_false(aj_phase_terminal(AJ_PHASE_CANCELLING));
 	assert_false(aj_phase_terminal(AJ_PHASE_RUNNING));
+}
+
+/* Restarting, Suspended, Unschedulable and status.retryCount. */
+static void the_lifecycle_conditions_and_the_retry_count(void **state)
+{
+	struct aj_status st = { AJ_PHASE_RUNNING, 1, "VolcanoJobRestarting",
+				"Volcano Job t is Restarting: restart 2 of at most 3", "volcano", 1,
+				"t", 0, 2, AJ_STATUS_FLAG(AJ_COND_RESTARTING), NULL };
+	cJSON *s1, *s2, *s3;
+	int changed;
+
+	(void)state;
+	s1 = aj_status_next(NULL, &st, "2026-01-01T00:00:00Z", &changed);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(s1, "conditions")), 7);
+	assert_int_equal(cJSON_GetObjectItem(s1, "retryCount")->valueint, 2);
+	assert_string_equal(field(cond(s1, "Restarting"), "status"), "True");
+	assert_string_equal(field(cond(s1, "Restarting"), "message"),
+			    "Volcano Job t is Restarting: restart 2 of at most 3");
+	assert_string_equal(field(cond(s1, "Running"), "status"), "True");
+	assert_string_equal(field(cond(s1, "Suspended"), "status"), "False");
+	assert_string_equal(field(cond(s1, "Suspended"), "message"), "");
+	assert_string_equal(field(cond(s1, "Unschedulable"), "status"), "False");
+
+	/* retry count 0 keeps the one written; Unschedulable carries the scheduler's words */
+	st.phase = AJ_PHASE_SUBMITTED;
+	st.retry_count = 0;
+	st.flags = AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE);
+	st.unschedulable = "0/0 tasks in gang unschedulable";
+	st.message = "Volcano Job t is Pending: 0/0 tasks in gang unschedulable";
+	s2 = aj_status_next(s1, &st, "2026-01-01T00:01:00Z", &changed);
+	assert_true(changed);
+	assert_int_equal(cJSON_GetObjectItem(s2, "retryCount")->valueint, 2);
+	assert_string_equal(field(cond(s2, "Unschedulable"), "status"), "True");
+	assert_string_equal(field(cond(s2, "Unschedulable"), "message"),
+			    "0/0 tasks in gang unschedulable");
+	assert_string_equal(field(cond(s2, "Unschedulable"), "lastTransitionTime"),
+			    "2026-01-01T00:01:00Z");
+	assert_string_equal(field(cond(s2, "Restarting"), "status"), "False");
+
+	/* Suspended; a job never restarted has no retryCount */
+	st.flags = AJ_STATUS_FLAG(AJ_COND_SUSPENDED);
+	st.unschedulable = NULL;
+	s3 = aj_status_next(NULL, &st, "2026-01-01T00:02:00Z", &changed);
+	assert_null(cJSON_GetObjectItem(s3, "retryCount"));
+	assert_string_equal(field(cond(s3, "Suspended"), "status"), "True");
+	assert_string_equal(field(cond(s3, "Unschedulable"), "status"), "False");
+	cJSON_Delete(s1);
+	cJSON_Delete(s2);
+	cJSON_Delete(s3);
 }
 
 static void transitions_move_only_the_conditions_that_flip(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				"created Volcano Job train-x", "volcano", 1, "train-x", 0 };
+				"created Volcano Job train-x", "volcano", 1, "train-x", 0, 0, 0, NULL };
 	cJSON *s1, *s2, *s3;
 	int changed;
 
@@ -80,7 +129,8 @@ static void transitions_move_only_the_conditions_that_flip(void **state)
 static void the_storage_renewal_time_is_written_and_kept(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				"Volcano Job train-x submitted", "volcano", 1, "train-x", 1506484173 };
+				"Volcano Job train-x submitted", "volcano", 1, "train-x", 1506484173,
+				0, 0, NULL };
 	cJSON *s1, *s2, *s3, *plain;
 	int changed;
 
@@ -117,7 +167,7 @@ static void an_invalid_template_fails_without_submitting(void **state)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidTemplate",
 				"template/gpu.yaml:3:5: config.jobs[0].sku: required",
-				"volcano", 2, NULL, 0 };
+				"volcano", 2, NULL, 0, 0, 0, NULL };
 	cJSON *s;
 	int changed;
 
@@ -140,6 +190,8 @@ static void phase_names_round_trip(void **state)
 	(void)state;
 	assert_int_equal(aj_phase_parse("Cancelled", &p), 0);
 	assert_int_equal(p, AJ_PHASE_CANCELLED);
+	assert_int_equal(aj_phase_parse("Cancelling", &p), 0);
+	assert_int_equal(p, AJ_PHASE_CANCELLING);
 	assert_int_equal(aj_phase_parse("Done", &p), -1);
 	assert_int_equal(aj_phase_parse(NULL, &p), -1);
 }
@@ -147,7 +199,8 @@ static void phase_names_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(volcano_phases_map_to_ajjob_phases),
+		cmocka_unit_test(phases_are_ranked_so_none_goes_back),
+		cmocka_unit_test(the_lifecycle_conditions_and_the_retry_count),
 		cmocka_unit_test(transitions_move_only_the_conditions_that_flip),
 		cmocka_unit_test(the_storage_renewal_time_is_written_and_kept),
 		cmocka_unit_test(an_invalid_template_fails_without_submitting),

@@ -85,6 +85,18 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
 - apiGroups: [""]
   resources: [secrets]
   verbs: [create, patch]
+# Read, never written: the pods of a failed job (which task, pod and exit code
+# failed it) or of a cancelled one (gone yet?), and why a job waits (its
+# PodGroup's Unschedulable condition, the scheduler's Events about it).
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [list]
+- apiGroups: [scheduling.volcano.sh]
+  resources: [podgroups]
+  verbs: [get]
+- apiGroups: [""]
+  resources: [events]
+  verbs: [list]
 {{- end }}
 
 {{/*

@@ -1,0 +1,340 @@
+#include "support.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "lifecycle.h"
+
+#define R AJ_STATUS_FLAG(AJ_COND_RESTARTING)
+#define S AJ_STATUS_FLAG(AJ_COND_SUSPENDED)
+#define U AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE)
+#define FAIL AJ_LIFE_NEED_FAILURE
+#define WHY AJ_LIFE_NEED_REASON
+#define PODS AJ_LIFE_NEED_PODS
+
+/* One observation and the plan expected for it, written out by hand. */
+struct row {
+	const char *name;
+	struct aj_life_seen seen;
+	unsigned need;
+	int delete_job;
+	enum aj_phase phase;
+	const char *reason;
+	unsigned flags;
+	const char *message;
+	const char *events;        /* "Reason[!] Reason..." in order; ! marks told-once */
+	long long requeue_after, reason_due;
+};
+
+/* Seen fields in the order of struct aj_life_seen, with the job always "t". */
+#define SEEN(prev, pflags, preason, cancel, exists, deleting, phase, retries, max)             \
+	{ "t", prev, pflags, preason, cancel, exists, deleting, phase, retries, max,           \
+	  1000, 990, 0, 0, NULL, NULL, 0 }
+
+static const struct row rows[] = {
+	/* --- mirrored phases --- */
+	{ "running", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Running", 0, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobRunning", 0, "Volcano Job t is Running",
+	  "VolcanoJobRunning", 0, 0 },
+	{ "running again: no second event", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Running", 0, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobRunning", 0, "Volcano Job t is Running", "", 0, 0 },
+	{ "completing is still running", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Completing", 0, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobCompleting", 0, "Volcano Job t is Completing", "", 0, 0 },
+	{ "completed", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Completed", 0, 3),
+	  0, 0, AJ_PHASE_SUCCEEDED, "VolcanoJobCompleted", 0,
+	  "Volcano Job t is Completed: every pod succeeded", "VolcanoJobCompleted!", 0, 0 },
+	{ "completed after a restart", SEEN(AJ_PHASE_RUNNING, R, NULL, 0, 1, 0, "Completed", 1, 3),
+	  0, 0, AJ_PHASE_SUCCEEDED, "VolcanoJobCompleted", 0,
+	  "Volcano Job t is Completed: every pod succeeded after 1 restart", "VolcanoJobCompleted!",
+	  0, 0 },
+	{ "failed: the pods are read first", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Failed", 3, 3),
+	  FAIL, 0, AJ_PHASE_FAILED, NULL, 0, "", "", 0, 0 },
+	{ "terminated by a command", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Terminated", 0, 3),
+	  0, 0, AJ_PHASE_FAILED, "VolcanoJobTerminated", 0,
+	  "Volcano Job t was terminated (a TerminateJob Command)", "VolcanoJobTerminated!", 0, 0 },
+	{ "terminating is not the end yet", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Terminating", 0, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobTerminating", 0,
+	  "Volcano Job t is Terminating (a TerminateJob Command)", "", 0, 0 },
+	{ "deleted behind our back", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 0, 0, NULL, 0, 0),
+	  0, 0, AJ_PHASE_FAILED, "VolcanoJobDeleted", 0,
+	  "Volcano Job t was deleted before it finished", "VolcanoJobDeleted!", 0, 0 },
+
+	/* --- restarts never send the phase back --- */
+	{ "restarting", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Restarting", 1, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobRestarting", R,
+	  "Volcano Job t is Restarting: restart 1 of at most 3", "VolcanoJobRestarting", 0, 0 },
+	{ "pending after running", SEEN(AJ_PHASE_RUNNING, R, NULL, 0, 1, 0, "Pending", 1, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobRestarting", R,
+	  "Volcano Job t is Pending: restart 1 of at most 3", "", 0, 0 },
+	{ "running again after the restart", SEEN(AJ_PHASE_RUNNING, R, NULL, 0, 1, 0, "Running", 1, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobRunning", 0, "Volcano Job t is Running", "", 0, 0 },
+
+	/* --- abort and resume: parked, never cancelled --- */
+	{ "aborting a running job", SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Aborting", 0, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobAborted", S,
+	  "Volcano Job t is Aborting (an AbortJob Command): a ResumeJob Command runs it again",
+	  "VolcanoJobAborted", 0, 0 },
+	{ "aborted", SEEN(AJ_PHASE_RUNNING, S, NULL, 0, 1, 0, "Aborted", 0, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobAborted", S,
+	  "Volcano Job t is Aborted (an AbortJob Command): a ResumeJob Command runs it again", "",
+	  0, 0 },
+	{ "aborted before it ran", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Aborted", 0, 3),
+	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobAborted", S,
+	  "Volcano Job t is Aborted (an AbortJob Command): a ResumeJob Command runs it again",
+	  "VolcanoJobAborted", 0, 0 },
+	{ "resumed (Volcano restarts it)", SEEN(AJ_PHASE_RUNNING, S, NULL, 0, 1, 0, "Restarting", 1, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobRestarting", R,
+	  "Volcano Job t is Restarting: restart 1 of at most 3",
+	  "VolcanoJobRestarting VolcanoJobResumed", 0, 0 },
+	{ "resumed before it ever ran", SEEN(AJ_PHASE_SUBMITTED, S, NULL, 0, 1, 0, "Restarting", 1, 3),
+	  0, 0, AJ_PHASE_RUNNING, "VolcanoJobRestarting", R,
+	  "Volcano Job t is Restarting: restart 1 of at most 3",
+	  "VolcanoJobRestarting VolcanoJobResumed VolcanoJobRunning", 0, 0 },
+
+	/* --- cancel: Cancelling until the Job and its pods are gone --- */
+	{ "cancel: delete the job", SEEN(AJ_PHASE_RUNNING, 0, NULL, 1, 1, 0, "Running", 0, 3),
+	  0, 1, AJ_PHASE_CANCELLING, "Cancelling", 0,
+	  "cancelling (aj.dev/cancel): Volcano Job t is being deleted with its pods", "Cancelling",
+	  0, 0 },
+	{ "cancel: deletion under way", SEEN(AJ_PHASE_CANCELLING, 0, NULL, 1, 1, 1, "Running", 0, 3),
+	  0, 0, AJ_PHASE_CANCELLING, "Cancelling", 0,
+	  "cancelling (aj.dev/cancel): Volcano Job t is being deleted with its pods", "", 0, 0 },
+	{ "cancel: the job is gone, the pods are counted",
+	  SEEN(AJ_PHASE_CANCELLING, 0, NULL, 1, 0, 0, NULL, 0, 0),
+	  PODS, 0, AJ_PHASE_CANCELLING, "Cancelling", 0, "", "", 0, 0 },
+	{ "cancel of an ended job keeps its outcome", SEEN(AJ_PHASE_RUNNING, 0, NULL, 1, 1, 0, "Completed", 0, 3),
+	  0, 0, AJ_PHASE_SUCCEEDED, "VolcanoJobCompleted", 0,
+	  "Volcano Job t is Completed: every pod succeeded", "VolcanoJobCompleted!", 0, 0 },
+	{ "cancelling goes on without the annotation", SEEN(AJ_PHASE_CANCELLING, 0, NULL, 0, 1, 1, "Completed", 0, 3),
+	  0, 0, AJ_PHASE_CANCELLING, "Cancelling", 0,
+	  "cancelling (aj.dev/cancel): Volcano Job t is being deleted with its pods", "", 0, 0 },
+	{ "cancel of a suspended job", SEEN(AJ_PHASE_RUNNING, S, NULL, 1, 1, 0, "Aborted", 0, 3),
+	  0, 1, AJ_PHASE_CANCELLING, "Cancelling", 0,
+	  "cancelling (aj.dev/cancel): Volcano Job t is being deleted with its pods", "Cancelling",
+	  0, 0 },
+
+	/* --- waiting: the reason after a grace, then now and then --- */
+	{ "pending, too early to ask", { "t", AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3,
+					 1000, 998, 0, 0, NULL, NULL, 0 },
+	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 3, 0 },
+	{ "pending, time to ask", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
+	  WHY, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "", "", 0, 0 },
+	{ "no phase yet is pending", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, NULL, 0, 3),
+	  WHY, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "", "", 0, 0 },
+	{ "an empty message is no reason", { "t", AJ_PHASE_SUBMITTED, 0, "", 0, 1, 0, "Pending", 0, 3,
+					     1000, 900, 1010, 0, NULL, NULL, 0 },
+	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 10, 0 },
+	{ "asked lately: the reason known stays", { "t", AJ_PHASE_SUBMITTED, U, "queue resource quota insufficient",
+						   0, 1, 0, "Pending", 0, 3, 1000, 900, 1010, 0, NULL, NULL, 0 },
+	  0, 0, AJ_PHASE_SUBMITTED, "Unschedulable", U,
+	  "Volcano Job t is Pending: queue resource quota insufficient", "", 10, 0 },
+};
+
+static void check_events(const struct row *r, const struct aj_life_plan *p)
+{
+	char got[256] = "";
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nr_events; i++)
+		n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%s%s", i ? " " : "",
+				      p->events[i].reason, p->events[i].once ? "!" : "");
+	if (strcmp(got, r->events))
+		fail_msg("%s: events \"%s\", expected \"%s\"", r->name, got, r->events);
+}
+
+static void every_observation_gives_its_plan(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *r = &rows[i];
+		struct aj_life_plan p;
+
+		aj_life_decide(&r->seen, &p);
+		if (p.need != r->need)
+			fail_msg("%s: need %u, expected %u", r->name, p.need, r->need);
+		if (p.need)
+			continue;
+		if (p.delete_job != r->delete_job || p.phase != r->phase || p.flags != r->flags ||
+		    strcmp(p.reason, r->reason) || strcmp(p.message, r->message) ||
+		    p.requeue_after != r->requeue_after || p.reason_due != r->reason_due)
+			fail_msg("%s: got delete %d phase %s reason %s flags %u requeue %lld due %lld "
+				 "message \"%s\"", r->name, p.delete_job, aj_phase_name(p.phase),
+				 p.reason, p.flags, p.requeue_after, p.reason_due, p.message);
+		check_events(r, &p);
+	}
+}
+
+/* The second decision, once the plan's needs were fetched. */
+static void fetched_facts_finish_the_plan(void **state)
+{
+	struct aj_life_seen s = SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Failed", 3, 3);
+	struct aj_life_plan p;
+
+	(void)state;
+	s.have = FAIL | PODS;
+	s.failure = "task worker, pod t-worker-1: exit code 3 (Error)";
+	aj_life_decide(&s, &p);
+	assert_int_equal(p.need, 0);
+	assert_int_equal(p.phase, AJ_PHASE_FAILED);
+	assert_string_equal(p.reason, "VolcanoJobFailed");
+	assert_string_equal(p.message, "Volcano Job t is Failed after 3 restarts: "
+				       "task worker, pod t-worker-1: exit code 3 (Error)");
+	assert_int_equal(p.nr_events, 1);
+	assert_true(p.events[0].once);
+	assert_true(p.events[0].warning);
+
+	s.failure = NULL;
+	s.retry_count = 0;
+	aj_life_decide(&s, &p);
+	assert_string_equal(p.message, "Volcano Job t is Failed (no failed pod is left to name)");
+
+	/* cancel: pods left come back later; none left is Cancelled, told once */
+	s = (struct aj_life_seen)SEEN(AJ_PHASE_CANCELLING, 0, NULL, 1, 0, 0, NULL, 0, 0);
+	s.have = PODS | FAIL;
+	s.pods_left = 2;
+	aj_life_decide(&s, &p);
+	assert_int_equal(p.phase, AJ_PHASE_CANCELLING);
+	assert_string_equal(p.message, "cancelling (aj.dev/cancel): 2 pods of Volcano Job t still there");
+	assert_int_equal(p.requeue_after, AJ_LIFE_PODS_RECHECK);
+	assert_int_equal(p.nr_events, 0);
+	s.pods_left = 0;
+	aj_life_decide(&s, &p);
+	assert_int_equal(p.phase, AJ_PHASE_CANCELLED);
+	assert_string_equal(p.reason, "Cancelled");
+	assert_string_equal(p.message, "cancelled by request (aj.dev/cancel)");
+	assert_int_equal(p.nr_events, 1);
+	assert_string_equal(p.events[0].reason, "Cancelled");
+	assert_string_equal(p.events[0].note, "cancelled: Volcano Job t and its pods are gone");
+	assert_true(p.events[0].once);
+
+	/* the scheduler's reason: Unschedulable, one Warning, asked again later */
+	s = (struct aj_life_seen)SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3);
+	s.have = WHY;
+	s.reason = "resource in cluster is overused: overused cpu, overused nvidia.com/gpu";
+	aj_life_decide(&s, &p);
+	assert_int_equal(p.phase, AJ_PHASE_SUBMITTED);
+	assert_string_equal(p.reason, "Unschedulable");
+	assert_int_equal(p.flags, U);
+	assert_string_equal(p.unschedulable, s.reason);
+	assert_string_equal(p.message, "Volcano Job t is Pending: resource in cluster is overused: "
+				       "overused cpu, overused nvidia.com/gpu");
+	assert_int_equal(p.reason_due, 1000 + AJ_LIFE_REASON_EVERY);
+	assert_int_equal(p.requeue_after, AJ_LIFE_REASON_EVERY);
+	assert_int_equal(p.nr_events, 1);
+	assert_string_equal(p.events[0].reason, "Unschedulable");
+	assert_true(p.events[0].warning);
+	assert_false(p.events[0].once);
+	/* the reason known before gives no second Warning */
+	s.prev_flags = U;
+	aj_life_decide(&s, &p);
+	assert_int_equal(p.nr_events, 0);
+	/* no reason found this time: the condition clears */
+	s.reason = NULL;
+	aj_life_decide(&s, &p);
+	assert_int_equal(p.flags, 0);
+	assert_string_equal(p.reason, "VolcanoJobPending");
+	assert_string_equal(p.message, "Volcano Job t is Pending");
+}
+
+static void rejections_that_fail_the_ajjob(void **state)
+{
+	static const struct {
+		long code;
+		int rejected;
+	} codes[] = {
+		{ 400, 1 }, { 403, 1 }, { 422, 1 }, { 413, 1 },
+		{ 401, 0 }, { 404, 0 }, { 409, 0 }, { 429, 0 },
+		{ 0, 0 }, { 500, 0 }, { 503, 0 }, { 504, 0 }, { 200, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (aj_life_create_rejected(codes[i].code) != codes[i].rejected)
+			fail_msg("HTTP %ld: rejected %d, expected %d", codes[i].code,
+				 !codes[i].rejected, codes[i].rejected);
+}
+
+static void the_failed_pod_is_the_first_to_fail(void **state)
+{
+	cJSON *pods = cJSON_Parse(
+		"{\"items\":["
+		"{\"metadata\":{\"name\":\"t-master-0\",\"labels\":{\"volcano.sh/task-spec\":\"master\"}},"
+		" \"status\":{\"phase\":\"Succeeded\"}},"
+		"{\"metadata\":{\"name\":\"t-worker-1\",\"labels\":{\"volcano.sh/task-spec\":\"worker\"}},"
+		" \"status\":{\"phase\":\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":"
+		"  {\"exitCode\":137,\"reason\":\"OOMKilled\",\"finishedAt\":\"2026-01-01T00:00:09Z\"}}}]}},"
+		"{\"metadata\":{\"name\":\"t-worker-0\",\"labels\":{\"volcano.sh/task-spec\":\"worker\"}},"
+		" \"status\":{\"phase\":\"Failed\",\"containerStatuses\":["
+		"  {\"state\":{\"terminated\":{\"exitCode\":0,\"finishedAt\":\"2026-01-01T00:00:01Z\"}}},"
+		"  {\"state\":{\"terminated\":{\"exitCode\":3,\"reason\":\"Error\",\"finishedAt\":\"2026-01-01T00:00:05Z\"}}}]}}"
+		"]}");
+	cJSON *evicted = cJSON_Parse(
+		"{\"items\":[{\"metadata\":{\"name\":\"t-a100-worker-0\",\"labels\":"
+		"{\"volcano.sh/task-spec\":\"a100-worker\"}},\"status\":{\"phase\":\"Failed\","
+		"\"reason\":\"Evicted\",\"message\":\"ephemeral local storage usage exceeds the limit\"}}]}");
+	cJSON *none = cJSON_Parse("{\"items\":[{\"status\":{\"phase\":\"Running\"}}]}");
+	char out[256];
+
+	(void)state;
+	assert_int_equal(aj_life_failure_from_pods(pods, out, sizeof(out)), 1);
+	assert_string_equal(out, "task worker, pod t-worker-0: exit code 3 (Error)");
+	assert_int_equal(aj_life_failure_from_pods(evicted, out, sizeof(out)), 1);
+	assert_string_equal(out, "task a100-worker, pod t-a100-worker-0: Evicted: "
+				 "ephemeral local storage usage exceeds the limit");
+	assert_int_equal(aj_life_failure_from_pods(none, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	/* a short buffer is cut, never overrun */
+	assert_int_equal(aj_life_failure_from_pods(pods, out, 12), 1);
+	assert_string_equal(out, "task worker");
+	cJSON_Delete(pods);
+	cJSON_Delete(evicted);
+	cJSON_Delete(none);
+}
+
+static void the_scheduler_reason_from_podgroup_or_events(void **state)
+{
+	cJSON *pg = cJSON_Parse(
+		"{\"status\":{\"conditions\":["
+		"{\"type\":\"Scheduled\",\"status\":\"False\",\"message\":\"no\"},"
+		"{\"type\":\"Unschedulable\",\"status\":\"True\",\"message\":"
+		"\"1 node(s) didn't match pod anti-affinity rules\"}]}}");
+	cJSON *pg_ok = cJSON_Parse(
+		"{\"status\":{\"conditions\":[{\"type\":\"Unschedulable\",\"status\":\"False\","
+		"\"message\":\"old\"}]}}");
+	cJSON *events = cJSON_Parse(
+		"{\"items\":["
+		"{\"message\":\"0/0 tasks in gang unschedulable\",\"lastTimestamp\":\"2026-01-01T00:00:04Z\"},"
+		"{\"message\":\"resource in cluster is overused: overused cpu\","
+		" \"lastTimestamp\":\"2026-01-01T00:00:07Z\"},"
+		"{\"message\":\"older\",\"eventTime\":\"2026-01-01T00:00:02.000001Z\"}]}");
+	cJSON *empty = cJSON_Parse("{\"items\":[]}");
+
+	(void)state;
+	assert_string_equal(aj_life_podgroup_reason(pg), "1 node(s) didn't match pod anti-affinity rules");
+	assert_null(aj_life_podgroup_reason(pg_ok));
+	assert_null(aj_life_podgroup_reason(NULL));
+	assert_string_equal(aj_life_latest_event(events), "resource in cluster is overused: overused cpu");
+	assert_null(aj_life_latest_event(empty));
+	cJSON_Delete(pg);
+	cJSON_Delete(pg_ok);
+	cJSON_Delete(events);
+	cJSON_Delete(empty);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_observation_gives_its_plan),
+		cmocka_unit_test(fetched_facts_finish_the_plan),
+		cmocka_unit_test(rejections_that_fail_the_ajjob),
+		cmocka_unit_test(the_failed_pod_is_the_first_to_fail),
+		cmocka_unit_test(the_scheduler_reason_from_podgroup_or_events),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
