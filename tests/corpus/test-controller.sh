@@ -12,18 +12,10 @@ source "$(dirname "$0")/../integration/lib.sh"
 ns=$(new_namespace corpus)
 sys=$(new_namespace corpussys)
 work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-corpus.XXXXXX")
-pid=
-cleanup() {
-  [[ -n $pid ]] && { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
-  ((t_fail)) && [[ -f $work/controller.log ]] && tail -n 25 "$work/controller.log"
-  rm -rf "$work" "$t_out"
-}
-trap cleanup EXIT
-
+trap controller_cleanup EXIT
 controller_identity "$sys" "$work"
-"$AJ_CONTROLLER_BIN" --kubeconfig "$work/kubeconfig" --namespace "$ns" --health-addr 127.0.0.1 \
-  --health-port 0 --port-file "$work/port" --lease-namespace "$sys" >"$work/controller.log" 2>&1 &
-pid=$!
+start_controller controller
+pid=$(cat "$work/controller.pid")
 
 expect_lines() { grep "^$2 " "$1/expect" | cut -d' ' -f2-; }
 # some cases nest deeper than Python's default recursion limit

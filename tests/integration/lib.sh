@@ -183,13 +183,18 @@ cluster_test() {
 }
 cluster_cleanup() {
   local f
-  stop_controllers
   for f in "$work"/*.watch; do [[ -f $f ]] && kill "$(cat "$f")" 2>/dev/null; done
+  k delete pv "$ns-shared" --wait=false >/dev/null 2>&1
+  controller_cleanup
+}
+# controller_cleanup: the EXIT trap of a script that ran controllers with start_controller.
+controller_cleanup() {
+  local f
+  stop_controllers
   if ((t_fail)); then  # the controllers' last words and the AjJobs help more than the verdicts
     for f in "$work"/*.log "$work"/*.phases; do [[ -f $f ]] && { echo "--- $f"; tail -n 25 "$f"; }; done
     k -n "$ns" get ajjob -o custom-columns=NAME:.metadata.name,PHASE:.status.phase,MESSAGE:.status.message
   fi
-  k delete pv "$ns-shared" --wait=false >/dev/null 2>&1
   rm -rf "$work" "$t_out"
 }
 # submit_ajjob NAME TEMPLATE NODES [CONFIG-JSON]: the AjJob `aj run --dry-run` makes of an example

@@ -10,18 +10,10 @@ source "$(dirname "$0")/lib.sh"
 ns=$(new_namespace hostile)
 sys=$(new_namespace hostilesys)
 work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-hostile.XXXXXX")
-pid=
-cleanup() {
-  [[ -n $pid ]] && { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
-  ((t_fail)) && [[ -f $work/controller.log ]] && tail -n 25 "$work/controller.log"
-  rm -rf "$work" "$t_out"
-}
-trap cleanup EXIT
-
+trap controller_cleanup EXIT
 controller_identity "$sys" "$work"
-"$AJ_CONTROLLER_BIN" --kubeconfig "$work/kubeconfig" --namespace "$ns" --health-addr 127.0.0.1 \
-  --health-port 0 --port-file "$work/port" --lease-namespace "$sys" >"$work/controller.log" 2>&1 &
-pid=$!
+start_controller controller
+pid=$(cat "$work/controller.pid")
 
 canary() {
   cat <<JSON
@@ -54,7 +46,7 @@ for d in "$repo_root"/tests/data/bad/*/; do
 done
 ((n >= 20)) && ok "$n hostile AjJobs" || { : >"$t_out"; fail "at least 20 hostile AjJobs (got $n)"; }
 
-port=$(cat "$work/port")
+port=$(cat "$work/controller.port")
 expect_ok "the controller is still running" kill -0 "$pid"
 expect_ok "/readyz still ok" curl -fsS "http://127.0.0.1:$port/readyz"
 finish
