@@ -37,8 +37,9 @@ check_pods() {
       expect_eq "$pod: Volcano's VK_TASK_INDEX" "$idx" env_of "$pod" VK_TASK_INDEX
       expect_eq "$pod: host name and subdomain" "$pod.$job" \
         k -n "$ns" get pod "$pod" -o jsonpath='{.spec.hostname}.{.spec.subdomain}'
+      # the command as the kubelet hands it to bash: $$ is $
       expect_ok "$pod: NODE_RANK is $off + its index" bash -c \
-        "'$AJ_KUBECTL' -n '$ns' get pod '$pod' -o jsonpath='{.spec.containers[0].command}' | grep -qF 'NODE_RANK=\$(($off + \${VK_TASK_INDEX:-0}))'"
+        "'$AJ_KUBECTL' -n '$ns' get pod '$pod' -o jsonpath='{.spec.containers[0].command}' | sed 's/[$][$]/\$/g' | grep -qF 'NODE_RANK=\$(($off + \${VK_TASK_INDEX:-0}))'"
     done
   done
   expect_eq "$job: the headless Service selects its pods" "None $job" \
