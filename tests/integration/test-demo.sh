@@ -47,9 +47,9 @@ expect_ok "aj-controller keeps running in the background" kill -0 "${controller:
 # What it tells the user to try next, run as printed, then followed to the end.
 steps=$(sed -n '/^== Try it$/,/^== Stop everything$/p' "$work/demo.out" | grep -E '^(export |aj run )')
 expect_eq "it prints the environment and an aj run" "2" bash -c "printf '%s\n' \"\$1\" | wc -l" _ "$steps"
-expect_ok "...which submit a job that Succeeds" bash -c "eval \"\$1\" | tee '$work/try.out' >/dev/null &&
+expect_ok "...which submit a job that Succeeds" bash -c "eval \"\$1\" >'$work/try.out' &&
   n=\$(sed -n 's|^ajjob\.aj\.dev/\([a-z0-9-]*\) created\$|\1|p' '$work/try.out') &&
-  aj status \"\$n\" --namespace training --wait | grep -qE '^Phase: +Succeeded$'" _ "$steps"
+  aj status \"\$n\" --namespace training --wait | grep -qE '^ajjob.aj.dev/[a-z0-9-]+ Succeeded: '" _ "$steps"
 
 expect_ok "demo.sh stop" bash "$root/scripts/demo.sh" stop
 expect_ok "...stops aj-controller" bash -c "! kill -0 '${controller:-0}' 2>/dev/null"
