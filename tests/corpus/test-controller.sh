@@ -7,15 +7,7 @@
 #   - otherwise the AjJob ends Failed, status.message holds every "message"
 #     fragment, and no Volcano Job of that name exists.
 source "$(dirname "$0")/../integration/lib.sh"
-: "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
-
-ns=$(new_namespace corpus)
-sys=$(new_namespace corpussys)
-work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-corpus.XXXXXX")
-trap controller_cleanup EXIT
-controller_identity "$sys" "$work"
-start_controller controller
-pid=$(cat "$work/controller.pid")
+controller_test corpus
 
 expect_lines() { grep "^$2 " "$1/expect" | cut -d' ' -f2-; }
 # some cases nest deeper than Python's default recursion limit

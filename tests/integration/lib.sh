@@ -187,6 +187,18 @@ cluster_cleanup() {
   k delete pv "$ns-shared" --wait=false >/dev/null 2>&1
   controller_cleanup
 }
+# controller_test PREFIX: one controller under deploy/rbac.yaml's identity watching a fresh
+# namespace $ns (PREFIX-...), its lease in $sys, files in $work, cleaned up on exit; sets $pid.
+controller_test() {
+  : "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
+  ns=$(new_namespace "$1")
+  sys=$(new_namespace "$1sys")
+  work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-$1.XXXXXX")
+  trap controller_cleanup EXIT
+  controller_identity "$sys" "$work"
+  start_controller controller
+  pid=$(cat "$work/controller.pid")
+}
 # controller_cleanup: the EXIT trap of a script that ran controllers with start_controller.
 controller_cleanup() {
   local f

@@ -5,15 +5,7 @@
 # limit, cycles, ...). After each one a valid canary AjJob is created, and
 # it must get a status within seconds: no object stalls the namespace.
 source "$(dirname "$0")/lib.sh"
-: "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
-
-ns=$(new_namespace hostile)
-sys=$(new_namespace hostilesys)
-work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-hostile.XXXXXX")
-trap controller_cleanup EXIT
-controller_identity "$sys" "$work"
-start_controller controller
-pid=$(cat "$work/controller.pid")
+controller_test hostile
 
 canary() {
   cat <<JSON
