@@ -316,6 +316,18 @@ EOF
 	     "d['jobs'][0]['submit_args']['container_args'] == {'shm_size': '256Gi'}" \
 	     "d['_extra'] == {'notes': 'pretraining runs, one per data mix'}"
 
+	case_ "show's comment names the direct bases, then the template (docs/cli.md)"
+	aj template show pretrain
+	expect_rc 0
+	checks=$((checks + 1))
+	[ "$(head -n 1 "$tmp/out")" = "# inheritance: multinode -> pretrain" ] || fail "first line: $(head -n 1 "$tmp/out")"
+
+	case_ "a missing -t template names the nearest one (docs/templates.md)"
+	aj run -t volcano-cp --dry-run python train.py
+	expect_rc 1
+	expect_err "aj: template/volcano-cp: file not found: $EXAMPLES/template/volcano-cp.yaml (did you mean template/volcano-cpu?)"
+	expect_out_empty
+
 	case_ "show accepts NAME.yaml and template/NAME"
 	aj template show -o json template/volcano.yaml
 	expect_rc 0
