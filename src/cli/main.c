@@ -21,25 +21,34 @@ static const struct aj_cli_command *const top_commands[] = {
 	NULL
 };
 
-static const struct aj_cli_command *const template_commands[] = {
+/*
+ * Commands named "<group> <subcommand>". A group is the first word of its
+ * commands' names; `aj GROUP` alone, `aj GROUP --help` and an unknown
+ * subcommand all list the group's subcommands from this table.
+ */
+static const struct aj_cli_command *const group_commands[] = {
 	&aj_cli_template_list,
 	&aj_cli_template_show,
 	&aj_cli_template_validate,
-	NULL
-};
-
-static const struct aj_cli_command *const code_commands[] = {
 	&aj_cli_code_stats,
 	&aj_cli_code_upload_cmd,
-	NULL
-};
-
-/* "<group> <subcommand>" commands that talk to Azure (cli_azure.c). */
-static const struct aj_cli_command *const azure_commands[] = {
+	/* they talk to Azure (cli_azure.c) */
 	&aj_cli_quota_list,
 	&aj_cli_sku_list,
 	&aj_cli_image_list,
 	NULL
+};
+
+/* What each group is for, in `aj GROUP --help`. */
+static const struct {
+	const char *name;
+	const char *about;
+} groups[] = {
+	{ "template", "Inspect and check the templates under <home>/template/." },
+	{ "code", "The code a job takes along: what would be shipped, and shipping it." },
+	{ "quota", "Singularity quota of the virtual clusters." },
+	{ "sku", "Singularity SKUs the virtual clusters have quota for." },
+	{ "image", "Singularity curated images." },
 };
 
 static void print_commands(FILE *f, const struct aj_cli_command *const *cmds)
@@ -59,24 +68,13 @@ static void print_usage(FILE *f)
 	      "\n"
 	      "Commands:\n", f);
 	print_commands(f, top_commands);
-	print_commands(f, template_commands);
-	print_commands(f, code_commands);
-	print_commands(f, azure_commands);
+	print_commands(f, group_commands);
 	fputs("\n"
 	      "Templates are read from $AJ_HOME, or .azure_jobs in the current\n"
 	      "directory. The cluster is the kubeconfig's (--kubeconfig, else\n"
 	      "$KUBECONFIG, else ~/.kube/config). Run `aj COMMAND --help` for a\n"
 	      "command's options.\n"
-	      "Exit status: 0 success, 1 failure, 2 usage error.\n", f);
-}
-
-static void print_template_usage(FILE *f)
-{
-	fputs("usage: aj template SUBCOMMAND [OPTIONS] [NAME]\n"
-	      "\n"
-	      "Inspect and check the templates under <home>/template/.\n"
-	      "\n", f);
-	print_commands(f, template_commands);
+	      "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.\n", f);
 }
 
 /* The command whose name, after `prefix`, is `word`. */
@@ -97,6 +95,48 @@ static int is_help(const char *a)
 	return !strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help");
 }
 
+/* The group named word, or NULL. */
+static const char *group_about(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (!strcmp(groups[i].name, word))
+			return groups[i].about;
+	return NULL;
+}
+
+static void print_group_usage(FILE *f, const char *group, const char *about)
+{
+	size_t i, len = strlen(group);
+
+	fprintf(f, "usage: aj %s SUBCOMMAND [OPTIONS] [ARGS]\n\n%s\n\n", group, about);
+	for (i = 0; group_commands[i]; i++)
+		if (!strncmp(group_commands[i]->name, group, len) &&
+		    group_commands[i]->name[len] == ' ')
+			fprintf(f, "  aj %-18s %s\n", group_commands[i]->name,
+				group_commands[i]->summary);
+}
+
+/* The group's subcommands as "list, show, validate" into out. */
+static void group_subcommands(const char *group, char *out, size_t size)
+{
+	size_t i, len = strlen(group), used = 0;
+
+	out[0] = '\0';
+	for (i = 0; group_commands[i] && used < size; i++) {
+		const char *name = group_commands[i]->name;
+		int n;
+
+		if (strncmp(name, group, len) || name[len] != ' ')
+			continue;
+		n = snprintf(out + used, size - used, "%s%s", used ? ", " : "", name + len + 1);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
 /* Run cmd on the words after its name, words[skip..]; words is all of argv. */
 static int run_command(const struct aj_cli_command *cmd, char **words, int argc, int skip)
 {
@@ -115,6 +155,7 @@ static int run_command(const struct aj_cli_command *cmd, char **words, int argc,
 static int dispatch(int argc, char **argv)
 {
 	const struct aj_cli_command *cmd;
+	const char *about;
 
 	if (argc < 2) {
 		print_usage(stderr);
@@ -128,34 +169,19 @@ static int dispatch(int argc, char **argv)
 		printf("aj %s\n", AJ_VERSION);
 		return AJ_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "template")) {
-		if (argc < 3) {
-			print_template_usage(stderr);
-			return AJ_EXIT_USAGE;
-		}
-		if (is_help(argv[2])) {
-			print_template_usage(stdout);
-			return AJ_EXIT_OK;
-		}
-		cmd = find_command(template_commands, "template ", argv[2]);
-		if (!cmd)
-			return aj_cli_usage_error("template",
-						  "unknown subcommand '%s' (list, show, validate)",
-						  argv[2]);
-		return run_command(cmd, argv, argc, 3);
-	}
-	if (!strcmp(argv[1], "code")) {
-		cmd = argc < 3 ? NULL : find_command(code_commands, "code ", argv[2]);
-		if (!cmd)
-			return aj_cli_usage_error("code", "expected a subcommand: stats");
-		return run_command(cmd, argv, argc, 3);
-	}
-	if (argc >= 3 && !strchr(argv[1], ' ') && strlen(argv[1]) < 32) {
-		char group[40];
+	if ((about = group_about(argv[1]))) {
+		char group[40], subs[160];
 
+		if (argc < 3 || is_help(argv[2])) {
+			print_group_usage(argc < 3 ? stderr : stdout, argv[1], about);
+			return argc < 3 ? AJ_EXIT_USAGE : AJ_EXIT_OK;
+		}
 		snprintf(group, sizeof(group), "%s ", argv[1]);
-		if ((cmd = find_command(azure_commands, group, argv[2])))
+		cmd = find_command(group_commands, group, argv[2]);
+		if (cmd)
 			return run_command(cmd, argv, argc, 3);
+		group_subcommands(argv[1], subs, sizeof(subs));
+		return aj_cli_usage_error(argv[1], "unknown subcommand '%s' (%s)", argv[2], subs);
 	}
 	cmd = find_command(top_commands, "", argv[1]);
 	if (!cmd) {

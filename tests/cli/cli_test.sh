@@ -162,6 +162,33 @@ group_usage() {
 	expect_rc 2
 	expect_err "unknown subcommand 'frob'"
 
+	case_ "a group alone lists all its subcommands"
+	aj code
+	expect_rc 2
+	expect_err "aj code upload"
+	expect_err "aj code stats"
+
+	case_ "a group's --help lists its subcommands and succeeds"
+	aj code --help
+	expect_rc 0
+	expect_out "usage: aj code SUBCOMMAND"
+	expect_out "aj code upload"
+
+	case_ "an unknown subcommand names every one there is"
+	aj code foo
+	expect_rc 2
+	expect_err "aj code: unknown subcommand 'foo' (stats, upload)"
+
+	case_ "an Azure group alone is a group, not an unknown command"
+	aj quota
+	expect_rc 2
+	expect_err "aj quota list"
+
+	case_ "aj --help gives every exit status"
+	aj --help
+	expect_rc 0
+	expect_out "130 interrupted"
+
 	case_ "unknown option"
 	aj run --bogus -t volcano --dry-run echo
 	expect_rc 2
