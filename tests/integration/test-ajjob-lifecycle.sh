@@ -49,7 +49,7 @@ expect_fail "duplicate condition type rejected (list-map keyed by type)" "Duplic
   -p '[{"op":"add","path":"/status/conditions/-","value":{"type":"Submitted","status":"False","reason":"R","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}}]'
 expect_eq "status.tasks stored per task" "train 2 2 1" \
   k get ajj -n "$ns" "$name" -o 'jsonpath={.status.tasks[0].name} {.status.tasks[0].replicas} {.status.tasks[0].running} {.status.tasks[0].restarts}'
-expect_fail "a negative task count rejected" "status.tasks[0].failed in body should be greater than or equal to 0" \
+expect_fail "a negative task count rejected" "status.tasks[0].failed: Invalid value: -1" \
   k patch ajj -n "$ns" "$name" --subresource=status --type json -p '[{"op":"replace","path":"/status/tasks/0/failed","value":-1}]'
 expect_fail "duplicate task name rejected (list-map keyed by name)" "Duplicate value" \
   k patch ajj -n "$ns" "$name" --subresource=status --type json -p '[{"op":"add","path":"/status/tasks/-","value":{"name":"train","replicas":1}}]'
