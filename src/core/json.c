@@ -87,7 +87,7 @@ struct from_frame {
  * NUL_MARK, which valid UTF-8 never holds, so that conversion can refuse
  * the string by name instead of using its head.
  */
-#define NUL_MARK '\xff'
+#define NUL_MARK 0xff
 
 static int from_fail(struct from_cjson *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -286,7 +286,7 @@ static const char *mark_nuls(const char *s, size_t *len, struct aj_buf *copy)
 			in_string = 0;
 		} else if (s[i] == '\\') {
 			if (*len - i >= 6 && !memcmp(s + i + 1, "u0000", 5)) {
-				if (aj_buf_add(copy, s + from, i - from) || aj_buf_addch(copy, NUL_MARK))
+				if (aj_buf_add(copy, s + from, i - from) || aj_buf_addch(copy, (char)NUL_MARK))
 					return NULL;
 				from = i + 6;
 			}
