@@ -8,7 +8,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
       libwebsockets-dev libcmocka-dev)
 if [ "${1:-}" = "--test" ]; then
   # libclang-rt-dev: the sanitizer and libFuzzer runtimes, which clang only recommends.
-  pkgs+=(clang libclang-rt-dev valgrind cppcheck iproute2 golang-go python3 python3-yaml zsh groff-base man-db)
+  pkgs+=(clang libclang-rt-dev valgrind cppcheck iproute2 golang-go python3 python3-venv python3-yaml zsh groff-base man-db)
 fi
 
 missing=()

@@ -23,6 +23,10 @@ bash tests/controlplane/build.sh
 bash tests/controlplane/build-cluster.sh
 # helm for the chart tests, cached next to the control plane.
 bash tests/helm/build-helm.sh
+# promtool for the /metrics checks (one Go build, cached), and the test oracles' venv:
+# azure-ai-ml's REST models for the Azure bodies, prometheus-client's parser.
+bash tests/metrics/build-promtool.sh
+bash tests/azure-models/setup-venv.sh
 
 status=0
 echo "== sanitizers (ASan + UBSan): unit, CLI, corpus and torture tests =="

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "azure/access.h"
 #include "azure/credential.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -159,22 +160,26 @@ static int fill_response(const struct aj_http_response *hr, int64_t now,
 	return oom ? -1 : 0;
 }
 
-/* One logical request: token, send with retries, one replay after a 401. */
+/*
+ * One logical request: token, send with retries, one replay after a 401.
+ * *sent keeps the token of the last attempt (aj_token_release), whose
+ * claims name the identity when the service refused it.
+ */
 static int arm_exchange(struct aj_arm *a, const char *method, const char *url,
 			const char *body, const char *client_id,
-			struct aj_http_response *resp, struct aj_errors *err)
+			struct aj_http_response *resp, struct aj_token *sent,
+			struct aj_errors *err)
 {
-	struct aj_token tok;
 	int rc = -1;
 
 	for (int auth_try = 0; auth_try < 2; auth_try++) {
 		struct aj_http_request req;
 
-		if (aj_token_cache_get(a->tokens, a->scope, &tok, err))
+		aj_token_release(sent);
+		if (aj_token_cache_get(a->tokens, a->scope, sent, err))
 			return -1;
 		aj_http_request_init(&req, method, url);
-		rc = aj_http_request_header(&req, "Authorization: Bearer %s", tok.value);
-		aj_token_release(&tok);
+		rc = aj_http_request_header(&req, "Authorization: Bearer %s", sent->value);
 		rc |= aj_http_request_header(&req, "x-ms-client-request-id: %s", client_id);
 		rc |= aj_http_request_header(&req, "Accept: application/json");
 		if (body) {
@@ -203,6 +208,7 @@ int aj_arm_request(struct aj_arm *a, const char *method, const char *path_or_url
 	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL), where = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_http_response resp;
+	struct aj_token sent = { NULL, 0, 0 };
 	char client_id[37];
 	char *text = NULL;
 	int rc = -1;
@@ -219,7 +225,7 @@ int aj_arm_request(struct aj_arm *a, const char *method, const char *path_or_url
 		aj_errors_oom(err);
 		goto done;
 	}
-	if (arm_exchange(a, method, aj_buf_cstr(&url), text, client_id, &resp, err))
+	if (arm_exchange(a, method, aj_buf_cstr(&url), text, client_id, &resp, &sent, err))
 		goto done;
 	aj_azure_logf(&a->http.hooks, "ARM %s %s: %ld (x-ms-request-id %s, x-ms-client-request-id %s, %d attempt%s)",
 		      method, aj_buf_cstr(&where), resp.status,
@@ -243,10 +249,14 @@ int aj_arm_request(struct aj_arm *a, const char *method, const char *path_or_url
 	append_error_text(&msg, out->json);
 	if (resp.attempts > 1)
 		aj_buf_addf(&msg, " (after %d attempts)", resp.attempts);
+	/* who was refused and what it needs: the token's claims, never the token */
+	if (resp.status == 401 || resp.status == 403)
+		aj_azure_access_hint(sent.value, method, path_or_url, resp.status, &msg);
 	aj_errors_add(err, NULL, "%s", msg.failed ? "ARM request failed" : aj_buf_cstr(&msg));
 done:
 	if (text)
 		cJSON_free(text);
+	aj_token_release(&sent);
 	aj_http_response_release(&resp);
 	aj_buf_release(&url);
 	aj_buf_release(&where);

@@ -74,6 +74,21 @@ struct from_cjson {
 	struct aj_errors *err;
 };
 
+/* Where node_from() is, innermost first: for the key path of an error. */
+struct from_frame {
+	const struct from_frame *up;
+	const char *key;          /* member name, or NULL for item `index` */
+	size_t index;
+};
+
+/*
+ * cJSON decodes \u0000 into a NUL byte and so cuts the string there,
+ * silently. The parsers below first replace each such escape by the byte
+ * NUL_MARK, which valid UTF-8 never holds, so that conversion can refuse
+ * the string by name instead of using its head.
+ */
+#define NUL_MARK 0xff
+
 static int from_fail(struct from_cjson *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -111,13 +126,42 @@ static int raw_number(struct from_cjson *c, const char *text,
 	return from_fail(c, "unsupported raw JSON value %.80s", text);
 }
 
+/* "spec.command[2]" for the frames up to the root. */
+static void frame_path(const struct from_frame *f, struct aj_buf *out)
+{
+	if (!f)
+		return;
+	frame_path(f->up, out);
+	if (f->key)
+		aj_buf_addf(out, "%s%s", out->len ? "." : "", f->key);
+	else
+		aj_buf_addf(out, "[%zu]", f->index);
+}
+
+static int nul_fail(struct from_cjson *c, const struct from_frame *f, const char *what)
+{
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_where w = { c->origin, 0, 0, NULL };
+	int r;
+
+	frame_path(f, &path);
+	w.path = path.len ? aj_buf_cstr(&path) : NULL;
+	r = aj_errors_add(c->err, &w, "%s holds a NUL character (\\u0000), which aj cannot pass on: "
+			  "remove it", what);
+	aj_buf_release(&path);
+	return r;
+}
+
 static int node_from(struct from_cjson *c, const cJSON *v, int depth,
-		     struct aj_node **out)
+		     const struct from_frame *at, struct aj_node **out)
 {
 	struct aj_pos pos = { c->file, 0, 0 };
 	struct aj_node *n = NULL;
 	const cJSON *child;
+	size_t index = 0;
 
+	if (cJSON_IsString(v) && v->valuestring && strchr(v->valuestring, NUL_MARK))
+		return nul_fail(c, at, "the string");
 	if (cJSON_IsNull(v))
 		n = aj_node_new(AJ_NODE_NULL, &pos);
 	else if (cJSON_IsBool(v))
@@ -144,10 +188,15 @@ static int node_from(struct from_cjson *c, const cJSON *v, int depth,
 	}
 	if (!n)
 		return aj_errors_oom(c->err);
-	for (child = aj_node_is_scalar(n) ? NULL : v->child; child; child = child->next) {
+	for (child = aj_node_is_scalar(n) ? NULL : v->child; child; child = child->next, index++) {
+		struct from_frame here = { at, n->type == AJ_NODE_MAP ? child->string : NULL, index };
 		struct aj_node *item = NULL;
 
-		if (node_from(c, child, depth + 1, &item)) {
+		if (here.key && strchr(here.key, NUL_MARK)) {
+			aj_node_free(n);
+			return nul_fail(c, at, "a member name");
+		}
+		if (node_from(c, child, depth + 1, &here, &item)) {
 			aj_node_free(n);
 			return -1;
 		}
@@ -195,7 +244,7 @@ int aj_node_from_cjson(const cJSON *v, const char *origin, struct aj_node **out,
 	c.file = aj_srcfile_new(origin);
 	if (!c.file)
 		return aj_errors_oom(err);
-	ret = node_from(&c, v, 0, &n);
+	ret = node_from(&c, v, 0, NULL, &n);
 	aj_srcfile_unref(c.file);
 	if (!ret)
 		*out = n;
@@ -216,6 +265,42 @@ static int cjson_depth_ok(const cJSON *v, int depth)
 	return 1;
 }
 
+/*
+ * The text to parse: s itself, or in *copy s with every \u0000 escape as
+ * NUL_MARK (see above). Text that already holds the byte is not valid
+ * UTF-8 and is left as it is. NULL when out of memory.
+ */
+static const char *mark_nuls(const char *s, size_t *len, struct aj_buf *copy)
+{
+	size_t i, from = 0;
+	int in_string = 0;
+
+	if (memchr(s, NUL_MARK, *len))
+		return s;
+	for (i = 0; i < *len; i++) {
+		if (!in_string) {
+			in_string = s[i] == '"';
+			continue;
+		}
+		if (s[i] == '"') {
+			in_string = 0;
+		} else if (s[i] == '\\') {
+			if (*len - i >= 6 && !memcmp(s + i + 1, "u0000", 5)) {
+				if (aj_buf_add(copy, s + from, i - from) || aj_buf_addch(copy, (char)NUL_MARK))
+					return NULL;
+				from = i + 6;
+			}
+			i++;
+		}
+	}
+	if (!from)
+		return s;
+	if (aj_buf_add(copy, s + from, *len - from))
+		return NULL;
+	*len = copy->len;
+	return copy->buf;
+}
+
 int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 		  struct aj_errors *err)
 {
@@ -225,9 +310,16 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 	void *probe;
 	size_t i;
 
+	struct aj_buf marked = AJ_BUF_INIT(AJ_JSON_MAX_BYTES);
+	const char *text;
+
 	if (len > AJ_JSON_MAX_BYTES)
 		return aj_errors_add(err, &w, "JSON text is larger than %u bytes",
 				     AJ_JSON_MAX_BYTES);
+	text = mark_nuls(data, &len, &marked);
+	if (!text)
+		return aj_errors_oom(err);
+	data = text;
 	v = cJSON_ParseWithLengthOpts(data, len, &end, 0);
 	if (!v) {
 		/* too deep for cJSON: parse the cut copy so the message says so */
@@ -241,10 +333,12 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 	}
 	if (v && !cjson_depth_ok(v, 0)) {
 		cJSON_Delete(v);
+		aj_buf_release(&marked);
 		return aj_errors_add(err, &w, "JSON nesting deeper than %d levels",
 				     AJ_JSON_MAX_DEPTH);
 	}
 	if (v) {
+		aj_buf_release(&marked);
 		*out = v;
 		return 0;
 	}
@@ -253,8 +347,10 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 	 * exhausted right now, say that instead of blaming the input.
 	 */
 	probe = aj_malloc(1);
-	if (!probe)
+	if (!probe) {
+		aj_buf_release(&marked);
 		return aj_errors_oom(err);
+	}
 	aj_free(probe);
 	w.line = 1;
 	w.column = 1;
@@ -266,6 +362,7 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
 			w.column++;
 		}
 	}
+	aj_buf_release(&marked);
 	return aj_errors_add(err, &w, "invalid JSON");
 }
 
@@ -357,17 +454,23 @@ static int only_space(const char *p, const char *end)
 cJSON *aj_json_parse_lenient(const char *s, size_t len, int *trailing)
 {
 	struct aj_buf copy = AJ_BUF_INIT(AJ_JSON_MAX_BYTES);
+	struct aj_buf marked = AJ_BUF_INIT(AJ_JSON_MAX_BYTES);
 	const char *end = NULL;
-	cJSON *v = cJSON_ParseWithLengthOpts(s, len, &end, 0);
+	cJSON *v;
 
+	s = mark_nuls(s, &len, &marked);
+	v = s ? cJSON_ParseWithLengthOpts(s, len, &end, 0) : NULL;
 	if (v) {
 		*trailing = !only_space(end, s + len);
+		aj_buf_release(&marked);
 		return v;
 	}
-	if (cut_deep(s, len, &copy) || !copy.len) {
+	if (!s || cut_deep(s, len, &copy) || !copy.len) {
 		aj_buf_release(&copy);
+		aj_buf_release(&marked);
 		return NULL;
 	}
+	aj_buf_release(&marked);
 	v = cJSON_ParseWithLengthOpts(copy.buf, copy.len, &end, 0);
 	if (v)
 		*trailing = !only_space(end, copy.buf + copy.len);

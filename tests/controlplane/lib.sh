@@ -36,6 +36,21 @@ cp_go_lock() {
   echo "$1 (pid $$, log $2, since $(date -u +%H:%M:%SZ))" >"$lock.owner"
 }
 
+# The build scripts of cached tools (helm, promtool, the test venv) start with this: when the
+# caller's up_to_date function says the cached one is current, print PATH and exit 0; else with
+# NO_BUILD non-zero, exit 1 saying how to make it. Usage: cp_use_cached SCRIPT WHAT PATH NO_BUILD HOW
+cp_use_cached() {
+  if up_to_date; then
+    echo "$1: $2 up to date" >&2
+    echo "$3"
+    exit 0
+  fi
+  if (($4)); then
+    echo "$1: $2 is not there; run: $5" >&2
+    exit 1
+  fi
+}
+
 # Run a long command with its output in LOG, printing a line a minute so a caller knows what it
 # waits for. Usage: cp_run_logged LOG "what" cmd...
 cp_run_logged() {

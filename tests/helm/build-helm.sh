@@ -21,16 +21,7 @@ fail() { echo "build-helm.sh: $*; retry: tests/helm/build-helm.sh $ver" >&2; exi
 out=$(cp_cache_root)/helm/$ver
 bin=$out/bin/helm
 up_to_date() { [[ -x $bin ]] && "$bin" version --short 2>/dev/null | grep -q "^$ver"; }
-if up_to_date; then
-  echo "build-helm.sh: helm $ver up to date" >&2
-  echo "$bin"
-  exit 0
-fi
-
-if ((no_build)); then
-  echo "build-helm.sh: helm $ver is not built; run: tests/helm/build-helm.sh $ver" >&2
-  exit 1
-fi
+cp_use_cached build-helm.sh "helm $ver" "$bin" "$no_build" "tests/helm/build-helm.sh $ver"
 command -v go >/dev/null || fail "go is not installed"
 mkdir -p "$out"
 log=$out/build.log

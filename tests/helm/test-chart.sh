@@ -35,4 +35,30 @@ expect_ok "one replica does not" bash -c \
   "$(declare -f render); helm='$helm' chart='$chart' kube_version='$kube_version'; ! render --set replicaCount=1 | grep -e leader-elect -e leader-election"
 expect_ok "one replica with leaderElection.enabled does" bash -c \
   "$(declare -f render); helm='$helm' chart='$chart' kube_version='$kube_version'; render --set replicaCount=1 --set leaderElection.enabled=true | grep -qx -- '            - --leader-elect'"
+
+# The Grafana dashboard: off by default; on, one ConfigMap the sidecar selects, holding valid JSON.
+expect_ok "no dashboard ConfigMap by default" bash -c \
+  "$(declare -f render); helm='$helm' chart='$chart' kube_version='$kube_version'; ! render | grep -q 'aj-controller.json'"
+dash_check() { # the rendered ConfigMap: label grafana_dashboard=1, data a dashboard with panels
+  python3 -c '
+import json, sys, yaml
+docs = [d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"] == "ConfigMap"]
+assert len(docs) == 1, docs
+cm = docs[0]
+assert cm["metadata"]["labels"]["grafana_dashboard"] == "1", cm["metadata"]["labels"]
+assert cm["metadata"]["namespace"] == sys.argv[1], cm["metadata"]
+d = json.loads(cm["data"]["aj-controller.json"])
+assert d["uid"] == "aj-controller" and len(d["panels"]) >= 4, d.get("uid")
+' "$1"
+}
+expect_ok "metrics.dashboard.enabled renders a grafana_dashboard=1 ConfigMap of the dashboard JSON" bash -c \
+  "$(declare -f render dash_check); helm='$helm' chart='$chart' kube_version='$kube_version'; render --set metrics.dashboard.enabled=true | dash_check aj-system"
+expect_ok "...in metrics.dashboard.namespace when set" bash -c \
+  "$(declare -f render dash_check); helm='$helm' chart='$chart' kube_version='$kube_version'; render --set metrics.dashboard.enabled=true --set metrics.dashboard.namespace=monitoring | dash_check monitoring"
+
+# TTL: the controller's default 0 is not passed; any other value is.
+expect_ok "controller.ttlSecondsAfterFinished 0 (the default) passes no flag" bash -c \
+  "$(declare -f render); helm='$helm' chart='$chart' kube_version='$kube_version'; ! render | grep -q ttl-seconds"
+expect_ok "controller.ttlSecondsAfterFinished=604800 is --ttl-seconds-after-finished=604800" bash -c \
+  "$(declare -f render); helm='$helm' chart='$chart' kube_version='$kube_version'; render --set controller.ttlSecondsAfterFinished=604800 | grep -qx -- '            - \"--ttl-seconds-after-finished=604800\"'"
 finish

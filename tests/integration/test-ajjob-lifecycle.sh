@@ -25,7 +25,8 @@ expect_eq "spec unchanged, generation still 1" "1 10" \
 
 # Status goes through the status subresource only.
 status='{"status":{"phase":"Running","backend":"volcano","observedGeneration":1,"message":"2/2 pods running",
-  "volcano":{"jobName":"train-homogeneous-r0"},
+  "volcano":{"jobName":"train-homogeneous-r0"},"tasksSummary":"2/2 running",
+  "tasks":[{"name":"train","replicas":2,"pending":0,"running":2,"succeeded":0,"failed":0,"restarts":1}],
   "conditions":[{"type":"Submitted","status":"True","reason":"JobCreated","message":"created Volcano Job",
                  "lastTransitionTime":"2026-01-01T00:00:00Z","observedGeneration":1}]}}'
 expect_ok "status written through /status" k patch ajj -n "$ns" "$name" --subresource=status --type merge -p "$status"
@@ -46,14 +47,20 @@ expect_fail "condition status outside True/False/Unknown rejected" 'Unsupported 
 expect_fail "duplicate condition type rejected (list-map keyed by type)" "Duplicate value" \
   k patch ajj -n "$ns" "$name" --subresource=status --type json \
   -p '[{"op":"add","path":"/status/conditions/-","value":{"type":"Submitted","status":"False","reason":"R","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}}]'
+expect_eq "status.tasks stored per task" "train 2 2 1" \
+  k get ajj -n "$ns" "$name" -o 'jsonpath={.status.tasks[0].name} {.status.tasks[0].replicas} {.status.tasks[0].running} {.status.tasks[0].restarts}'
+expect_fail "a negative task count rejected" "status.tasks[0].failed: Invalid value: -1" \
+  k patch ajj -n "$ns" "$name" --subresource=status --type json -p '[{"op":"replace","path":"/status/tasks/0/failed","value":-1}]'
+expect_fail "duplicate task name rejected (list-map keyed by name)" "Duplicate value" \
+  k patch ajj -n "$ns" "$name" --subresource=status --type json -p '[{"op":"add","path":"/status/tasks/-","value":{"name":"train","replicas":1}}]'
 expect_ok "Azure status fields accepted" k patch ajj -n "$ns" "$name" --subresource=status --type merge \
   -p '{"status":{"azure":{"jobName":"aj-1","portalUrl":"https://ml.azure.com/runs/aj-1","virtualCluster":"vc1","tier":"Premium","instanceType":"ND96"}}}'
 
 # Printer columns.
-expect_eq "default columns" "NAME BACKEND PHASE NODES AGE" \
+expect_eq "default columns" "NAME BACKEND PHASE TASKS NODES AGE" \
   bash -c "'$AJ_KUBECTL' get ajj -n '$ns' | head -1 | tr -s ' '  | sed 's/ \$//'"
-expect_eq "values in columns" "train-homogeneous volcano Running 2" \
-  bash -c "'$AJ_KUBECTL' get ajj -n '$ns' --no-headers | awk '{print \$1, \$2, \$3, \$4}'"
+expect_eq "values in columns" "train-homogeneous volcano Running 2/2 running 2" \
+  bash -c "'$AJ_KUBECTL' get ajj -n '$ns' --no-headers | awk '{print \$1, \$2, \$3, \$4, \$5, \$6}'"
 expect_eq "wide output adds the message" "2/2 pods running" \
   bash -c "'$AJ_KUBECTL' get ajj -n '$ns' -o wide --no-headers | sed 's/.*  //'"
 

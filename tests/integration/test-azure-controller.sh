@@ -5,7 +5,9 @@
 # AjJob, also when the reply to it is lost; status mirrored from the job;
 # Singularity auto-selection; the namespace rules; cancel and finalizer on
 # delete; code uploaded by aj run, registered once and referenced; no token
-# ever in the controller's or the user's output.
+# ever in the controller's or the user's output; every body the controller
+# sent and every answer it read passes azure-ai-ml's REST models
+# (tests/azure-models/check_models.py).
 source "$(dirname "$0")/lib.sh"
 : "${AJ_CONTROLLER_BIN:?AJ_CONTROLLER_BIN must name the aj-controller executable}"
 : "${AJ_BIN:?AJ_BIN must name the aj executable}"
@@ -28,8 +30,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- the Azure peer ---
-start_azure_peer "$work"
+# --- the Azure peer, recording every ARM exchange for the model check ---
+mkdir -p "$work/records"
+AJ_AZURE_PEER_RECORD=$work/records start_azure_peer "$work"
 pids+=("$peer_pid")
 at_least() { (( $(requests "$2" "$3") >= $1 )); }   # at_least N METHOD PATH-REGEX
 peer_jobs() { curl -sf "$peer/_peer/jobs" | python3 -c 'import json, sys; print(" ".join(json.load(sys.stdin)))'; }
@@ -303,5 +306,14 @@ done
 expect_ok "the controller's log holds no token" bash -c "! grep -q 'eyJ0' '$work/controller.log'"
 expect_ok "the controller logged at debug (so the check above saw the Azure traffic)" \
   grep -q 'x-ms-request-id' "$work/controller.log"
+
+# --- the bodies of the real forwarding path, by Microsoft's models ---
+if py=$("$repo_root/tests/azure-models/setup-venv.sh" --no-install | tail -n 1); then
+  expect_ok "every job, environment, code and datastore body and answer passes azure-ai-ml's models" \
+    "$py" "$repo_root/tests/azure-models/check_models.py" --min 20 "$work/records"
+  sed -n '/^# /p; $p' "$t_out"
+else
+  fail "no venv for the model check (run tests/azure-models/setup-venv.sh)"
+fi
 
 finish

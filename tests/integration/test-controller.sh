@@ -128,6 +128,13 @@ expect_ok "it is submitted" wait_for 20 phase_is remote-1 Submitted
 expect_eq "the AjTemplate's config reached the Volcano Job" "vision" \
   k -n "$ns" get jobs.batch.volcano.sh remote-1 -o jsonpath='{.metadata.labels.team}'
 
+# --- /metrics of a controller that saw jobs run and finish: Prometheus's promtool parses it
+# (lint problems reported), and every query of the chart's Grafana dashboard returns data from it ---
+expect_ok "/metrics is read" bash -c "$(declare -f http_get); work='$work'; http_get main /metrics >'$work/metrics.txt'"
+expect_ok "promtool parses /metrics and each dashboard query returns data from it" \
+  "$repo_root/tests/metrics/check-scrape.sh" "$work/metrics.txt" "$repo_root/charts/aj-controller/dashboards/aj-controller.json"
+sed -n '/^\(ok\|FAIL\|#\)/p' "$t_out"
+
 # --- crash between create and status: the restarted controller adopts, never duplicates ---
 stop_controllers
 submit crash-1 job

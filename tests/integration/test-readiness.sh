@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # What aj-controller says when its cluster is not set up: a missing CRD or a
 # missing permission keeps /readyz at 503 with a body naming the resource and
-# the API server's answer, and the log names it too. Runs its own control
-# plane (CRDs are cluster-wide: removing them would break the other tests).
+# the API server's answer, and the log names it too; a watch that had listed
+# and keeps failing past the 30 s relist period turns it to 503 too. Runs its
+# own control plane (CRDs are cluster-wide: removing them would break the
+# other tests).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -152,5 +154,22 @@ expect_ok "a submitted AjJob's reconcile log line names the missing permission" 
   wait_log 'cannot create resource \"jobs\" in API group \"batch.volcano.sh\"'
 expect_ok "...and the AjJob it concerns" bash -c \
   "grep -F 'cannot create resource' '$work/ctl.log' | grep -qF '\"ajjob\":\"$ns/train-1\"'"
+stop_controller
+
+# 4. a watch that had listed keeps failing: ready until it has not synced for longer than the
+#    relist period (30 s, the longest backoff), then 503 naming it and its last error; ready
+#    again, without a restart, once it lists again. The Volcano Job CRD goes away and comes back.
+start_controller "$KUBECONFIG"
+expect_ok "a controller with every CRD becomes ready" wait_readyz 30 '^200 ok$'
+expect_ok "delete the Volcano Job CRD" k delete crd jobs.batch.volcano.sh --wait=true
+t0=$(date +%s)
+expect_ok "a watch failing for a few seconds keeps /readyz at 200" \
+  bash -c "sleep 5; $(declare -f readyz); work='$work'; readyz | grep -qx '200 ok'"
+expect_ok "past 30 s of failures /readyz is 503 naming the resource, how long and the last error" \
+  wait_readyz 120 '^503 not ready: jobs\.batch\.volcano\.sh has not synced for [0-9]+ s: .*NotFound \(HTTP 404\)'
+waited=$(($(date +%s) - t0))
+expect_ok "...not before the relist period had passed (${waited} s after the delete)" test "$waited" -gt 30
+expect_ok "reinstall the Volcano Job CRD" install_crds "$here/crds/volcano/batch.volcano.sh_jobs.yaml"
+expect_ok "then /readyz is 200 again without a restart" wait_readyz 90 '^200 ok$'
 stop_controller
 finish

@@ -40,6 +40,11 @@ Tests steer it through /_peer/*:
                                headers with lower-case names, body)
   GET  /_peer/blob/...         a stored blob's content
 
+With AJ_AZURE_PEER_RECORD=DIR in its environment it also writes every ARM
+exchange to DIR, one file (<pid>-<n>.json) each: {"method", "path", "status",
+"request": the JSON body sent or null, "response": the JSON answer or null},
+for tests/azure-models/check_models.py.
+
 Usage: azure_peer.py --port-file FILE   (the port is written once listening)
 Stdlib only. Exits when its parent process goes away.
 """
@@ -86,7 +91,8 @@ DEFAULTS = {
     # properties of each workspace's workspaceblobstore; None: no default datastore
     "default_datastore": {"datastoreType": "AzureBlob", "accountName": "wsstore",
                           "containerName": "azureml-blobstore-0000", "endpoint": "core.windows.net",
-                          "protocol": "https", "credentials": {"credentialsType": "AccountKey"}},
+                          "protocol": "https",
+                          "credentials": {"credentialsType": "AccountKey", "secrets": {"secretsType": "AccountKey"}}},
 }
 
 JOB_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9\-_]{0,254}$")
@@ -141,6 +147,31 @@ class State:
 
 
 STATE = State()
+RECORD = os.environ.get("AJ_AZURE_PEER_RECORD")
+RECORDED = {"lock": threading.Lock(), "n": 0}  # its own lock: replies are sent under STATE.lock
+
+
+def system_data():
+    """The systemData ARM puts on every resource it stores."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    return {"createdAt": now, "createdBy": "aj", "createdByType": "Application",
+            "lastModifiedAt": now, "lastModifiedBy": "aj", "lastModifiedByType": "Application"}
+
+
+def record(method, path, status, raw, answer):
+    """One ARM exchange for the model check (AJ_AZURE_PEER_RECORD)."""
+    if not RECORD or not (path == "/subscriptions" or path.startswith(("/subscriptions/", "/providers/"))):
+        return
+    try:
+        sent = json.loads(raw) if raw else None
+    except ValueError:
+        sent = None
+    with RECORDED["lock"]:
+        RECORDED["n"] += 1
+        name = os.path.join(RECORD, "%d-%05d.json" % (os.getpid(), RECORDED["n"]))
+    with open(name, "w", encoding="utf-8") as f:
+        json.dump({"method": method, "path": path, "status": status, "request": sent,
+                   "response": answer if isinstance(answer, (dict, list)) else None}, f)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -159,6 +190,7 @@ class Handler(BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
+        record(self.command, getattr(self, "arm_path", ""), status, getattr(self, "raw", b""), body)
         if isinstance(body, (dict, list)):
             data = json.dumps(body).encode()
             ctype = "application/json; charset=utf-8"
@@ -194,6 +226,7 @@ class Handler(BaseHTTPRequestHandler):
         self.q = {k: v[0] for k, v in query.items()}
         self.raw = raw
         self.lose_reply = False
+        self.arm_path = path
         if path.startswith("/_peer/"):
             return self.control(path, raw)
         with STATE.lock:
@@ -421,7 +454,6 @@ class Handler(BaseHTTPRequestHandler):
             return self.arm_error(400, "UserError", "One or more fields are invalid.",
                                   details=[{"code": "RequiredField", "target": f,
                                             "message": "The field %s is required." % f} for f in missing])
-        now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
         with STATE.lock:
             existed = name in STATE.jobs
             props = dict(props)
@@ -431,9 +463,7 @@ class Handler(BaseHTTPRequestHandler):
             job = {"id": "%s/jobs/%s" % (ws, name), "name": name,
                    "type": "Microsoft.MachineLearningServices/workspaces/jobs",
                    "properties": props,
-                   "systemData": {"createdAt": now, "createdBy": "aj", "createdByType": "Application",
-                                  "lastModifiedAt": now, "lastModifiedBy": "aj",
-                                  "lastModifiedByType": "Application"}}
+                   "systemData": system_data()}
             if existed:
                 job["systemData"] = STATE.jobs[name]["systemData"]
             STATE.jobs[name] = job
@@ -503,7 +533,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.arm_error(409, "UserError", "Code versions are immutable: %s exists." % path)
             env = {"id": path, "name": path.rsplit("/", 1)[1],
                    "type": "Microsoft.MachineLearningServices/workspaces/%s/versions" % kind,
-                   "properties": dict(props, **extra)}
+                   "properties": dict(props, **extra), "systemData": system_data()}
             STATE.environments[path] = env
         self.reply(200 if existed else 201, env)
 
@@ -514,7 +544,7 @@ class Handler(BaseHTTPRequestHandler):
         path = ws + "/datastores/workspaceblobstore"
         return {"id": path, "name": "workspaceblobstore",
                 "type": "Microsoft.MachineLearningServices/workspaces/datastores",
-                "properties": dict(props, isDefault=True)}
+                "properties": dict(props, isDefault=True), "systemData": system_data()}
 
     def list_datastores(self, ws):
         with STATE.lock:
@@ -548,7 +578,7 @@ class Handler(BaseHTTPRequestHandler):
             existed = path in STATE.environments
             ds = {"id": path, "name": path.rsplit("/", 1)[1],
                   "type": "Microsoft.MachineLearningServices/workspaces/datastores",
-                  "properties": dict(props, isDefault=False)}
+                  "properties": dict(props, isDefault=False), "systemData": system_data()}
             STATE.environments[path] = ds
         self.reply(200 if existed else 201, ds)
 

@@ -256,7 +256,8 @@ static void default_datastore(void **state)
 	/* A sovereign cloud's suffix is kept. */
 	assert_int_equal(aj_peer_control(&peer, "config",
 		"{\"default_datastore\": {\"datastoreType\": \"AzureBlob\", \"accountName\": \"cn\","
-		" \"containerName\": \"c\", \"endpoint\": \"core.chinacloudapi.cn\"}}"), 0);
+		" \"containerName\": \"c\", \"endpoint\": \"core.chinacloudapi.cn\","
+		" \"credentials\": {\"credentialsType\": \"None\"}}}"), 0);
 	aj_buf_reset(&url);
 	assert_int_equal(aj_aml_datastore_get(&f->arm, &ws, "workspaceblobstore", &d, &e), 0);
 	assert_int_equal(aj_aml_datastore_url(&d, NULL, &url), 0);

@@ -214,6 +214,23 @@ static void error_body_is_decoded(void **state)
 	cJSON_Delete(body);
 }
 
+/* A 403 says who was refused and the role it needs, and holds no token. */
+static void forbidden_names_identity_and_role(void **state)
+{
+	struct fixture *f = *state;
+
+	peer_set("faults", "[{\"path\": \"/jobs/denied$\", \"status\": 403, \"body\": {\"error\": "
+		 "{\"code\": \"AuthorizationFailed\", \"message\": \"The client does not have "
+		 "authorization to perform action.\"}}}]");
+	assert_int_equal(call(f, "GET", WS "/jobs/denied", API, NULL), -1);
+	assert_int_equal(f->r.status, 403);
+	assert_true(aj_test_errors_contain(&f->e, "/jobs/denied: HTTP 403: AuthorizationFailed: The "
+		"client does not have authorization to perform action.; aj acted as an identity whose "
+		"token aj cannot read, which needs a role such as \"AzureML Data Scientist\" or "
+		"Contributor on the workspace " WS));
+	assert_null(strstr(aj_test_errors_text(&f->e), "eyJ0"));
+}
+
 static void retry_after_seconds_is_honoured(void **state)
 {
 	struct fixture *f = *state;
@@ -482,6 +499,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(put_and_get_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(error_body_is_decoded, setup, teardown),
+		cmocka_unit_test_setup_teardown(forbidden_names_identity_and_role, setup, teardown),
 		cmocka_unit_test_setup_teardown(retry_after_seconds_is_honoured, setup, teardown),
 		cmocka_unit_test_setup_teardown(retry_after_date_and_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(server_errors_retried_then_success, setup, teardown),

@@ -296,6 +296,55 @@ static void lenient_parse_keeps_the_page(void **state)
 	aj_errors_release(&err);
 }
 
+/* One value of text, parsed both ways and converted: the error of the conversion. */
+static void nul_refused(const char *text, const char *fragment)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_node *n = NULL;
+	cJSON *j = NULL;
+	int trailing = 1;
+
+	assert_int_equal(aj_json_parse(text, strlen(text), "obj", &j, &err), 0);
+	assert_int_equal(aj_node_from_cjson(j, "AjJob ns/a", &n, &err), -1);
+	if (!aj_test_errors_contain(&err, fragment))
+		fail_msg("want \"%s\", got: %s", fragment, aj_test_errors_text(&err));
+	assert_null(n);
+	aj_errors_release(&err);
+	cJSON_Delete(j);
+	/* the same through the list/watch parser */
+	j = aj_json_parse_lenient(text, strlen(text), &trailing);
+	assert_non_null(j);
+	assert_int_equal(trailing, 0);
+	assert_int_equal(aj_node_from_cjson(j, "AjJob ns/a", &n, &err), -1);
+	assert_true(aj_test_errors_contain(&err, fragment));
+	aj_errors_release(&err);
+	cJSON_Delete(j);
+}
+
+static void a_nul_escape_is_refused_with_its_key_path(void **state)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_node *n = NULL;
+	cJSON *j = NULL;
+	static const char ok[] = "{\"a\": \"back\\\\u0000slash\", \"b\": \"\\u0001\"}";
+
+	(void)state;
+	nul_refused("{\"spec\": {\"command\": [\"python\", \"x.py\", \"a\\u0000b\"]}}",
+		    "AjJob ns/a: spec.command[2]: the string holds a NUL character (\\u0000), "
+		    "which aj cannot pass on: remove it");
+	nul_refused("{\"spec\": {\"template\": {\"config\": {\"k\\u0000ey\": 1}}}}",
+		    "AjJob ns/a: spec.template.config: a member name holds a NUL character");
+	nul_refused("[\"\\u0000\"]", "AjJob ns/a: [0]: the string holds a NUL");
+	/* An escaped backslash before u0000 is text, and other control escapes stay. */
+	assert_int_equal(aj_json_parse(ok, strlen(ok), "obj", &j, &err), 0);
+	assert_int_equal(aj_node_from_cjson(j, "AjJob ns/a", &n, &err), 0);
+	assert_string_equal(aj_node_get(n, "a")->str, "back\\u0000slash");
+	assert_string_equal(aj_node_get(n, "b")->str, "\x01");
+	aj_node_free(n);
+	cJSON_Delete(j);
+	aj_errors_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +356,7 @@ int main(void)
 		cmocka_unit_test(parse_size_is_capped),
 		cmocka_unit_test(lenient_parse_keeps_the_page),
 		cmocka_unit_test(conversions_survive_every_allocation_failure),
+		cmocka_unit_test(a_nul_escape_is_refused_with_its_key_path),
 	};
 
 	aj_alloc_hook_cjson();
