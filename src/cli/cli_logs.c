@@ -75,6 +75,7 @@ struct logs {
 	size_t nr, alloc;
 	const char *rank_annotation;
 	struct aj_buf line;        /* the output line being written */
+	int ending;                /* the AjJob has ended: its streams drain */
 	int failed;                /* some pod's logs could not be read */
 	int write_failed;
 	struct aj_errors *err;
@@ -478,7 +479,8 @@ static int follow_pods(struct logs *l, const cJSON *list)
 				pod_done(l, p);
 			continue;
 		}
-		if (p->ended && finished) {
+		/* a stream that ended is not asked again once the job is over */
+		if (p->ended && (finished || l->ending)) {
 			pod_done(l, p);
 			continue;
 		}
@@ -507,7 +509,7 @@ static int learn_backend(struct logs *l, const cJSON *job)
 static int run(struct logs *l, const cJSON *first_job, char **phase)
 {
 	cJSON *job = cJSON_Duplicate(first_job, 1), *list = NULL;
-	int ending = 0, rc = -1;
+	int rc = -1;
 	size_t i;
 
 	if (!job)
@@ -530,7 +532,7 @@ static int run(struct logs *l, const cJSON *first_job, char **phase)
 			goto out;
 		if (aj_kube_streams_run(&l->streams, AJ_LOGS_POLL_MS, l->err))
 			goto out;
-		if (interrupted || ending)
+		if (interrupted || l->ending)
 			break;
 		cJSON_Delete(job);
 		job = NULL;
@@ -539,7 +541,7 @@ static int run(struct logs *l, const cJSON *first_job, char **phase)
 		if (!l->rank_annotation && learn_backend(l, job))
 			goto out;
 		/* the job ended: one more period for the streams to drain */
-		ending = aj_cli_phase_terminal(aj_cli_phase(job));
+		l->ending = aj_cli_phase_terminal(aj_cli_phase(job));
 		cJSON_Delete(list);
 		if (!(list = list_pods(l)))
 			goto out;

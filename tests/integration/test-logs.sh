@@ -156,4 +156,32 @@ expect_ok "aj logs says it has no pods yet" bash -c \
 aj status lghuge >"$work/huge.txt" 2>&1
 expect_ok "aj status shows the Unschedulable condition" grep -qE "^  Unschedulable +True " "$work/huge.txt"
 expect_ok "...and the PodGroup's Event" grep -qE " PodGroup/lghuge-[0-9a-f-]+ " "$work/huge.txt"
+# --- aj list: --phase, --selector, --watch; aj delete ---
+expect_ok "list --phase Failed: the failed job only" bash -c \
+  "[[ \$('$AJ_BIN' list --namespace '$ns' --phase Failed | awk 'NR > 1 { print \$1 }' | xargs) == runfail ]]"
+expect_ok "list -l: the API server's label selector" bash -c \
+  "'$AJ_BIN' list --namespace '$ns' -l 'nope=1' 2>&1 | grep -qx 'No resources found in $ns namespace.'"
+"$AJ_BIN" list --namespace "$ns" -w >"$work/w.out" 2>&1 &
+wpid=$!
+expect_ok "list -w prints the rows" wait_for 20 grep -qE "^runf +volcano +Succeeded +2 " "$work/w.out"
+aj delete runf >"$work/del1.out" 2>&1
+expect_eq "delete of an ended job: no cancel, deleted" "ajjob.aj.dev/runf deleted" cat "$work/del1.out"
+expect_ok "list -w prints it Deleted" wait_for 20 grep -qE "^runf +volcano +Deleted +2 " "$work/w.out"
+aj delete lgint >"$work/del2.out" 2>&1
+expect_eq "delete of a running job: cancelled first, then deleted" "ajjob.aj.dev/lgint cancel requested
+ajjob.aj.dev/lgint Cancelled: cancelled by request (aj.dev/cancel)
+ajjob.aj.dev/lgint deleted" grep -v "Cancelling" "$work/del2.out"
+expect_ok "...its Volcano Job is gone" bash -c "! '$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh lgint"
+expect_ok "list -w saw it Cancelled" grep -qE "^lgint +volcano +Cancelled " "$work/w.out"
+expect_eq "list -w printed the header once" "1" grep -c "^NAME " "$work/w.out"
+kill -INT "$wpid"
+sleep 2
+kill "$wpid" 2>/dev/null
+wait "$wpid"
+expect_eq "Ctrl-C ends list -w with 130" "130" echo "$?"
+aj delete --all --phase Failed >"$work/del3.out" 2>&1
+expect_eq "delete --all --phase Failed" "ajjob.aj.dev/runfail deleted" cat "$work/del3.out"
+expect_eq "...the others stay" "lg lghuge" bash -c \
+  "'$AJ_BIN' list --namespace '$ns' | awk 'NR > 1 { print \$1 }' | xargs"
+expect_fail "delete of a missing one" "ajjob.aj.dev/nope not found in namespace $ns" aj delete nope
 finish

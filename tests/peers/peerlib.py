@@ -4,10 +4,12 @@ request head, JSON replies, a WebSocket upgrade and frame-level I/O
 serve loop that writes the bound port to a file and never outlives the
 test that started it.
 """
+import argparse
 import base64
 import hashlib
 import json
 import os
+import socketserver
 import ssl
 import struct
 import threading
@@ -66,6 +68,30 @@ def tls(server, cert, key):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     server.socket = ctx.wrap_socket(server.socket, server_side=True)
+
+
+class TLSServer(socketserver.ThreadingTCPServer):
+    """An HTTPS peer on 127.0.0.1: handler class, parsed options, shared state."""
+    allow_reuse_address = True
+    daemon_threads = True
+
+    def __init__(self, handler, opts, state):
+        super().__init__(("127.0.0.1", 0), handler)
+        self.opts = opts
+        self.state = state
+        tls(self, opts.cert, opts.key)
+
+
+def api_args(doc):
+    """The options of an API server peer: where to write its port and log, its token and TLS."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--dir")
+    ap.add_argument("--token", required=True)
+    ap.add_argument("--cert", required=True)
+    ap.add_argument("--key", required=True)
+    return ap
 
 
 def serve(server, port_file):

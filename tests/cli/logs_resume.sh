@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# aj logs -f against tests/peers/logs_peer.py: a stream that drops mid-line is asked again from
+# the newest timestamp shown (sinceTime), nothing is shown twice, the cut line comes whole, and
+# -f ends once the AjJob has ended. Expected output written by hand from the peer's lines.
+#
+#   logs_resume.sh AJ_BINARY SOURCE_DIR
+set -uo pipefail
+AJ=$1
+SRC=$2
+tmp=$(mktemp -d)
+peer_pid=
+trap '[[ -n $peer_pid ]] && kill "$peer_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; sed 's/^/  | /' "$tmp/out" "$tmp/err" "$tmp/peer.log" 2>/dev/null | head -40; exit 1; }
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
+  -addext subjectAltName=IP:127.0.0.1 -keyout "$tmp/peer.key" -out "$tmp/peer.crt" 2>/dev/null ||
+  fail "openssl could not make a certificate"
+python3 "$SRC/tests/peers/logs_peer.py" --port-file "$tmp/port" --log "$tmp/peer.log" --dir "$tmp" \
+  --token t0ken --cert "$tmp/peer.crt" --key "$tmp/peer.key" &
+peer_pid=$!
+for _ in $(seq 100); do [[ -s $tmp/port ]] && break; sleep 0.1; done
+[[ -s $tmp/port ]] || fail "the peer did not start"
+cat >"$tmp/kubeconfig" <<YAML
+apiVersion: v1
+kind: Config
+clusters: [{name: p, cluster: {server: "https://127.0.0.1:$(cat "$tmp/port")", certificate-authority: "$tmp/peer.crt"}}]
+users: [{name: u, user: {token: t0ken}}]
+contexts: [{name: c, context: {cluster: p, user: u, namespace: ns}}]
+current-context: c
+YAML
+timeout 60 "$AJ" logs j -f --kubeconfig "$tmp/kubeconfig" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[[ $rc == 0 ]] || fail "exit status $rc, want 0"
+want='[master-0] one
+[master-0] two
+[master-0] three, once whole
+[master-0] four'
+[[ $(cat "$tmp/out") == "$want" ]] || fail "output differs from the peer's lines, each once"
+grep -q "aj: the log stream of pod j-master-0 dropped" "$tmp/err" || fail "the drop was not said"
+python3 - "$tmp/peer.log" <<'PY' || fail "the streams' queries"
+import json, sys
+logs = [e["query"] for e in map(json.loads, open(sys.argv[1])) if e["path"].endswith("/log")]
+assert len(logs) == 2, logs  # the job ended: no third stream
+assert logs[0]["follow"] == ["true"] and logs[0]["timestamps"] == ["true"] and "sinceTime" not in logs[0], logs[0]
+assert logs[1]["sinceTime"] == ["2024-05-01T12:00:02.200000000Z"], logs[1]
+PY
+echo "ok: logs_resume"
