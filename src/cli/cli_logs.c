@@ -506,10 +506,47 @@ static int learn_backend(struct logs *l, const cJSON *job)
 	return 0;
 }
 
+/*
+ * Read the AjJob and its pods again into *job and *list (kept as they were
+ * when this fails). 0; 1 when the API server could not answer this time
+ * (said on stderr: the next period tries again); -1 when the AjJob is gone
+ * or memory ran out (err filled).
+ */
+static int refresh(struct logs *l, cJSON **job, cJSON **list)
+{
+	struct aj_errors local = AJ_ERRORS_INIT, *err = l->err;
+	cJSON *j = NULL, *p = NULL;
+	int gone;
+
+	l->err = &local;
+	if (!aj_cli_kube_get_job(l->k, l->name, &j, &local))
+		p = list_pods(l);
+	l->err = err;
+	if (p) {
+		cJSON_Delete(*job);
+		cJSON_Delete(*list);
+		*job = j;
+		*list = p;
+		return 0;
+	}
+	cJSON_Delete(j);
+	gone = local.oom || (local.nr && strstr(local.items[0].message, " not found in namespace "));
+	if (!gone) {
+		/* said, and tried again next period: not the command's error */
+		if (local.nr)
+			say("still following: %s", local.items[0].message);
+		aj_errors_release(&local);
+		return 1;
+	}
+	aj_errors_splice(err, &local);
+	aj_errors_release(&local);
+	return -1;
+}
+
 static int run(struct logs *l, const cJSON *first_job, char **phase)
 {
 	cJSON *job = cJSON_Duplicate(first_job, 1), *list = NULL;
-	int rc = -1;
+	int rc = -1, r, failures = 0;
 	size_t i;
 
 	if (!job)
@@ -534,17 +571,20 @@ static int run(struct logs *l, const cJSON *first_job, char **phase)
 			goto out;
 		if (interrupted || l->ending)
 			break;
-		cJSON_Delete(job);
-		job = NULL;
-		if (aj_cli_kube_get_job(l->k, l->name, &job, l->err))
+		r = refresh(l, &job, &list);
+		if (r < 0)
 			goto out;
+		if (r > 0 && ++failures >= AJ_LOGS_MAX_FAILURES) {
+			aj_errors_add(l->err, NULL, "gave up following " AJJOB_KIND "/%s after %d "
+				      "failed looks in a row", l->name, failures);
+			goto out;
+		}
+		if (!r)
+			failures = 0;
 		if (!l->rank_annotation && learn_backend(l, job))
 			goto out;
 		/* the job ended: one more period for the streams to drain */
 		l->ending = aj_cli_phase_terminal(aj_cli_phase(job));
-		cJSON_Delete(list);
-		if (!(list = list_pods(l)))
-			goto out;
 	}
 	for (i = 0; i < l->nr; i++)
 		if (!interrupted)

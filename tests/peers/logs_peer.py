@@ -10,6 +10,10 @@ kubelet that dropped the stream). Every later GET answers from its
 sinceTime on (to the second, as the API server reads it), so the lines
 already sent come again, then the rest, and ends the body. Once that answer
 is sent the AjJob is Succeeded. Every request is appended to --log.
+
+With --workers N the job also has N pods of task worker (j-worker-0 ...,
+ranks 0 to N-1), each of whose streams sends that pod's three lines (from
+its sinceTime on) and ends.
 """
 import json
 import os
@@ -27,13 +31,21 @@ LINES = [
     b"2024-05-01T12:00:02.700000000Z three, once whole\n",
     b"2024-05-01T12:00:04.000000000Z four\n",
 ]
-POD = {"metadata": {"name": "j-master-0", "namespace": "ns", "uid": "u-1",
-                    "labels": {"aj.dev/ajjob": "j", "aj.dev/task": "master"},
-                    "annotations": {"volcano.sh/task-index": "0"}},
-       "spec": {"nodeName": "n1", "containers": [{"name": "master"}]},
-       "status": {"phase": "Running",
-                  "containerStatuses": [{"name": "master", "restartCount": 0,
-                                         "state": {"running": {}}}]}}
+
+
+def pod(task, rank):
+    return {"metadata": {"name": "j-%s-%d" % (task, rank), "namespace": "ns",
+                         "uid": "u-%s-%d" % (task, rank),
+                         "labels": {"aj.dev/ajjob": "j", "aj.dev/task": task},
+                         "annotations": {"volcano.sh/task-index": str(rank)}},
+            "spec": {"nodeName": "n1", "containers": [{"name": task}]},
+            "status": {"phase": "Running",
+                       "containerStatuses": [{"name": task, "restartCount": 0,
+                                              "state": {"running": {}}}]}}
+
+
+def worker_lines(rank):
+    return [b"2024-05-01T12:00:0%d.000000000Z worker %d line %d\n" % (k + 1, rank, k) for k in range(3)]
 
 
 def chunk(data):
@@ -56,32 +68,44 @@ class Handler(socketserver.StreamRequestHandler):
             return reply(self.wfile, 200, {"metadata": {"name": "j", "namespace": "ns"},
                                            "status": {"backend": "volcano", "phase": phase}})
         if url.path == "/api/v1/namespaces/ns/pods":
+            pods = [pod("master", 0)] + [pod("worker", r) for r in range(opts.workers)]
             return reply(self.wfile, 200, {"kind": "PodList", "metadata": {"resourceVersion": "5"},
-                                           "items": [POD]})
+                                           "items": pods})
+        prefix = "/api/v1/namespaces/ns/pods/j-worker-"
+        if url.path.startswith(prefix) and url.path.endswith("/log"):
+            return self.send(worker_lines(int(url.path[len(prefix):-4])), query)
         if url.path != "/api/v1/namespaces/ns/pods/j-master-0/log":
             return reply(self.wfile, 404, {"kind": "Status", "code": 404, "reason": "NotFound"})
         with state["lock"]:
             state["streams"] += 1
             first = state["streams"] == 1
-        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-                         b"Transfer-Encoding: chunked\r\n\r\n")
         if first:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                             b"Transfer-Encoding: chunked\r\n\r\n")
             self.wfile.write(chunk(LINES[0] + LINES[1] + LINES[2][:20]))
             self.wfile.flush()
             self.connection.shutdown(2)   # cut: no last chunk
             return
+        self.send(LINES, query)
+        with state["lock"]:
+            state["done"] = True
+
+    def send(self, lines, query):
+        """The lines from sinceTime on (to the second), in one whole chunked body."""
         since = query.get("sinceTime", [""])[0][:19]
-        for line in LINES:
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                         b"Transfer-Encoding: chunked\r\n\r\n")
+        for line in lines:
             if line[:19].decode() >= since:
                 self.wfile.write(chunk(line))
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
-        with state["lock"]:
-            state["done"] = True
 
 
 def main():
-    opts = peerlib.api_args(__doc__).parse_args()
+    ap = peerlib.api_args(__doc__)
+    ap.add_argument("--workers", type=int, default=0)
+    opts = ap.parse_args()
     state = {"lock": threading.Lock(), "streams": 0, "done": False}
     return serve(peerlib.TLSServer(Handler, opts, state), opts.port_file)
 

@@ -63,23 +63,25 @@ def upgrade(wfile, headers, protocol=None):
     wfile.flush()
 
 
-def tls(server, cert, key):
-    """Serve HTTPS with the given certificate and key."""
+def tls(server, cert, key, lazy=False):
+    """Serve HTTPS with the given certificate and key; lazy: each handshake in its connection's thread."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=not lazy)
 
 
 class TLSServer(socketserver.ThreadingTCPServer):
     """An HTTPS peer on 127.0.0.1: handler class, parsed options, shared state."""
     allow_reuse_address = True
     daemon_threads = True
+    request_queue_size = 256   # a client may open a hundred streams at once
 
     def __init__(self, handler, opts, state):
         super().__init__(("127.0.0.1", 0), handler)
         self.opts = opts
         self.state = state
-        tls(self, opts.cert, opts.key)
+        # a hundred streams at once: not one handshake after the other in accept()
+        tls(self, opts.cert, opts.key, lazy=True)
 
 
 def api_args(doc):
