@@ -53,6 +53,22 @@ assert logs[0]["follow"] == ["true"] and logs[0]["timestamps"] == ["true"] and "
 assert logs[1]["sinceTime"] == ["2024-05-01T12:00:02.200000000Z"], logs[1]
 PY
 
+# aj status: the pods; the tasks and Azure fields of an aml job, which aj logs does not read.
+"$AJ" status j --kubeconfig "$tmp/kubeconfig" >"$tmp/out" 2>"$tmp/err" || fail "aj status j"
+grep -qE '^  master +0 +j-master-0 +n1 +Running +0 +- ' "$tmp/out" || fail "status: the pod row"
+"$AJ" status az --kubeconfig "$tmp/kubeconfig" >"$tmp/out" 2>"$tmp/err" || fail "aj status az"
+want='Tasks:
+  TASK   REPLICAS   PENDING   RUNNING   SUCCEEDED   FAILED   RESTARTS
+  main   2          0         2         0           0        1
+Azure:
+  compute              gpu-cluster
+  instanceType         Standard_ND96asr_v4
+  portalUrl            https://ml.azure.com/runs/az-1'
+[[ $(sed -n '/^Tasks:/,$p' "$tmp/out") == "$want" ]] || fail "status: tasks and Azure fields"
+"$AJ" logs az --kubeconfig "$tmp/kubeconfig" >"$tmp/out" 2>"$tmp/err" && fail "aj logs of an aml job succeeded"
+grep -qF "aj: ajjob.aj.dev/az runs on aml, outside the cluster: aj logs reads the logs of a cluster backend's pods (aj status az shows the job's portal URL)" \
+  "$tmp/err" || fail "aj logs of an aml job: the message"
+
 # 100 pods: the master as above and 99 workers, one stream each at once.
 start_peer --workers 99
 python3 - "$AJ" "$tmp/kubeconfig" >"$tmp/many" 2>"$tmp/err" <<'PY' || { cat "$tmp/err"; fail "aj logs -f of 100 pods"; }

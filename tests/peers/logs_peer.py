@@ -9,7 +9,8 @@ then cuts the connection in the middle of the chunked body (an API server or
 kubelet that dropped the stream). Every later GET answers from its
 sinceTime on (to the second, as the API server reads it), so the lines
 already sent come again, then the rest, and ends the body. Once that answer
-is sent the AjJob is Succeeded. Every request is appended to --log.
+is sent the AjJob is Succeeded. The AjJob `az` is an Azure ML job (status
+tasks and azure, no pods). Every request is appended to --log.
 
 With --workers N the job also has N pods of task worker (j-worker-0 ...,
 ranks 0 to N-1), each of whose streams sends that pod's three lines (from
@@ -31,6 +32,14 @@ LINES = [
     b"2024-05-01T12:00:02.700000000Z three, once whole\n",
     b"2024-05-01T12:00:04.000000000Z four\n",
 ]
+
+# An Azure ML job as the controller reports it: tasks and Azure details, no pods in the cluster.
+AZ = {"metadata": {"name": "az", "namespace": "ns"},
+      "status": {"backend": "aml", "phase": "Running",
+                 "tasks": [{"name": "main", "replicas": 2, "pending": 0, "running": 2,
+                            "succeeded": 0, "failed": 0, "restarts": 1}],
+                 "azure": {"compute": "gpu-cluster", "instanceType": "Standard_ND96asr_v4",
+                           "portalUrl": "https://ml.azure.com/runs/az-1"}}}
 
 
 def pod(task, rank):
@@ -67,6 +76,10 @@ class Handler(socketserver.StreamRequestHandler):
                 phase = "Succeeded" if state["done"] else "Running"
             return reply(self.wfile, 200, {"metadata": {"name": "j", "namespace": "ns"},
                                            "status": {"backend": "volcano", "phase": phase}})
+        if url.path == "/apis/aj.dev/v1alpha1/namespaces/ns/ajjobs/az":
+            return reply(self.wfile, 200, AZ)
+        if url.path == "/api/v1/namespaces/ns/events":
+            return reply(self.wfile, 200, {"kind": "EventList", "metadata": {}, "items": []})
         if url.path == "/api/v1/namespaces/ns/pods":
             pods = [pod("master", 0)] + [pod("worker", r) for r in range(opts.workers)]
             return reply(self.wfile, 200, {"kind": "PodList", "metadata": {"resourceVersion": "5"},
