@@ -2,7 +2,7 @@
 # Installed as <prefix>/share/bash-completion/completions/aj; or source it.
 # Completes commands, options, option values (template names from
 # $AJ_HOME/template or .azure_jobs/template, output formats, kubeconfig
-# contexts) and AjJob names for status and cancel (from `aj list`).
+# contexts, phases) and AjJob names for status, cancel, logs and delete (from `aj list`).
 
 _aj_templates() {
   local home=${AJ_HOME:-.azure_jobs} f
@@ -60,27 +60,35 @@ _aj() {
       return 0 ;;
     --kubeconfig)
       _aj_files=1; mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
-    -n|--nodes|-p|--processes|--ppn|--name)
+    --phase)
+      mapfile -t COMPREPLY < <(compgen -W "Pending Submitted Running Succeeded Failed Cancelled Cancelling" -- "$cur"); return 0 ;;
+    -n|--nodes|--ppn|--name|--task|--rank|--tail|--since|-l|--selector)
       return 0 ;;
+    -p|--processes)
+      [[ $cmd == logs ]] || return 0 ;;
   esac
 
   local cluster="--namespace --context --kubeconfig"
   case $cmd in
     "")
-      mapfile -t COMPREPLY < <(compgen -W "run render list status cancel template code quota sku image --version --help" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "run render list status cancel logs delete template code quota sku image --version --help" -- "$cur")
       return 0 ;;
     run)
-      opts="-t --template -n --nodes -p --processes --ppn --name -o --output -d --dry-run --digest -w --wait -q --quiet --amlt $cluster --help"
+      opts="-t --template -n --nodes -p --processes --ppn --name -o --output -d --dry-run --digest -w --wait -f --follow -q --quiet --amlt $cluster --help"
       args=command ;;
     render)
       opts="-t --template -n --nodes -p --processes --ppn --namespace --name -o --output --digest --jobspec --amlt --help"
       args=command ;;
     list)
-      opts="-A --all-namespaces -o --output $cluster --help" ;;
+      opts="-A --all-namespaces --phase -l --selector -w --watch -o --output $cluster --help" ;;
     status)
       opts="-o --output -w --wait $cluster --help"; args=job ;;
     cancel)
       opts="$cluster --help"; args=job ;;
+    logs)
+      opts="-f --follow --task --rank --tail --since --timestamps -p --previous $cluster --help"; args=job ;;
+    delete)
+      opts="--all --phase --wait --no-wait $cluster --help"; args=job ;;
     template)
       case $sub in
         "")

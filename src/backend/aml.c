@@ -45,4 +45,4 @@ static int aml_build(const struct aj_jobspec *spec, const struct aj_build_ctx *c
 	return aj_azureml_body_finish(&b, spec, out, err);
 }
 
-const struct aj_backend aj_backend_aml = { "aml", aml_validate, aml_build };
+const struct aj_backend aj_backend_aml = { "aml", aml_validate, aml_build, NULL };

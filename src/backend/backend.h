@@ -44,6 +44,13 @@ struct aj_backend {
 	/* Build the objects into a new cJSON array *out. */
 	int (*build)(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
 		     cJSON **out, struct aj_errors *err);
+	/*
+	 * The pod annotation that holds a pod's rank within its task (aj logs,
+	 * aj status); NULL for a backend whose jobs run outside the cluster.
+	 * Every cluster backend's pods carry the labels aj.dev/ajjob (the
+	 * AjJob's name) and aj.dev/task.
+	 */
+	const char *rank_annotation;
 };
 
 /* The backend for a service name ("aml", "sing", "volcano"), or NULL. */

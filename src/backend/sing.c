@@ -172,4 +172,4 @@ static int sing_build(const struct aj_jobspec *spec, const struct aj_build_ctx *
 	return aj_azureml_body_finish(&b, spec, out, err);
 }
 
-const struct aj_backend aj_backend_sing = { "sing", sing_validate, sing_build };
+const struct aj_backend aj_backend_sing = { "sing", sing_validate, sing_build, NULL };

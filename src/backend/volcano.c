@@ -1299,6 +1299,9 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	add_labels(labels, &bd->spec->target, &bd->oom);
 	aj_body_add_string(labels, "app", bd->job, &bd->oom);
 	aj_body_add_string(labels, "role", r->name, &bd->oom);
+	/* how aj logs and aj status find the pods of an AjJob (backend.h) */
+	aj_body_add_string(labels, "aj.dev/ajjob", bd->job, &bd->oom);
+	aj_body_add_string(labels, "aj.dev/task", r->name, &bd->oom);
 
 	aj_body_add_string(pod, "schedulerName", "volcano", &bd->oom);
 	aj_body_add_string(pod, "restartPolicy", "Never", &bd->oom);
@@ -1561,4 +1564,6 @@ out:
 	return ret;
 }
 
-const struct aj_backend aj_backend_volcano = { "volcano", volcano_validate, volcano_build };
+const struct aj_backend aj_backend_volcano = {
+	"volcano", volcano_validate, volcano_build, "volcano.sh/task-index"
+};

@@ -67,7 +67,19 @@ enum {
 	AJ_OPT_WIDE = 1u << 14,      /* not an option: -o also accepts wide */
 	AJ_OPT_FULL = 1u << 15,      /* --full */
 	AJ_OPT_DIGEST = 1u << 16,    /* --digest */
-	AJ_OPT_QUIET = 1u << 17      /* -q, --quiet */
+	AJ_OPT_QUIET = 1u << 17,     /* -q, --quiet */
+	AJ_OPT_FOLLOW = 1u << 18,    /* -f, --follow */
+	AJ_OPT_TASK = 1u << 19,      /* --task T */
+	AJ_OPT_RANK = 1u << 20,      /* --rank N */
+	AJ_OPT_TAIL = 1u << 21,      /* --tail N */
+	AJ_OPT_SINCE = 1u << 22,     /* --since DURATION */
+	AJ_OPT_TIMESTAMPS = 1u << 23, /* --timestamps */
+	AJ_OPT_PREVIOUS = 1u << 24,  /* -p, --previous (aj logs: -p is not --processes) */
+	AJ_OPT_PHASE = 1u << 25,     /* --phase P */
+	AJ_OPT_SELECTOR = 1u << 26,  /* -l, --selector S */
+	AJ_OPT_WATCH = 1u << 27,     /* -w, --watch (aj list: -w is not --wait) */
+	AJ_OPT_ALL = 1u << 28,       /* --all */
+	AJ_OPT_NO_WAIT = 1u << 29    /* --no-wait */
 };
 
 /* What a command takes after its options. */
@@ -76,6 +88,7 @@ enum aj_cli_args {
 	AJ_ARGS_OPTIONAL_NAME,
 	AJ_ARGS_NAME,
 	AJ_ARGS_JOB,                      /* an AjJob's name, required */
+	AJ_ARGS_JOBS,                     /* AjJob names (o->names), any number */
 	AJ_ARGS_COMMAND
 };
 
@@ -84,6 +97,12 @@ enum aj_cli_format {
 	AJ_FORMAT_JSON,
 	AJ_FORMAT_WIDE
 };
+
+/* Most names one command line may give (aj delete A B ...). */
+#define AJ_CLI_MAX_NAMES 256
+
+/* The AjJob phases, NULL-terminated ("Pending" also for no status yet). */
+extern const char *const aj_cli_phases[];
 
 struct aj_cli_opts {
 	const char *template_name;
@@ -102,7 +121,21 @@ struct aj_cli_opts {
 	int full;
 	int digest;                       /* --digest: archive the tree for the code digest */
 	int quiet;                        /* --quiet: no progress line */
+	int follow;                       /* -f */
+	const char *task;                 /* --task */
+	long rank;                        /* --rank; -1: not given */
+	long tail;                        /* --tail; -1: not given */
+	long since;                       /* --since in seconds; 0: not given */
+	int timestamps;
+	int previous;
+	const char *phase;                /* --phase, one of aj_cli_phases */
+	const char *selector;             /* -l, --selector */
+	int watch;
+	int all;
+	int no_wait;
 	const char *arg;                  /* the NAME argument, or NULL */
+	const char *names[AJ_CLI_MAX_NAMES];  /* AJ_ARGS_JOBS: every NAME */
+	size_t nnames;
 	const char *const *argv;          /* the user command */
 	size_t argc;
 	char **words;                     /* aj's own argv, NULL-terminated (set by main.c) */
@@ -126,6 +159,8 @@ extern const struct aj_cli_command aj_cli_code_stats;
 extern const struct aj_cli_command aj_cli_list;
 extern const struct aj_cli_command aj_cli_status;
 extern const struct aj_cli_command aj_cli_cancel;
+extern const struct aj_cli_command aj_cli_logs;
+extern const struct aj_cli_command aj_cli_delete;
 extern const struct aj_cli_command aj_cli_code_upload_cmd;
 extern const struct aj_cli_command aj_cli_quota_list;
 extern const struct aj_cli_command aj_cli_sku_list;
@@ -143,6 +178,8 @@ int aj_cli_run_submit(const struct aj_cli_opts *o);
 int aj_cli_list_run(const struct aj_cli_opts *o);
 int aj_cli_status_run(const struct aj_cli_opts *o);
 int aj_cli_cancel_run(const struct aj_cli_opts *o);
+int aj_cli_logs_run(const struct aj_cli_opts *o);
+int aj_cli_delete_run(const struct aj_cli_opts *o);
 int aj_cli_code_upload_run(const struct aj_cli_opts *o);
 int aj_cli_quota_list_run(const struct aj_cli_opts *o);
 int aj_cli_sku_list_run(const struct aj_cli_opts *o);
@@ -233,8 +270,13 @@ struct aj_cli_table {
 	size_t cols;
 	const char *indent;   /* before every row; NULL for none */
 	int failed;
+	/*
+	 * NULL, or cols widths that printing widens to and keeps (rows printed
+	 * a few at a time line up: aj list -w). Not owned.
+	 */
+	size_t *widths;
 };
-#define AJ_CLI_TABLE_INIT(cols) { AJ_STRLIST_INIT, (cols), NULL, 0 }
+#define AJ_CLI_TABLE_INIT(cols) { AJ_STRLIST_INIT, (cols), NULL, 0, NULL }
 void aj_cli_table_add(struct aj_cli_table *t, const char *cell);
 void aj_cli_table_addf(struct aj_cli_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -266,6 +308,11 @@ int aj_cli_kube_open(struct aj_kube *k, const struct aj_cli_opts *o,
 int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 		       const struct aj_cli_opts *o, struct aj_errors *err);
 int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err);
+/*
+ * aj run --follow: print the logs of that AjJob's pods as `aj logs -f`
+ * does until it ends; the same exit statuses as aj_cli_kube_wait.
+ */
+int aj_cli_kube_follow(struct aj_kube *k, const cJSON *job, struct aj_errors *err);
 
 /*
  * A progress line for long work (cli_progress.c): archiving the code,

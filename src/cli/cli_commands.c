@@ -21,16 +21,22 @@
 const struct aj_cli_command aj_cli_list = {
 	"list",
 	"list AjJobs in the cluster",
-	"usage: aj list [--namespace NS | -A] [-o wide|yaml|json]\n"
+	"usage: aj list [--namespace NS | -A] [--phase P] [-l SELECTOR] [-w]\n"
+	"               [-o wide|yaml|json]\n"
 	"\n"
 	"One row per AjJob: NAME, BACKEND, PHASE, NODES, AGE (MESSAGE too\n"
 	"with -o wide; NAMESPACE first with -A). -o yaml|json prints the list.\n"
 	"\n"
 	CLUSTER_HELP
 	"  -A, --all-namespaces  every namespace\n"
+	"      --phase P         only AjJobs in phase P: Pending, Submitted, Running,\n"
+	"                        Succeeded, Failed, Cancelled or Cancelling\n"
+	"  -l, --selector S      only AjJobs whose labels match S (team=a,env!=dev)\n"
+	"  -w, --watch           then print a row for every change, until Ctrl-C\n"
+	"                        (a deleted AjJob's row says Deleted)\n"
 	"  -o, --output FORMAT   wide, yaml or json\n",
 	AJ_OPT_NAMESPACE | AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_ALL_NAMESPACES |
-	AJ_OPT_OUTPUT | AJ_OPT_WIDE,
+	AJ_OPT_OUTPUT | AJ_OPT_WIDE | AJ_OPT_PHASE | AJ_OPT_SELECTOR | AJ_OPT_WATCH,
 	AJ_ARGS_NONE,
 	NULL
 };
@@ -64,6 +70,59 @@ const struct aj_cli_command aj_cli_cancel = {
 	CLUSTER_HELP,
 	AJ_OPT_NAMESPACE | AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG,
 	AJ_ARGS_JOB,
+	NULL
+};
+
+const struct aj_cli_command aj_cli_logs = {
+	"logs",
+	"print the container logs of an AjJob's pods, every rank merged",
+	"usage: aj logs NAME [--namespace NS] [-f] [--task T] [--rank N] [--tail N]\n"
+	"                [--since D] [--timestamps] [-p]\n"
+	"\n"
+	"The logs of the pods of the AjJob NAME (cluster backends: Volcano), read\n"
+	"through the API server, each line prefixed with its pod's [task-rank].\n"
+	"Without -f the pods are shown one after the other, in task and rank\n"
+	"order. A line longer than 64 KiB is cut into lines of that size.\n"
+	"\n"
+	CLUSTER_HELP
+	"  -f, --follow          stream every pod's log as it grows, new pods too\n"
+	"                        (a restarted job's), until the AjJob ends; a\n"
+	"                        dropped stream is asked again from its last line\n"
+	"      --task T          only the pods of task T (master, worker, ...)\n"
+	"      --rank N          only the pods of rank N within their task\n"
+	"      --tail N          only the last N lines of each pod\n"
+	"      --since D         only lines newer than D (90s, 5m, 1h30m)\n"
+	"      --timestamps      show each line's time\n"
+	"  -p, --previous        the previous container of each pod (after a restart)\n"
+	"\n"
+	"Exit status: 0, or 1 when a pod's logs could not be read; 130 after Ctrl-C.\n",
+	AJ_OPT_NAMESPACE | AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_FOLLOW | AJ_OPT_TASK |
+	AJ_OPT_RANK | AJ_OPT_TAIL | AJ_OPT_SINCE | AJ_OPT_TIMESTAMPS | AJ_OPT_PREVIOUS,
+	AJ_ARGS_JOB,
+	NULL
+};
+
+const struct aj_cli_command aj_cli_delete = {
+	"delete",
+	"cancel AjJobs, wait for their backend jobs to go, delete them",
+	"usage: aj delete NAME... [--namespace NS] [--no-wait]\n"
+	"       aj delete --all [--phase P] [--namespace NS] [--no-wait]\n"
+	"\n"
+	"For each AjJob: a job that has not ended is cancelled first (as aj cancel\n"
+	"does) and aj waits until the controller reports it Cancelled, then the\n"
+	"AjJob is deleted with its backend job (foreground deletion) and aj waits\n"
+	"until it is gone.\n"
+	"\n"
+	CLUSTER_HELP
+	"      --all             every AjJob in the namespace (with --phase: those\n"
+	"                        in phase P, e.g. --all --phase Succeeded)\n"
+	"      --phase P         Pending, Submitted, Running, Succeeded, Failed,\n"
+	"                        Cancelled or Cancelling\n"
+	"      --wait            wait for each cancel and deletion (the default)\n"
+	"      --no-wait         request them and return\n",
+	AJ_OPT_NAMESPACE | AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_ALL | AJ_OPT_PHASE |
+	AJ_OPT_WAIT | AJ_OPT_NO_WAIT,
+	AJ_ARGS_JOBS,
 	NULL
 };
 

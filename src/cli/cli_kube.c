@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "cli.h"
+#include "cli_kube.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -25,20 +26,17 @@
 #include "kube/client.h"
 #include "kube/watch.h"
 
-#define AJJOB_KIND "ajjob.aj.dev"
-#define CANCEL_ANNOTATION "aj.dev/cancel"
 #define NAME_MAX_LEN 253          /* a DNS-1123 subdomain */
 #define NAMESPACE_MAX_LEN 63
 /* One REST request may take this long before the CLI gives up (seconds). */
 #define REQUEST_TIMEOUT 30
-#define EXIT_INTERRUPTED 130
 
-static const struct aj_kube_resource ajjobs = { "aj.dev", "v1alpha1", "ajjobs", 1 };
+const struct aj_kube_resource aj_cli_ajjobs = { "aj.dev", "v1alpha1", "ajjobs", 1 };
 
 /* --- reading objects --- */
 
 /* The value at a dotted path of object keys, or NULL. */
-static const cJSON *at(const cJSON *obj, const char *dotted)
+const cJSON *aj_cli_at(const cJSON *obj, const char *dotted)
 {
 	char key[64];
 	const char *dot;
@@ -58,29 +56,34 @@ static const cJSON *at(const cJSON *obj, const char *dotted)
 }
 
 /* The string at a dotted path, or NULL when absent, empty or not a string. */
-static const char *str_at(const cJSON *obj, const char *dotted)
+const char *aj_cli_str_at(const cJSON *obj, const char *dotted)
 {
-	const cJSON *v = at(obj, dotted);
+	const cJSON *v = aj_cli_at(obj, dotted);
 
 	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
 }
 
 /* An AjJob the controller has not reported on yet is Pending. */
-static const char *phase_of(const cJSON *job)
+const char *aj_cli_phase(const cJSON *job)
 {
-	const char *p = str_at(job, "status.phase");
+	const char *p = aj_cli_str_at(job, "status.phase");
 
 	return p ? p : "Pending";
 }
 
-static int phase_terminal(const char *p)
+int aj_cli_phase_terminal(const char *p)
 {
 	return !strcmp(p, "Succeeded") || !strcmp(p, "Failed") ||
 	       !strcmp(p, "Cancelled");
 }
 
+int aj_cli_phase_exit(const char *p)
+{
+	return strcmp(p, "Succeeded") ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+}
+
 /* Append s on one line: each run of line breaks becomes "; ". */
-static void add_one_line(struct aj_buf *b, const char *s)
+void aj_cli_add_one_line(struct aj_buf *b, const char *s)
 {
 	int pending = 0;
 
@@ -140,13 +143,13 @@ static void human_age(char *out, size_t size, long long s)
 		snprintf(out, size, "%lldy", y);
 }
 
-static void age_of(char *out, size_t size, const char *t, time_t now)
+void aj_cli_age(char *out, size_t size, const char *t, time_t now)
 {
 	human_age(out, size, seconds_since(t, now));
 }
 
 /* A copy of obj without metadata.managedFields, which kubectl hides too. */
-static cJSON *printable(const cJSON *obj)
+cJSON *aj_cli_printable(const cJSON *obj)
 {
 	cJSON *copy = cJSON_Duplicate(obj, 1);
 
@@ -155,14 +158,24 @@ static cJSON *printable(const cJSON *obj)
 	return copy;
 }
 
-static int print_object(const cJSON *obj, enum aj_cli_format format,
+int aj_cli_print_object(const cJSON *obj, enum aj_cli_format format,
 			struct aj_errors *err)
 {
-	cJSON *copy = printable(obj);
+	cJSON *copy = aj_cli_printable(obj);
 	int rc = copy ? aj_cli_print_doc(copy, format, err) : aj_errors_oom(err);
 
 	cJSON_Delete(copy);
 	return rc;
+}
+
+void aj_cli_catch_sigint(void (*handler)(int), struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, old);
 }
 
 /* --- connecting --- */
@@ -199,8 +212,8 @@ int aj_cli_kube_open(struct aj_kube *k, const struct aj_cli_opts *o,
 }
 
 /* Open the cluster for list, status and cancel: no template involved. */
-static int open_plain(struct aj_kube *k, const struct aj_cli_command *cmd,
-		      const struct aj_cli_opts *o, struct aj_errors *err)
+int aj_cli_kube_open_plain(struct aj_kube *k, const struct aj_cli_command *cmd,
+			   const struct aj_cli_opts *o, struct aj_errors *err)
 {
 	memset(k, 0, sizeof(*k));
 	if (o->namespace_ && !aj_dns_label(o->namespace_, NAMESPACE_MAX_LEN))
@@ -211,7 +224,7 @@ static int open_plain(struct aj_kube *k, const struct aj_cli_command *cmd,
 	return aj_cli_kube_open(k, o, NULL, NULL, err) ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }
 
-static int done(int rc, struct aj_kube *k, struct aj_errors *err)
+int aj_cli_kube_done(int rc, struct aj_kube *k, struct aj_errors *err)
 {
 	aj_cli_print_errors(err);
 	aj_errors_release(err);
@@ -219,21 +232,64 @@ static int done(int rc, struct aj_kube *k, struct aj_errors *err)
 	return rc;
 }
 
-/* Fetch the AjJob; a missing one gets a message naming it and its namespace. */
-static int get_job(struct aj_kube *k, const char *name, cJSON **out,
-		   struct aj_errors *err)
+/*
+ * ", but one exists in namespace(s) a, b (add --namespace a)" for AjJobs
+ * named `name` elsewhere: one cluster-wide list by name. Nothing when there
+ * are none or the user may not list them.
+ */
+static void add_elsewhere(struct aj_kube *k, const char *name, struct aj_buf *msg)
 {
-	struct aj_kube_ref ref = { &ajjobs, k->cfg.namespace, name, NULL };
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, NULL, NULL, NULL };
+	struct aj_kube_list_opts lo;
+	struct aj_errors ignored = AJ_ERRORS_INIT;
+	struct aj_buf sel = AJ_BUF_INIT(AJ_BUF_SMALL), where = AJ_BUF_INIT(AJ_BUF_SMALL);
+	const char *first = NULL, *ns;
+	const cJSON *item;
+	cJSON *list = NULL;
+	size_t n = 0;
+
+	memset(&lo, 0, sizeof(lo));
+	aj_buf_addf(&sel, "metadata.name=%s", name);
+	lo.field_selector = aj_buf_cstr(&sel);
+	if (!sel.failed && !aj_kube_list_all(k, &ref, &lo, &list, NULL, &ignored)) {
+		cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(list, "items")) {
+			if (!(ns = aj_cli_str_at(item, "metadata.namespace")))
+				continue;
+			aj_buf_addf(&where, "%s%s", n++ ? ", " : "", ns);
+			if (!first)
+				first = ns;
+		}
+		if (first && !where.failed)
+			aj_buf_addf(msg, ", but one exists in namespace%s %s (add --namespace %s)",
+				    n > 1 ? "s" : "", aj_buf_cstr(&where), first);
+	}
+	cJSON_Delete(list);
+	aj_errors_release(&ignored);
+	aj_buf_release(&sel);
+	aj_buf_release(&where);
+}
+
+int aj_cli_kube_get_job(struct aj_kube *k, const char *name, cJSON **out,
+			struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, k->cfg.namespace, name, NULL };
 	struct aj_errors local = AJ_ERRORS_INIT;
 	struct aj_kube_status st;
+	struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 	int rc;
 
 	aj_kube_status_init(&st);
 	rc = aj_kube_get(k, &ref, out, &st, &local);
-	if (rc && st.reason == AJ_KUBE_NOT_FOUND)
-		aj_errors_add(err, NULL, AJJOB_KIND "/%s not found in namespace %s",
-			      name, k->cfg.namespace);
-	else
+	if (rc && st.reason == AJ_KUBE_NOT_FOUND) {
+		aj_buf_addf(&msg, AJJOB_KIND "/%s not found in namespace %s", name,
+			    k->cfg.namespace);
+		add_elsewhere(k, name, &msg);
+		if (msg.failed)
+			aj_errors_oom(err);
+		else
+			aj_errors_add(err, NULL, "%s", aj_buf_cstr(&msg));
+		aj_buf_release(&msg);
+	} else
 		aj_errors_splice(err, &local);
 	aj_errors_release(&local);
 	aj_kube_status_release(&st);
@@ -251,7 +307,7 @@ struct waiter {
 	struct aj_errors *err;
 };
 
-/* Static so that the SIGINT handler can reach it. */
+/* Static so that the SIGINT handler can reach it (waiting and aj list -w). */
 static struct aj_watch_loop wait_loop;
 static volatile sig_atomic_t interrupted;
 
@@ -272,7 +328,7 @@ static void wait_finish(struct waiter *w, int status)
 /* Print "ajjob.aj.dev/NAME PHASE: message" when the phase changed. */
 static int wait_saw(struct waiter *w, const cJSON *job)
 {
-	const char *phase = phase_of(job), *msg = str_at(job, "status.message");
+	const char *phase = aj_cli_phase(job), *msg = aj_cli_str_at(job, "status.message");
 	struct aj_buf line = AJ_BUF_INIT(AJ_BUF_SMALL);
 	char *copy;
 	int rc;
@@ -288,7 +344,7 @@ static int wait_saw(struct waiter *w, const cJSON *job)
 	aj_buf_addf(&line, AJJOB_KIND "/%s %s", w->name, phase);
 	if (msg) {
 		aj_buf_addstr(&line, ": ");
-		add_one_line(&line, msg);
+		aj_cli_add_one_line(&line, msg);
 	}
 	aj_buf_addch(&line, '\n');
 	rc = line.failed ? aj_errors_oom(w->err)
@@ -296,8 +352,8 @@ static int wait_saw(struct waiter *w, const cJSON *job)
 	aj_buf_release(&line);
 	if (rc)
 		wait_finish(w, AJ_EXIT_FAIL);
-	else if (phase_terminal(phase))
-		wait_finish(w, strcmp(phase, "Succeeded") ? AJ_EXIT_FAIL : AJ_EXIT_OK);
+	else if (aj_cli_phase_terminal(phase))
+		wait_finish(w, aj_cli_phase_exit(phase));
 	return 0;
 }
 
@@ -348,13 +404,13 @@ static void wait_log(void *ctx, void *watch_ctx, const char *message)
  * Follow the AjJob ns/name until it ends. `phase` is the phase already
  * shown (NULL: none). Returns the exit status, or -1 with err filled.
  */
-static int wait_job(struct aj_kube *k, const char *ns, const char *name,
-		    const char *phase, struct aj_errors *err)
+int aj_cli_kube_wait_job(struct aj_kube *k, const char *ns, const char *name,
+			 const char *phase, struct aj_errors *err)
 {
-	struct aj_kube_ref ref = { &ajjobs, ns, NULL, NULL };
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, ns, NULL, NULL };
 	struct aj_kube_list_opts lo;
 	struct waiter w;
-	struct sigaction sa, old;
+	struct sigaction old;
 	struct aj_buf selector = AJ_BUF_INIT(AJ_BUF_SMALL);
 	int rc = -1;
 
@@ -374,11 +430,8 @@ static int wait_job(struct aj_kube *k, const char *ns, const char *name,
 	wait_loop.log = wait_log;
 	if (aj_watch_add(&wait_loop, &ref, &lo, wait_event, &w, err))
 		goto release;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_interrupt;
-	sigemptyset(&sa.sa_mask);
 	interrupted = 0;
-	sigaction(SIGINT, &sa, &old);
+	aj_cli_catch_sigint(on_interrupt, &old);
 	/* The loop returns 0 only once stopped: the job ended, or Ctrl-C. */
 	if (!aj_watch_loop_run(&wait_loop, -1, err)) {
 		if (w.finished) {
@@ -387,7 +440,7 @@ static int wait_job(struct aj_kube *k, const char *ns, const char *name,
 			fprintf(stderr, "aj: stopped waiting; " AJJOB_KIND "/%s goes on "
 				"(follow it again: aj status %s --namespace %s --wait)\n",
 				name, name, ns);
-			rc = EXIT_INTERRUPTED;
+			rc = AJ_CLI_EXIT_INTERRUPTED;
 		}
 	}
 	sigaction(SIGINT, &old, NULL);
@@ -404,8 +457,8 @@ out:
 int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 		       const struct aj_cli_opts *o, struct aj_errors *err)
 {
-	const char *name = str_at(job, "metadata.name"), *ns = str_at(job, "metadata.namespace");
-	struct aj_kube_ref ref = { &ajjobs, ns, name, NULL };
+	const char *name = aj_cli_str_at(job, "metadata.name"), *ns = aj_cli_str_at(job, "metadata.namespace");
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, ns, name, NULL };
 	struct aj_errors local = AJ_ERRORS_INIT;
 	struct aj_kube_status st;
 	cJSON *created = NULL;
@@ -423,7 +476,7 @@ int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 	aj_kube_status_release(&st);
 	if (!rc) {
 		if (o->format_set)
-			rc = print_object(created, o->format, err);
+			rc = aj_cli_print_object(created, o->format, err);
 		else if (printf(AJJOB_KIND "/%s created\n", name) < 0 || fflush(stdout))
 			rc = aj_errors_add(err, NULL, "cannot write to standard output");
 	}
@@ -433,34 +486,55 @@ int aj_cli_kube_submit(struct aj_kube *k, const cJSON *job,
 
 int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err)
 {
-	return wait_job(k, str_at(job, "metadata.namespace"), str_at(job, "metadata.name"),
+	return aj_cli_kube_wait_job(k, aj_cli_str_at(job, "metadata.namespace"), aj_cli_str_at(job, "metadata.name"),
 			NULL, err);
 }
 
 /* --- aj list --- */
 
-static void list_row(struct aj_cli_table *t, const cJSON *job, int all, int wide, time_t now)
+static const char *const list_heads[] = {
+	"NAMESPACE", "NAME", "BACKEND", "PHASE", "NODES", "AGE", "MESSAGE"
+};
+
+struct lister {
+	const struct aj_cli_opts *o;
+	int wide, structured;
+	size_t first, last;          /* the columns of list_heads shown */
+	size_t widths[7];            /* -w: the widths printed so far, kept */
+	int header_done;
+	int listed;                  /* the first list has been shown */
+	struct aj_errors *err;
+	int failed;
+};
+
+static int list_wanted(const struct lister *ls, const cJSON *job)
 {
-	const cJSON *nodes = at(job, "spec.nodes");
+	return !ls->o->phase || !strcmp(aj_cli_phase(job), ls->o->phase);
+}
+
+static void list_row(struct aj_cli_table *t, const cJSON *job, const char *phase, int all,
+		     int wide, time_t now)
+{
+	const cJSON *nodes = aj_cli_at(job, "spec.nodes");
 	char num[32], age[32];
 
 	if (all)
-		aj_cli_table_add(t, str_at(job, "metadata.namespace"));
-	aj_cli_table_add(t, str_at(job, "metadata.name"));
-	aj_cli_table_add(t, str_at(job, "status.backend"));
-	aj_cli_table_add(t, phase_of(job));
+		aj_cli_table_add(t, aj_cli_str_at(job, "metadata.namespace"));
+	aj_cli_table_add(t, aj_cli_str_at(job, "metadata.name"));
+	aj_cli_table_add(t, aj_cli_str_at(job, "status.backend"));
+	aj_cli_table_add(t, phase ? phase : aj_cli_phase(job));
 	num[0] = '\0';
 	if (cJSON_IsNumber(nodes))
 		snprintf(num, sizeof(num), "%.0f", nodes->valuedouble);
 	aj_cli_table_add(t, num);
-	age_of(age, sizeof(age), str_at(job, "metadata.creationTimestamp"), now);
+	aj_cli_age(age, sizeof(age), aj_cli_str_at(job, "metadata.creationTimestamp"), now);
 	aj_cli_table_add(t, age);
 	if (wide) {
 		struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
-		const char *m = str_at(job, "status.message");
+		const char *m = aj_cli_str_at(job, "status.message");
 
 		if (m)
-			add_one_line(&msg, m);
+			aj_cli_add_one_line(&msg, m);
 		if (msg.failed)
 			t->failed = 1;
 		aj_cli_table_add(t, aj_buf_cstr(&msg));
@@ -468,35 +542,145 @@ static void list_row(struct aj_cli_table *t, const cJSON *job, int all, int wide
 	}
 }
 
+/*
+ * Print the wanted AjJobs of `jobs` (one object, or an array), as rows (the
+ * header before the first) or, with -o yaml|json, as objects. `phase`
+ * replaces their phase (NULL: their own). 0 / -1.
+ */
+static int list_print(struct lister *ls, const cJSON *jobs, const char *phase)
+{
+	struct aj_cli_table t = AJ_CLI_TABLE_INIT(ls->last - ls->first);
+	const cJSON *job = cJSON_IsArray(jobs) ? jobs->child : jobs;
+	time_t now = time(NULL);
+	size_t i, rows = 0;
+	int rc = 0;
+
+	t.widths = ls->widths;
+	if (!ls->header_done)
+		for (i = ls->first; i < ls->last; i++)
+			aj_cli_table_add(&t, list_heads[i]);
+	for (; job; job = cJSON_IsArray(jobs) ? job->next : NULL) {
+		if (!list_wanted(ls, job))
+			continue;
+		rows++;
+		if (ls->structured)
+			rc = rc || (ls->o->format == AJ_FORMAT_YAML && aj_cli_write("---\n", 4, ls->err)) ||
+			     aj_cli_print_object(job, ls->o->format, ls->err);
+		else
+			list_row(&t, job, phase, ls->o->all_namespaces, ls->wide, now);
+	}
+	if (rows && !ls->structured) {
+		rc = aj_cli_table_print(&t, ls->err);
+		ls->header_done = 1;
+	}
+	aj_cli_table_release(&t);
+	return rc ? -1 : 0;
+}
+
+static int list_event(void *ctx, struct aj_watch_event *ev)
+{
+	struct lister *ls = ctx;
+	int rc = 0;
+
+	switch (ev->type) {
+	case AJ_WATCH_LIST:
+		/* a relist after an expired watch: the rows were shown */
+		if (!ls->listed)
+			rc = list_print(ls, cJSON_GetObjectItemCaseSensitive(ev->object, "items"), NULL);
+		if (ev->last)
+			ls->listed = 1;
+		break;
+	case AJ_WATCH_ADDED:
+	case AJ_WATCH_MODIFIED:
+		rc = list_print(ls, ev->object, NULL);
+		break;
+	case AJ_WATCH_DELETED:
+		rc = list_print(ls, ev->object, "Deleted");
+		break;
+	default:
+		break;
+	}
+	if (rc) {
+		ls->failed = 1;
+		aj_watch_loop_stop(&wait_loop);
+	}
+	return 0;
+}
+
+/* -w: the rows, then one for each change, until Ctrl-C. */
+static int list_watch(struct aj_kube *k, const struct aj_kube_ref *ref,
+		      const struct aj_kube_list_opts *lo, struct lister *ls)
+{
+	struct sigaction old;
+	int rc = -1;
+
+	if (aj_watch_loop_init(&wait_loop, k, ls->err))
+		return -1;
+	if (aj_watch_add(&wait_loop, ref, lo, list_event, ls, ls->err))
+		goto out;
+	interrupted = 0;
+	aj_cli_catch_sigint(on_interrupt, &old);
+	rc = aj_watch_loop_run(&wait_loop, -1, ls->err);
+	sigaction(SIGINT, &old, NULL);
+	if (!rc)
+		rc = ls->failed ? -1 : interrupted ? AJ_CLI_EXIT_INTERRUPTED : AJ_EXIT_OK;
+out:
+	aj_watch_loop_release(&wait_loop);
+	return rc;
+}
+
+/* Keep the items of list in phase p (-o yaml|json --phase). */
+static void list_filter(cJSON *list, const struct lister *ls)
+{
+	cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items"), *item = items ? items->child : NULL;
+
+	while (item) {
+		cJSON *next = item->next;
+
+		if (!list_wanted(ls, item))
+			cJSON_Delete(cJSON_DetachItemViaPointer(items, item));
+		item = next;
+	}
+}
+
 int aj_cli_list_run(const struct aj_cli_opts *o)
 {
-	static const char *const heads[] = {
-		"NAMESPACE", "NAME", "BACKEND", "PHASE", "NODES", "AGE", "MESSAGE"
-	};
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_kube k;
-	struct aj_kube_ref ref = { &ajjobs, NULL, NULL, NULL };
-	struct aj_cli_table t = AJ_CLI_TABLE_INIT(0);
-	const cJSON *item;
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, NULL, NULL, NULL };
+	struct aj_kube_list_opts lo;
+	struct lister ls;
 	cJSON *items_list = NULL;
-	int rc, wide = o->format_set && o->format == AJ_FORMAT_WIDE;
-	size_t i, first = o->all_namespaces ? 0 : 1, last = wide ? 7 : 6;
-	time_t now = time(NULL);
+	int rc;
 
 	if (o->all_namespaces && o->namespace_)
 		return aj_cli_usage_error(aj_cli_list.name,
 					  "--namespace and --all-namespaces exclude each other");
-	rc = open_plain(&k, &aj_cli_list, o, &err);
+	memset(&ls, 0, sizeof(ls));
+	ls.o = o;
+	ls.err = &err;
+	ls.wide = o->format_set && o->format == AJ_FORMAT_WIDE;
+	ls.structured = o->format_set && !ls.wide;
+	ls.first = o->all_namespaces ? 0 : 1;
+	ls.last = ls.wide ? 7 : 6;
+	memset(&lo, 0, sizeof(lo));
+	lo.label_selector = o->selector;
+	rc = aj_cli_kube_open_plain(&k, &aj_cli_list, o, &err);
 	if (rc)
-		return done(rc, &k, &err);
+		return aj_cli_kube_done(rc, &k, &err);
 	if (!o->all_namespaces)
 		ref.ns = k.cfg.namespace;
-	if (aj_kube_list_all(&k, &ref, NULL, &items_list, NULL, &err))
-		return done(AJ_EXIT_FAIL, &k, &err);
-	if (o->format_set && !wide) {
-		rc = print_object(items_list, o->format, &err) ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+	if (o->watch) {
+		rc = list_watch(&k, &ref, &lo, &ls);
+		return aj_cli_kube_done(rc < 0 ? AJ_EXIT_FAIL : rc, &k, &err);
+	}
+	if (aj_kube_list_all(&k, &ref, &lo, &items_list, NULL, &err))
+		return aj_cli_kube_done(AJ_EXIT_FAIL, &k, &err);
+	list_filter(items_list, &ls);
+	if (ls.structured) {
+		rc = aj_cli_print_object(items_list, o->format, &err) ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 		cJSON_Delete(items_list);
-		return done(rc, &k, &err);
+		return aj_cli_kube_done(rc, &k, &err);
 	}
 	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(items_list, "items"))) {
 		if (o->all_namespaces)
@@ -504,168 +688,191 @@ int aj_cli_list_run(const struct aj_cli_opts *o)
 		else
 			fprintf(stderr, "No resources found in %s namespace.\n", k.cfg.namespace);
 		cJSON_Delete(items_list);
-		return done(AJ_EXIT_OK, &k, &err);
+		return aj_cli_kube_done(AJ_EXIT_OK, &k, &err);
 	}
-	t.cols = last - first;
-	for (i = first; i < last; i++)
-		aj_cli_table_add(&t, heads[i]);
-	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(items_list, "items")) {
-		list_row(&t, item, o->all_namespaces, wide, now);
-	}
-	rc = aj_cli_table_print(&t, &err) ? AJ_EXIT_FAIL : AJ_EXIT_OK;
-	aj_cli_table_release(&t);
+	rc = list_print(&ls, cJSON_GetObjectItemCaseSensitive(items_list, "items"), NULL)
+	     ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 	cJSON_Delete(items_list);
-	return done(rc, &k, &err);
+	return aj_cli_kube_done(rc, &k, &err);
 }
 
-/* --- aj status --- */
+/* --- aj cancel, aj delete --- */
 
-/* The command as a shell would need it typed: words quoted only when needed. */
-static void add_command(struct aj_buf *b, const cJSON *cmd)
+/* Set the cancel annotation on the AjJob name (a merge patch touches only it). 0 / -1. */
+static int request_cancel(struct aj_kube *k, const char *name, struct aj_errors *err)
 {
-	const cJSON *arg;
-	const char *s;
-
-	cJSON_ArrayForEach(arg, cmd) {
-		if (!cJSON_IsString(arg))
-			continue;
-		s = arg->valuestring;
-		if (b->len)
-			aj_buf_addch(b, ' ');
-		if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				 "0123456789@%+=:,./_-") == strlen(s))
-			aj_buf_addstr(b, s);
-		else
-			aj_shell_quote(b, s);
-	}
-}
-
-static void field(struct aj_buf *b, const char *label, const char *value)
-{
-	aj_buf_addf(b, "%-14s", label);
-	add_one_line(b, value ? value : "-");
-	aj_buf_addch(b, '\n');
-}
-
-static int describe(const cJSON *job, struct aj_errors *err)
-{
-	static const char *const heads[] = { "TYPE", "STATUS", "REASON", "AGE", "MESSAGE" };
-	struct aj_buf out = AJ_BUF_INIT(AJ_BUF_LARGE), cmd = AJ_BUF_INIT(AJ_BUF_LARGE);
-	const cJSON *nodes = at(job, "spec.nodes"), *conds = at(job, "status.conditions"), *c;
-	time_t now = time(NULL);
-	char num[32], age[32];
-	struct aj_cli_table t = AJ_CLI_TABLE_INIT(5);
-	size_t i;
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, k->cfg.namespace, name, NULL };
+	cJSON *patch = cJSON_CreateObject(), *ann;
 	int rc;
 
-	add_command(&cmd, at(job, "spec.command"));
-	num[0] = '\0';
-	if (cJSON_IsNumber(nodes))
-		snprintf(num, sizeof(num), "%.0f", nodes->valuedouble);
-	age_of(age, sizeof(age), str_at(job, "metadata.creationTimestamp"), now);
-	field(&out, "Name:", str_at(job, "metadata.name"));
-	field(&out, "Namespace:", str_at(job, "metadata.namespace"));
-	field(&out, "Template:", str_at(job, "spec.name"));
-	field(&out, "Command:", cmd.len ? aj_buf_cstr(&cmd) : NULL);
-	field(&out, "Nodes:", *num ? num : NULL);
-	field(&out, "Age:", age);
-	field(&out, "Backend:", str_at(job, "status.backend"));
-	field(&out, "Phase:", phase_of(job));
-	field(&out, "Volcano job:", str_at(job, "status.volcano.jobName"));
-	if (cJSON_GetObjectItemCaseSensitive(at(job, "metadata.annotations"),
-					     CANCEL_ANNOTATION))
-		field(&out, "Cancel:", "requested");
-	field(&out, "Message:", str_at(job, "status.message"));
-	aj_buf_release(&cmd);
-	if (out.failed)
+	ann = cJSON_AddObjectToObject(cJSON_AddObjectToObject(patch, "metadata"), "annotations");
+	if (!ann || !cJSON_AddStringToObject(ann, AJ_CLI_CANCEL_ANNOTATION, "true")) {
+		cJSON_Delete(patch);
 		return aj_errors_oom(err);
-	rc = aj_cli_write(aj_buf_cstr(&out), out.len, err);
-	aj_buf_release(&out);
-	if (rc || !cJSON_GetArraySize(conds))
-		return rc;
-	t.indent = "  ";
-	for (i = 0; i < t.cols; i++)
-		aj_cli_table_add(&t, heads[i]);
-	cJSON_ArrayForEach(c, conds) {
-		struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
-		const char *m = str_at(c, "message");
-
-		if (m)
-			add_one_line(&msg, m);
-		age_of(age, sizeof(age), str_at(c, "lastTransitionTime"), now);
-		t.failed |= msg.failed;
-		aj_cli_table_add(&t, str_at(c, "type"));
-		aj_cli_table_add(&t, str_at(c, "status"));
-		aj_cli_table_add(&t, str_at(c, "reason"));
-		aj_cli_table_add(&t, age);
-		aj_cli_table_add(&t, aj_buf_cstr(&msg));
-		aj_buf_release(&msg);
 	}
-	rc = aj_cli_write("Conditions:\n", 12, err) || aj_cli_table_print(&t, err) ? -1 : 0;
-	aj_cli_table_release(&t);
+	rc = aj_kube_patch(k, &ref, AJ_KUBE_MERGE_PATCH, patch, NULL, NULL, err);
+	cJSON_Delete(patch);
+	if (!rc)
+		printf(AJJOB_KIND "/%s cancel requested\n", name);
 	return rc;
 }
-
-int aj_cli_status_run(const struct aj_cli_opts *o)
-{
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_kube k;
-	cJSON *job = NULL;
-	int rc = open_plain(&k, &aj_cli_status, o, &err);
-
-	if (rc)
-		return done(rc, &k, &err);
-	if (get_job(&k, o->arg, &job, &err))
-		return done(AJ_EXIT_FAIL, &k, &err);
-	rc = o->format_set ? print_object(job, o->format, &err) : describe(job, &err);
-	if (!rc && o->wait) {
-		if (phase_terminal(phase_of(job)))
-			rc = strcmp(phase_of(job), "Succeeded") ? AJ_EXIT_FAIL : AJ_EXIT_OK;
-		else
-			rc = wait_job(&k, k.cfg.namespace, o->arg, phase_of(job), &err);
-	}
-	cJSON_Delete(job);
-	return done(rc < 0 ? AJ_EXIT_FAIL : rc, &k, &err);
-}
-
-/* --- aj cancel --- */
 
 int aj_cli_cancel_run(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_kube k;
-	struct aj_kube_ref ref;
-	cJSON *job = NULL, *patch = NULL, *ann;
+	cJSON *job = NULL;
 	const char *phase;
-	int rc = open_plain(&k, &aj_cli_cancel, o, &err);
+	int rc = aj_cli_kube_open_plain(&k, &aj_cli_cancel, o, &err);
 
 	if (rc)
-		return done(rc, &k, &err);
-	if (get_job(&k, o->arg, &job, &err))
-		return done(AJ_EXIT_FAIL, &k, &err);
-	phase = phase_of(job);
-	if (phase_terminal(phase)) {
+		return aj_cli_kube_done(rc, &k, &err);
+	if (aj_cli_kube_get_job(&k, o->arg, &job, &err))
+		return aj_cli_kube_done(AJ_EXIT_FAIL, &k, &err);
+	phase = aj_cli_phase(job);
+	if (aj_cli_phase_terminal(phase)) {
 		printf(AJJOB_KIND "/%s already %s; nothing to cancel\n", o->arg, phase);
 		cJSON_Delete(job);
-		return done(AJ_EXIT_OK, &k, &err);
+		return aj_cli_kube_done(AJ_EXIT_OK, &k, &err);
 	}
 	cJSON_Delete(job);
-	/* A merge patch touches only this annotation, whatever else changed. */
-	patch = cJSON_CreateObject();
-	ann = cJSON_AddObjectToObject(cJSON_AddObjectToObject(patch, "metadata"),
-				      "annotations");
-	if (!ann || !cJSON_AddStringToObject(ann, CANCEL_ANNOTATION, "true")) {
-		cJSON_Delete(patch);
-		aj_errors_oom(&err);
-		return done(AJ_EXIT_FAIL, &k, &err);
+	rc = request_cancel(&k, o->arg, &err);
+	return aj_cli_kube_done(rc ? AJ_EXIT_FAIL : AJ_EXIT_OK, &k, &err);
+}
+
+/* Wait until the AjJob name is gone (a finalizer may hold it a while). 0 / -1. */
+static int wait_deleted(struct aj_kube *k, const char *name, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, k->cfg.namespace, name, NULL };
+	struct timespec pause = { 0, 500 * 1000 * 1000 };
+	struct aj_kube_status st;
+	int rc;
+
+	aj_kube_status_init(&st);
+	while (!interrupted) {
+		struct aj_errors local = AJ_ERRORS_INIT;
+
+		rc = aj_kube_get(k, &ref, NULL, &st, &local);
+		if (rc && st.reason == AJ_KUBE_NOT_FOUND) {
+			aj_errors_release(&local);
+			break;
+		}
+		if (rc) {
+			aj_errors_splice(err, &local);
+			aj_errors_release(&local);
+			aj_kube_status_release(&st);
+			return -1;
+		}
+		aj_errors_release(&local);
+		nanosleep(&pause, NULL);
 	}
-	ref.res = &ajjobs;
-	ref.ns = k.cfg.namespace;
-	ref.name = o->arg;
-	ref.subresource = NULL;
-	rc = aj_kube_patch(&k, &ref, AJ_KUBE_MERGE_PATCH, patch, NULL, NULL, &err);
-	cJSON_Delete(patch);
-	if (!rc)
-		printf(AJJOB_KIND "/%s cancel requested\n", o->arg);
-	return done(rc ? AJ_EXIT_FAIL : AJ_EXIT_OK, &k, &err);
+	aj_kube_status_release(&st);
+	return 0;
+}
+
+/*
+ * Cancel (when it has not ended), wait for the Cancelled status, delete
+ * (the Volcano Job goes with it by garbage collection), wait until gone.
+ * Returns 0, 1 when this one failed (err filled), or 130 after Ctrl-C.
+ */
+static int delete_one(struct aj_kube *k, const char *name, int wait, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, k->cfg.namespace, name, NULL };
+	struct aj_kube_delete_opts d = { AJ_KUBE_PROPAGATION_BACKGROUND, NULL, NULL };
+	cJSON *job = NULL;
+	const char *phase;
+	int rc;
+
+	if (aj_cli_kube_get_job(k, name, &job, err))
+		return AJ_EXIT_FAIL;
+	phase = aj_cli_phase(job);
+	if (!aj_cli_phase_terminal(phase)) {
+		rc = request_cancel(k, name, err);
+		if (!rc && wait && !strcmp(phase, "Pending") && !aj_cli_str_at(job, "status.backend"))
+			rc = 0;   /* no controller has seen it: there is nothing to cancel yet */
+		else if (!rc && wait)
+			rc = aj_cli_kube_wait_job(k, k->cfg.namespace, name, phase, err);
+		if (rc == AJ_CLI_EXIT_INTERRUPTED || rc < 0) {
+			cJSON_Delete(job);
+			return rc < 0 ? AJ_EXIT_FAIL : rc;
+		}
+	}
+	cJSON_Delete(job);
+	if (aj_kube_delete(k, &ref, &d, NULL, NULL, err))
+		return AJ_EXIT_FAIL;
+	if (wait && wait_deleted(k, name, err))
+		return AJ_EXIT_FAIL;
+	if (interrupted)
+		return AJ_CLI_EXIT_INTERRUPTED;
+	printf(AJJOB_KIND "/%s deleted\n", name);
+	fflush(stdout);
+	return AJ_EXIT_OK;
+}
+
+int aj_cli_delete_run(const struct aj_cli_opts *o)
+{
+	const struct aj_cli_command *cmd = &aj_cli_delete;
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, NULL, NULL, NULL };
+	struct aj_strlist names = AJ_STRLIST_INIT;
+	struct sigaction old;
+	struct aj_kube k;
+	const cJSON *item;
+	cJSON *list = NULL;
+	size_t i;
+	int rc, one, failed = 0;
+
+	if (o->all == (o->nnames > 0))
+		return aj_cli_usage_error(cmd->name, o->all ? "--all and NAMEs exclude each other"
+					  : "missing AjJob NAME (or --all; try aj delete --help)");
+	if (o->phase && !o->all)
+		return aj_cli_usage_error(cmd->name, "--phase selects with --all");
+	if (o->wait && o->no_wait)
+		return aj_cli_usage_error(cmd->name, "--wait and --no-wait exclude each other");
+	for (i = 0; i < o->nnames; i++)
+		if (strlen(o->names[i]) > NAME_MAX_LEN || !*o->names[i])
+			return aj_cli_usage_error(cmd->name, "'%s' is not a valid AjJob name",
+						  o->names[i]);
+	rc = aj_cli_kube_open_plain(&k, cmd, o, &err);
+	if (rc)
+		return aj_cli_kube_done(rc, &k, &err);
+	for (i = 0; i < o->nnames; i++)
+		failed |= aj_strlist_add(&names, o->names[i]);
+	if (o->all) {
+		ref.ns = k.cfg.namespace;
+		if (aj_kube_list_all(&k, &ref, NULL, &list, NULL, &err)) {
+			aj_strlist_release(&names);
+			return aj_cli_kube_done(AJ_EXIT_FAIL, &k, &err);
+		}
+		cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(list, "items")) {
+			if (!o->phase || !strcmp(aj_cli_phase(item), o->phase))
+				failed |= aj_strlist_add(&names, aj_cli_str_at(item, "metadata.name"));
+		}
+		cJSON_Delete(list);
+		if (!names.nr)
+			fprintf(stderr, "No resources found in %s namespace.\n", k.cfg.namespace);
+	}
+	if (failed) {
+		aj_strlist_release(&names);
+		aj_errors_oom(&err);
+		return aj_cli_kube_done(AJ_EXIT_FAIL, &k, &err);
+	}
+	interrupted = 0;
+	aj_cli_catch_sigint(on_interrupt, &old);
+	rc = AJ_EXIT_OK;
+	/* each name on its own: one that fails does not keep the others */
+	for (i = 0; i < names.nr && !interrupted; i++) {
+		one = delete_one(&k, names.items[i], !o->no_wait, &err);
+		aj_cli_print_errors(&err);
+		aj_errors_release(&err);
+		if (one == AJ_CLI_EXIT_INTERRUPTED || interrupted) {
+			rc = AJ_CLI_EXIT_INTERRUPTED;
+			break;
+		}
+		if (one)
+			rc = AJ_EXIT_FAIL;
+	}
+	sigaction(SIGINT, &old, NULL);
+	aj_strlist_release(&names);
+	return aj_cli_kube_done(rc, &k, &err);
 }

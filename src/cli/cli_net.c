@@ -17,6 +17,8 @@ static const struct {
 	{ &aj_cli_list, aj_cli_list_run },
 	{ &aj_cli_status, aj_cli_status_run },
 	{ &aj_cli_cancel, aj_cli_cancel_run },
+	{ &aj_cli_logs, aj_cli_logs_run },
+	{ &aj_cli_delete, aj_cli_delete_run },
 	{ &aj_cli_code_upload_cmd, aj_cli_code_upload_run },
 	{ &aj_cli_quota_list, aj_cli_quota_list_run },
 	{ &aj_cli_sku_list, aj_cli_sku_list_run },

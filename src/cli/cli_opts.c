@@ -49,6 +49,23 @@ static const struct opt_def opt_defs[] = {
 	{ AJ_OPT_FULL, 0, "full", 0 },
 	{ AJ_OPT_DIGEST, 0, "digest", 0 },
 	{ AJ_OPT_QUIET, 'q', "quiet", 0 },
+	{ AJ_OPT_FOLLOW, 'f', "follow", 0 },
+	{ AJ_OPT_TASK, 0, "task", 1 },
+	{ AJ_OPT_RANK, 0, "rank", 1 },
+	{ AJ_OPT_TAIL, 0, "tail", 1 },
+	{ AJ_OPT_SINCE, 0, "since", 1 },
+	{ AJ_OPT_TIMESTAMPS, 0, "timestamps", 0 },
+	{ AJ_OPT_PREVIOUS, 'p', "previous", 0 },
+	{ AJ_OPT_PHASE, 0, "phase", 1 },
+	{ AJ_OPT_SELECTOR, 'l', "selector", 1 },
+	{ AJ_OPT_WATCH, 'w', "watch", 0 },
+	{ AJ_OPT_ALL, 0, "all", 0 },
+	{ AJ_OPT_NO_WAIT, 0, "no-wait", 0 },
+};
+
+/* The controller's phase names. */
+const char *const aj_cli_phases[] = {
+	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled", "Cancelling", NULL
 };
 
 int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -77,14 +94,20 @@ static const struct opt_def *find_long(const char *name, size_t len)
 	return NULL;
 }
 
-static const struct opt_def *find_short(char c)
+/* A letter may mean one option to one command and another to the next (-p, -w). */
+static const struct opt_def *find_short(char c, unsigned options)
 {
+	const struct opt_def *any = NULL;
 	size_t i;
 
 	for (i = 0; i < sizeof(opt_defs) / sizeof(opt_defs[0]); i++)
-		if (opt_defs[i].short_name && opt_defs[i].short_name == c)
-			return &opt_defs[i];
-	return NULL;
+		if (opt_defs[i].short_name && opt_defs[i].short_name == c) {
+			if (options & opt_defs[i].bit)
+				return &opt_defs[i];
+			if (!any)
+				any = &opt_defs[i];
+		}
+	return any;
 }
 
 static int parse_count(const char *cmd, const char *opt, const char *s, int *out)
@@ -99,6 +122,60 @@ static int parse_count(const char *cmd, const char *opt, const char *s, int *out
 					  opt, s);
 	*out = (int)v;
 	return AJ_EXIT_OK;
+}
+
+/* A count that may be 0 (--tail, --rank). */
+static int parse_index(const char *cmd, const char *opt, const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < 0 || v > 100000000L)
+		return aj_cli_usage_error(cmd, "%s: expected a number >= 0, got '%s'", opt, s);
+	*out = v;
+	return AJ_EXIT_OK;
+}
+
+/* A duration as kubectl takes it: "90s", "5m", "1h30m" (units s, m, h). */
+static int parse_duration(const char *cmd, const char *opt, const char *s, long *out)
+{
+	const char *p = s;
+	long total = 0, v;
+	char *end;
+
+	while (*p) {
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (end == p || errno || v < 0 || v > 1000000L || !strchr("smh", *end) || !*end)
+			return aj_cli_usage_error(cmd, "%s: expected a duration such as 90s, 5m "
+						  "or 1h30m, got '%s'", opt, s);
+		total += v * (*end == 'h' ? 3600 : *end == 'm' ? 60 : 1);
+		p = end + 1;
+	}
+	if (!*s || !total)
+		return aj_cli_usage_error(cmd, "%s: expected a duration such as 90s, 5m "
+					  "or 1h30m, got '%s'", opt, s);
+	*out = total;
+	return AJ_EXIT_OK;
+}
+
+static int parse_phase(const char *cmd, const char *opt, const char *s, const char **out)
+{
+	const char *near;
+	size_t i;
+
+	for (i = 0; aj_cli_phases[i]; i++)
+		if (!strcmp(aj_cli_phases[i], s)) {
+			*out = aj_cli_phases[i];
+			return AJ_EXIT_OK;
+		}
+	near = aj_suggest(s, aj_cli_phases, i);
+	if (near)
+		return aj_cli_usage_error(cmd, "%s: unknown phase '%s': did you mean %s?", opt, s, near);
+	return aj_cli_usage_error(cmd, "%s: unknown phase '%s' (Pending, Submitted, Running, "
+				  "Succeeded, Failed, Cancelled, Cancelling)", opt, s);
 }
 
 static int apply(const struct aj_cli_command *cmd, const struct opt_def *d,
@@ -156,6 +233,38 @@ static int apply(const struct aj_cli_command *cmd, const struct opt_def *d,
 	case AJ_OPT_QUIET:
 		o->quiet = 1;
 		return AJ_EXIT_OK;
+	case AJ_OPT_FOLLOW:
+		o->follow = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_TASK:
+		o->task = value;
+		return AJ_EXIT_OK;
+	case AJ_OPT_RANK:
+		return parse_index(cmd->name, spelled, value, &o->rank);
+	case AJ_OPT_TAIL:
+		return parse_index(cmd->name, spelled, value, &o->tail);
+	case AJ_OPT_SINCE:
+		return parse_duration(cmd->name, spelled, value, &o->since);
+	case AJ_OPT_TIMESTAMPS:
+		o->timestamps = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_PREVIOUS:
+		o->previous = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_PHASE:
+		return parse_phase(cmd->name, spelled, value, &o->phase);
+	case AJ_OPT_SELECTOR:
+		o->selector = value;
+		return AJ_EXIT_OK;
+	case AJ_OPT_WATCH:
+		o->watch = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_ALL:
+		o->all = 1;
+		return AJ_EXIT_OK;
+	case AJ_OPT_NO_WAIT:
+		o->no_wait = 1;
+		return AJ_EXIT_OK;
 	default: /* AJ_OPT_OUTPUT */
 		o->format_set = 1;
 		if (!strcmp(value, "yaml"))
@@ -211,7 +320,7 @@ static int parse_option(const struct aj_cli_command *cmd, int argc, char **argv,
 		if (eq)
 			value = eq + 1;
 	} else {
-		d = find_short(a[1]);
+		d = find_short(a[1], cmd->options);
 		if (a[2])
 			value = a + 2;
 	}
@@ -234,6 +343,22 @@ static int parse_option(const struct aj_cli_command *cmd, int argc, char **argv,
 	return apply(cmd, d, spelled, value, o);
 }
 
+static int add_positional(const struct aj_cli_command *cmd, const char *a, struct aj_cli_opts *o)
+{
+	if (cmd->args == AJ_ARGS_JOBS) {
+		if (o->nnames == AJ_CLI_MAX_NAMES)
+			return aj_cli_usage_error(cmd->name, "more than %d names", AJ_CLI_MAX_NAMES);
+		o->names[o->nnames++] = a;
+		if (!o->arg)
+			o->arg = a;
+		return AJ_EXIT_OK;
+	}
+	if (cmd->args == AJ_ARGS_NONE || o->arg)
+		return aj_cli_usage_error(cmd->name, "unexpected argument '%s'", a);
+	o->arg = a;
+	return AJ_EXIT_OK;
+}
+
 static void print_help(const struct aj_cli_command *cmd)
 {
 	fputs(cmd->usage, stdout);
@@ -246,6 +371,8 @@ int aj_cli_parse(const struct aj_cli_command *cmd, int argc, char **argv,
 
 	memset(o, 0, sizeof(*o));
 	o->format = AJ_FORMAT_YAML;
+	o->rank = -1;
+	o->tail = -1;
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -260,10 +387,9 @@ int aj_cli_parse(const struct aj_cli_command *cmd, int argc, char **argv,
 		if (a[0] != '-' || !a[1]) {
 			if (cmd->args == AJ_ARGS_COMMAND)
 				break;
-			if (cmd->args == AJ_ARGS_NONE || o->arg)
-				return aj_cli_usage_error(cmd->name,
-							  "unexpected argument '%s'", a);
-			o->arg = a;
+			rc = add_positional(cmd, a, o);
+			if (rc)
+				return rc;
 			continue;
 		}
 		rc = parse_option(cmd, argc, argv, &i, o);
@@ -275,12 +401,9 @@ int aj_cli_parse(const struct aj_cli_command *cmd, int argc, char **argv,
 		o->argc = (size_t)(argc - i);
 	} else {
 		/* Words after "--" are positional too. */
-		for (; i < argc; i++) {
-			if (cmd->args == AJ_ARGS_NONE || o->arg)
-				return aj_cli_usage_error(cmd->name,
-							  "unexpected argument '%s'", argv[i]);
-			o->arg = argv[i];
-		}
+		for (; i < argc; i++)
+			if ((rc = add_positional(cmd, argv[i], o)))
+				return rc;
 	}
 	if ((cmd->args == AJ_ARGS_NAME || cmd->args == AJ_ARGS_JOB) && !o->arg)
 		return aj_cli_usage_error(cmd->name, "missing %s NAME (try aj %s --help)",

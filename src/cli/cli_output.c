@@ -85,6 +85,11 @@ int aj_cli_table_print(const struct aj_cli_table *t, struct aj_errors *err)
 		if (len > width[i % t->cols])
 			width[i % t->cols] = len;
 	}
+	for (c = 0; t->widths && c < t->cols; c++) {
+		if (t->widths[c] > width[c])
+			width[c] = t->widths[c];
+		t->widths[c] = width[c];
+	}
 	for (i = 0; i < t->cells.nr; i++) {
 		c = i % t->cols;
 		if (!c && t->indent)

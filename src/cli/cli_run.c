@@ -474,9 +474,13 @@ static int run(const struct aj_cli_opts *o)
 
 	if (rc)
 		return rc;
-	if (o->wait && (o->dry_run || o->amlt))
-		return aj_cli_usage_error(cmd->name, "--wait follows a submitted AjJob: "
-					  "it excludes --dry-run and --amlt");
+	if ((o->wait || o->follow) && (o->dry_run || o->amlt))
+		return aj_cli_usage_error(cmd->name, "%s follows a submitted AjJob: "
+					  "it excludes --dry-run and --amlt",
+					  o->wait ? "--wait" : "--follow");
+	if (o->wait && o->follow)
+		return aj_cli_usage_error(cmd->name, "--wait and --follow exclude each other "
+					  "(--follow also ends with the job's result)");
 	if (!o->argc || !o->argv[0][0])
 		return aj_cli_usage_error(cmd->name, "missing COMMAND (try aj run --help)");
 	if (!o->dry_run && !o->amlt)
@@ -597,6 +601,9 @@ const struct aj_cli_command aj_cli_run = {
 	"  -w, --wait            follow the AjJob until it ends, one line per\n"
 	"                        phase; exit 0 if it succeeded, 1 if it failed or\n"
 	"                        was cancelled. Ctrl-C stops waiting, not the job.\n"
+	"  -f, --follow          print the pods' logs as aj logs -f does until the\n"
+	"                        job ends; exit 0 if it succeeded, 1 if it failed or\n"
+	"                        was cancelled, 130 after Ctrl-C (the job goes on)\n"
 	"      --context NAME    kubeconfig context (else target.context, then\n"
 	"                        the current context)\n"
 	"      --kubeconfig FILE kubeconfig (else $KUBECONFIG, ~/.kube/config)\n"
@@ -606,7 +613,8 @@ const struct aj_cli_command aj_cli_run = {
 	"                        sent (there is one only on a terminal)\n",
 	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN |
 	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_DRY_RUN | AJ_OPT_OUTPUT | AJ_OPT_AMLT |
-	AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_WAIT | AJ_OPT_DIGEST | AJ_OPT_QUIET,
+	AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_WAIT | AJ_OPT_DIGEST | AJ_OPT_QUIET |
+	AJ_OPT_FOLLOW,
 	AJ_ARGS_COMMAND,
 	run
 };

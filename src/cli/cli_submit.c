@@ -14,7 +14,7 @@
 #include "core/node.h"
 #include "kube/client.h"
 
-/* Create the AjJob, say when no code went with it, then follow it with --wait. */
+/* Create the AjJob, say when no code went with it, then follow it with --wait or --follow. */
 static int submit_ajjob(struct aj_kube *k, const cJSON *doc, const struct aj_cli_pipeline *p,
 			const struct aj_cli_opts *o, struct aj_errors *err)
 {
@@ -23,6 +23,8 @@ static int submit_ajjob(struct aj_kube *k, const cJSON *doc, const struct aj_cli
 	if (!strcmp(p->backend->name, "volcano") && !p->spec.code.digest &&
 	    !aj_code_via_blob(&p->spec))
 		aj_cli_code_say_none(&p->spec);
+	if (o->follow)
+		return aj_cli_kube_follow(k, doc, err);
 	return o->wait ? aj_cli_kube_wait(k, doc, err) : 0;
 }
 

@@ -18,6 +18,8 @@ static const struct aj_cli_command *const top_commands[] = {
 	&aj_cli_list,
 	&aj_cli_status,
 	&aj_cli_cancel,
+	&aj_cli_logs,
+	&aj_cli_delete,
 	NULL
 };
 
@@ -74,7 +76,25 @@ static void print_usage(FILE *f)
 	      "directory. The cluster is the kubeconfig's (--kubeconfig, else\n"
 	      "$KUBECONFIG, else ~/.kube/config). Run `aj COMMAND --help` for a\n"
 	      "command's options.\n"
-	      "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.\n", f);
+	      "\n"
+	      "Environment:\n"
+	      "  AJ_HOME                 the template home (else ./.azure_jobs)\n"
+	      "  KUBECONFIG              kubeconfig files, ':'-separated (in a pod:\n"
+	      "                          KUBERNETES_SERVICE_HOST/_PORT and its token)\n"
+	      "  AJ_AZURE_WORKSPACE      SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE that aml and\n"
+	      "                          sing jobs send their code to\n"
+	      "  AJ_AZURE_ARM_ENDPOINT   Azure Resource Manager (else the public cloud)\n"
+	      "  AJ_AZURE_BLOB_ENDPOINT  blob endpoint with {account} for the account\n"
+	      "  AJ_AZURE_CA_FILE        CA bundle trusted for Azure (emulators, proxies)\n"
+	      "  AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET,\n"
+	      "  AZURE_FEDERATED_TOKEN_FILE, AZURE_AUTHORITY_HOST\n"
+	      "                          the Azure credential (else managed identity,\n"
+	      "                          else `az login`)\n"
+	      "  AJ_CODE_HELPER_TIMEOUT  seconds aj code upload waits for its pod (300)\n"
+	      "  AJ_EXEC_PATH            where aj finds aj-net\n"
+	      "\n"
+	      "Exit status: 0 success, 1 failure, 2 usage error; aj run --follow, aj\n"
+	      "status --wait: 1 also when the job failed; 130 after Ctrl-C.\n", f);
 }
 
 /* The command whose name, after `prefix`, is `word`. */

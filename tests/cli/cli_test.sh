@@ -122,6 +122,84 @@ group_usage() {
 		expect_err_empty
 	done
 
+	case_ "--help lists the cluster commands"
+	aj --help
+	for c in "list" "status" "cancel" "logs" "delete"; do
+		expect_out "aj $c "
+	done
+
+	case_ "--help names the environment variables aj reads"
+	aj --help
+	for v in AJ_HOME KUBECONFIG AJ_AZURE_WORKSPACE AJ_AZURE_ARM_ENDPOINT AJ_AZURE_CA_FILE \
+		AJ_AZURE_BLOB_ENDPOINT AJ_CODE_HELPER_TIMEOUT AJ_EXEC_PATH AZURE_TENANT_ID; do
+		expect_out "$v"
+	done
+
+	case_ "aj logs needs a name"
+	aj logs
+	expect_rc 2
+	expect_err "aj logs: missing AjJob NAME"
+
+	case_ "aj logs: --previous cannot be followed"
+	aj logs j -p -f
+	expect_rc 2
+	expect_err "aj logs: --previous shows containers that have ended: it cannot be followed"
+
+	case_ "aj logs: -p is --previous here, not --processes"
+	aj logs --help
+	expect_out "  -p, --previous"
+
+	case_ "aj logs: --since takes a duration"
+	aj logs j --since 5x
+	expect_rc 2
+	expect_err "aj logs: --since: expected a duration such as 90s, 5m or 1h30m, got '5x'"
+	aj logs j --since 0s
+	expect_rc 2
+	aj logs j --since 1h30
+	expect_rc 2
+
+	case_ "aj logs: --tail and --rank take numbers"
+	aj logs j --tail -1
+	expect_rc 2
+	expect_err "aj logs: --tail: expected a number >= 0, got '-1'"
+	aj logs j --rank x
+	expect_rc 2
+	expect_err "aj logs: --rank: expected a number >= 0, got 'x'"
+
+	case_ "aj list --phase is checked against the phases"
+	aj list --phase Runing
+	expect_rc 2
+	expect_err "aj list: --phase: unknown phase 'Runing': did you mean Running?"
+	aj list --phase nope
+	expect_rc 2
+	expect_err "aj list: --phase: unknown phase 'nope' (Pending, Submitted, Running, Succeeded, Failed, Cancelled, Cancelling)"
+
+	case_ "aj list: -w is --watch"
+	aj list --help
+	expect_out "  -w, --watch"
+
+	case_ "aj delete needs names or --all, not both"
+	aj delete
+	expect_rc 2
+	expect_err "aj delete: missing AjJob NAME (or --all; try aj delete --help)"
+	aj delete a --all
+	expect_rc 2
+	expect_err "aj delete: --all and NAMEs exclude each other"
+	aj delete a --phase Succeeded
+	expect_rc 2
+	expect_err "aj delete: --phase selects with --all"
+	aj delete a --wait --no-wait
+	expect_rc 2
+	expect_err "aj delete: --wait and --no-wait exclude each other"
+
+	case_ "aj run --follow submits"
+	aj run -t volcano --dry-run --follow python train.py
+	expect_rc 2
+	expect_err "aj run: --follow follows a submitted AjJob: it excludes --dry-run and --amlt"
+	aj run -t volcano --wait --follow python train.py
+	expect_rc 2
+	expect_err "aj run: --wait and --follow exclude each other"
+
 	case_ "aj help run is aj run --help"
 	aj help run
 	expect_rc 0
@@ -187,7 +265,7 @@ group_usage() {
 	case_ "aj --help gives every exit status"
 	aj --help
 	expect_rc 0
-	expect_out "130 interrupted"
+	expect_out "130 after Ctrl-C"
 
 	case_ "unknown option"
 	aj run --bogus -t volcano --dry-run echo

@@ -111,12 +111,14 @@ start kube-scheduler "https://127.0.0.1:$p/healthz" "$bin/kube-scheduler" \
 
 # --- kwok: the nodes' kubelets, simulated; the API server reaches it as each node's kubelet ---
 serving_cert kwok
+# Container logs (pods/log through the API server): one file per role, kwok's ClusterLogs.
+"$cp_here/cluster/logs.sh" "$dir/kwok-logs" >"$dir/kwok-logs.yaml" || die "cannot write kwok's logs"
 p=$(free_port)
 start kwok "https://127.0.0.1:$p/healthz" "$kwok/bin/kwok" --kubeconfig "$KUBECONFIG" \
   --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
   --node-lease-duration-seconds=40 --cidr=10.244.0.0/16 --node-ip=127.0.0.1 --node-port="$p" \
   --server-address="127.0.0.1:$p" --tls-cert-file "$pki/kwok.crt" --tls-private-key-file "$pki/kwok.key" \
-  --config "$cp_here/cluster/stages.yaml"
+  --config "$cp_here/cluster/stages.yaml" --config "$dir/kwok-logs.yaml"
 
 nodes=$(python3 "$cp_here/cluster/nodes.py" "${AJ_CLUSTER_NODES:-a100=4 h100=4 cpu=3}") ||
   die "bad AJ_CLUSTER_NODES '${AJ_CLUSTER_NODES:-}'"

@@ -4,10 +4,12 @@ request head, JSON replies, a WebSocket upgrade and frame-level I/O
 serve loop that writes the bound port to a file and never outlives the
 test that started it.
 """
+import argparse
 import base64
 import hashlib
 import json
 import os
+import socketserver
 import ssl
 import struct
 import threading
@@ -61,11 +63,37 @@ def upgrade(wfile, headers, protocol=None):
     wfile.flush()
 
 
-def tls(server, cert, key):
-    """Serve HTTPS with the given certificate and key."""
+def tls(server, cert, key, lazy=False):
+    """Serve HTTPS with the given certificate and key; lazy: each handshake in its connection's thread."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=not lazy)
+
+
+class TLSServer(socketserver.ThreadingTCPServer):
+    """An HTTPS peer on 127.0.0.1: handler class, parsed options, shared state."""
+    allow_reuse_address = True
+    daemon_threads = True
+    request_queue_size = 256   # a client may open a hundred streams at once
+
+    def __init__(self, handler, opts, state):
+        super().__init__(("127.0.0.1", 0), handler)
+        self.opts = opts
+        self.state = state
+        # a hundred streams at once: not one handshake after the other in accept()
+        tls(self, opts.cert, opts.key, lazy=True)
+
+
+def api_args(doc):
+    """The options of an API server peer: where to write its port and log, its token and TLS."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--dir")
+    ap.add_argument("--token", required=True)
+    ap.add_argument("--cert", required=True)
+    ap.add_argument("--key", required=True)
+    return ap
 
 
 def serve(server, port_file):

@@ -19,7 +19,6 @@ close frame ("drop"), or kept open until the client hangs up ("hold"). When
 the script is used up, streams hold. Every request is appended to --log as
 one JSON line with the time it arrived.
 """
-import argparse
 import json
 import os
 import socketserver
@@ -29,7 +28,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peerlib import Socket, read_head, reply, serve, tls, upgrade  # noqa: E402
+from peerlib import Socket, read_head, reply, serve, upgrade  # noqa: E402
 import peerlib  # noqa: E402
 
 
@@ -116,29 +115,12 @@ class Handler(socketserver.StreamRequestHandler):
                 ws.send_frame(i == len(chunks) - 1, 1 if i == 0 else 0, c)
 
 
-class Server(socketserver.ThreadingTCPServer):
-    allow_reuse_address = True
-    daemon_threads = True
-
-    def __init__(self, opts):
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.opts = opts
-        self.state = {"lock": threading.Lock(), "objects": {}, "rv": "10",
-                      "script": json.loads(opts.script)}
-        tls(self, opts.cert, opts.key)
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--log", required=True)
-    ap.add_argument("--dir")
-    ap.add_argument("--token", required=True)
+    ap = peerlib.api_args(__doc__)
     ap.add_argument("--script", default="[]")
-    ap.add_argument("--cert", required=True)
-    ap.add_argument("--key", required=True)
     opts = ap.parse_args()
-    return serve(Server(opts), opts.port_file)
+    state = {"lock": threading.Lock(), "objects": {}, "rv": "10", "script": json.loads(opts.script)}
+    return serve(peerlib.TLSServer(Handler, opts, state), opts.port_file)
 
 
 if __name__ == "__main__":

@@ -146,6 +146,13 @@ static void homogeneous_job(void **state)
 	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.role"), "master");
 	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.app"), "train-abc");
 	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.team"), "research");
+	/* aj logs and aj status find the pods by these, and the rank by the annotation */
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.\"aj.dev/ajjob\""),
+			    "train-abc");
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.\"aj.dev/task\""),
+			    "master");
+	assert_string_equal(aj_backend_find("volcano")->rank_annotation, "volcano.sh/task-index");
+	assert_null(aj_backend_find("aml")->rank_annotation);
 
 	pod = aj_test_json_at(job, "spec.tasks[0].template.spec");
 	assert_string_equal(aj_test_json_str(pod, "schedulerName"), "volcano");
