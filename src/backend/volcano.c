@@ -119,7 +119,8 @@ static const char *capability_name(const char *in)
 /* Capabilities upper-cased, deduplicated, in written order. 0 / -1. */
 static int capabilities(const struct aj_strlist *in, struct aj_strlist *out, struct aj_errors *err)
 {
-	struct aj_where w = where_path("config.jobs[0].submit_args.container_args.capabilities");
+	char path[80] = "";
+	struct aj_where w = where_path(path);
 	int ret = 0;
 	size_t i, k;
 
@@ -128,6 +129,8 @@ static int capabilities(const struct aj_strlist *in, struct aj_strlist *out, str
 		char *cap;
 
 		if (!name) {
+			snprintf(path, sizeof(path),
+				 "config.jobs[0].submit_args.container_args.capabilities[%zu]", i);
 			if (!strcasecmp(in->items[i], "ALL") || !strcasecmp(in->items[i], "CAP_ALL"))
 				ret = aj_errors_add(err, &w, "ALL is not allowed: list each capability");
 			else
@@ -651,25 +654,48 @@ static void clear_tasks(struct aj_jobspec *spec)
 	spec->tasks_nr = 0;
 }
 
-/* Heterogeneous: read and check config._extra.volcano.tasks into spec->tasks. */
-static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
+/*
+ * Heterogeneous: read config._extra.volcano.tasks into spec->tasks, master
+ * first (it holds node rank 0). A failed read leaves no tasks.
+ */
+static int volcano_prepare(struct aj_jobspec *spec, struct aj_errors *err)
 {
 	const struct aj_node *volcano = spec->extra && spec->extra->type == AJ_NODE_MAP ?
 		aj_node_get(spec->extra, "volcano") : NULL;
 	const struct aj_node *tasks = volcano && volcano->type == AJ_NODE_MAP ?
 		aj_node_get(volcano, "tasks") : NULL;
-	size_t i, masters = 0;
-	int ret;
+	size_t i;
 
-	ret = aj_jobspec_read_tasks(tasks, TASKS_PATH, spec, err);
-	if (ret) {
+	if (!spec->heterogeneous || spec->tasks_nr)
+		return 0;
+	if (aj_jobspec_read_tasks(tasks, TASKS_PATH, spec, err)) {
 		clear_tasks(spec);
-		return ret;
+		return -1;
 	}
-	for (i = 0; i < spec->tasks_nr; i++) {
-		struct aj_task *t = &spec->tasks[i];
-		struct aj_where w = where_path(TASKS_PATH);
+	for (i = 1; i < spec->tasks_nr; i++) {
+		if (!strcmp(spec->tasks[i].name, "master")) {
+			struct aj_task m = spec->tasks[i];
 
+			memmove(&spec->tasks[1], &spec->tasks[0], i * sizeof(m));
+			spec->tasks[0] = m;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The tasks prepare read: names, exactly one master of one replica, commands. */
+static int check_tasks(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	char path[320] = "";
+	struct aj_where w = where_path(path);
+	size_t i, masters = 0;
+	int ret = 0;
+
+	for (i = 0; i < spec->tasks_nr; i++) {
+		const struct aj_task *t = &spec->tasks[i];
+
+		snprintf(path, sizeof(path), TASKS_PATH ".%s", t->name);
 		if (!aj_dns_label(t->name, LABEL_MAX))
 			ret = aj_errors_add(err, &w, "task name \"%s\" must be a lowercase DNS label "
 					    "(letters, digits, '-')", t->name);
@@ -678,23 +704,13 @@ static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 			if (t->replicas != 1)
 				ret = aj_errors_add(err, &w, "task master must have replicas: 1, not %d",
 						    t->replicas);
-			if (i) {        /* keep master first: it holds node rank 0 */
-				struct aj_task m = *t;
-
-				memmove(&spec->tasks[1], &spec->tasks[0], i * sizeof(*t));
-				spec->tasks[0] = m;
-			}
 		}
 		if (t->has_command && !t->command.nr)
 			ret = aj_errors_add(err, &w, "task %s: command must not be empty", t->name);
 	}
-	if (masters != 1) {
-		struct aj_where w = where_path(TASKS_PATH);
-
+	snprintf(path, sizeof(path), TASKS_PATH);
+	if (masters != 1)
 		ret = aj_errors_add(err, &w, "exactly one task named master is required");
-	}
-	if (ret)
-		clear_tasks(spec);
 	return ret;
 }
 
@@ -787,7 +803,7 @@ static int check_extra_keys(const struct aj_jobspec *spec, struct aj_errors *err
 	return ret;
 }
 
-static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
+static int volcano_validate(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	struct aj_code_blob blob;
 	int ret = 0, retries;
@@ -805,7 +821,8 @@ static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 		ret = -1;
 	if (check_target_names(&spec->target, err))
 		ret = -1;
-	if (spec->heterogeneous && !spec->tasks_nr && validate_tasks(spec, err))
+	/* no tasks: prepare could not read them and has said why */
+	if (spec->heterogeneous && spec->tasks_nr && check_tasks(spec, err))
 		ret = -1;
 	if (check_extra_keys(spec, err))
 		ret = -1;
@@ -1521,9 +1538,8 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 		ret = aj_errors_oom(err);
 		goto out;
 	}
-	if (check_container(spec, err) ||
-	    check_code_volume(spec, err) || check_storage(spec, err) ||
-	    max_retry(spec, &bd.max_retry, err) ||
+	/* validated: these only read the values now */
+	if (max_retry(spec, &bd.max_retry, err) ||
 	    check_names(bd.job, r, nr, err) ||
 	    capabilities(&spec->jobs[0].container.capabilities, &caps, err))
 		goto out;
@@ -1561,4 +1577,15 @@ out:
 	return ret;
 }
 
-const struct aj_backend aj_backend_volcano = { "volcano", volcano_validate, volcano_build };
+static enum aj_code_route volcano_code_route(const struct aj_jobspec *spec)
+{
+	struct aj_code_volume v;
+
+	return aj_code_via_volume(spec, &v) ? AJ_CODE_VOLUME :
+	       aj_code_via_blob(spec) ? AJ_CODE_BLOB : AJ_CODE_NONE;
+}
+
+const struct aj_backend aj_backend_volcano = {
+	"volcano", AJ_TARGET_CLUSTER, volcano_code_route, volcano_prepare, volcano_validate,
+	volcano_build
+};
