@@ -287,9 +287,9 @@ void aj_cli_progress_format(char *out, size_t cap, const char *what, uint64_t fi
  * The code archive (cli_code.c), in both programs. Where the code goes is
  * the backend's answer (aj_backend.code_route); its digest is set through
  * aj_pipeline_set_code() only.
- * aj_cli_code_digest: for a job that ships code, the SHA-256 of the archive
- * of the current directory as its digest, sending nothing (render
- * --digest, run --dry-run --digest). 0 / -1.
+ * aj_cli_code_digest: the SHA-256 of the archive of the current directory
+ * as the job's digest, sending nothing (render --digest, run --dry-run
+ * --digest, for a job whose backend ships code). 0 / -1.
  * aj_cli_code_archive: archive "." under the template's rules into fd
  * (-1: digest only), *res describing it. 0 / -1.
  *

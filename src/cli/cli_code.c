@@ -61,8 +61,6 @@ int aj_cli_code_digest(struct aj_pipeline *pl, struct aj_errors *err)
 {
 	struct aj_archive_result res;
 
-	if (pl->backend->code_route(&pl->spec) == AJ_CODE_NONE)
-		return 0;
 	return aj_cli_code_archive(&pl->spec, -1, &res, err) ||
 	       aj_pipeline_set_code(pl, res.sha256_hex, err) ? -1 : 0;
 }

@@ -120,9 +120,6 @@ int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 	const struct aj_jobspec *spec = &p->pl.spec;
 	struct aj_where w;
 
-	/* amlt takes the tree itself: no digest names it */
-	if (digest == AJ_CLI_DIGEST_PLACEHOLDER && !o->amlt)
-		in.code_digest = AJ_CODE_DIGEST_PLACEHOLDER;
 	if (aj_cli_open_home(&p->src, err) || aj_pipeline_load(&in, &p->pl, err))
 		return -1;
 	if (o->amlt && spec->heterogeneous) {
@@ -130,7 +127,11 @@ int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 		return aj_errors_add(err, &w,
 				     "heterogeneous jobs cannot be handed to amlt (--amlt)");
 	}
-	if (digest == AJ_CLI_DIGEST_COMPUTE && !o->amlt && aj_cli_code_digest(&p->pl, err))
+	/* amlt takes the tree itself: no digest names it */
+	if (!o->amlt && digest != AJ_CLI_DIGEST_NONE &&
+	    p->pl.backend->code_route(spec) != AJ_CODE_NONE &&
+	    (digest == AJ_CLI_DIGEST_COMPUTE ? aj_cli_code_digest(&p->pl, err) :
+	     aj_pipeline_set_code(&p->pl, AJ_CODE_DIGEST_PLACEHOLDER, err)))
 		return -1;
 	p->name = o->name ? aj_strdup(o->name) :
 		  derive_name(spec->jobs_nr ? spec->jobs[0].name : NULL, err);

@@ -157,7 +157,8 @@ int aj_pipeline_load(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 	}
 	p->backend = find_backend(p, err);
 	rc = !p->backend || check(p, err) ||
-	     (in->permitted && aj_backend_permit(&p->spec, in->namespace_, in->permitted, err));
+	     (in->permitted && p->backend->target == AJ_TARGET_CLUSTER &&
+	      aj_backend_permit(&p->spec, in->namespace_, in->permitted, err));
 	locate(err, before, &p->tpl);
 	if (rc)
 		return -1;
@@ -166,11 +167,8 @@ int aj_pipeline_load(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 
 int aj_pipeline_set_code(struct aj_pipeline *p, const char *digest, struct aj_errors *err)
 {
-	char *copy;
+	char *copy = aj_strdup(digest);
 
-	if (p->backend->code_route(&p->spec) == AJ_CODE_NONE)
-		return 0;
-	copy = aj_strdup(digest);
 	if (!copy)
 		return aj_errors_oom(err);
 	aj_free(p->spec.code.digest);

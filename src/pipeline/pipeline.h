@@ -41,16 +41,18 @@ struct aj_pipeline_in {
 	const char *const *argv;           /* the user command, one item per argument */
 	size_t argc;
 	/*
-	 * The code the job takes when it is known: the AjJob's spec.code.digest,
-	 * or AJ_CODE_DIGEST_PLACEHOLDER for output that is only shown. NULL:
-	 * none yet (aj run sets it once the code is sent: aj_pipeline_set_code).
+	 * The code the job takes: the AjJob's spec.code.digest, or NULL. It is
+	 * set as given (aj_pipeline_set_code), and a backend that cannot ship
+	 * code for this spec refuses it at build. The CLI passes NULL and sets
+	 * the digest once it knows one, where the backend ships code.
 	 */
 	const char *code_digest;
 	/*
-	 * The permit check (aj_backend_permit): the namespace the objects go to
-	 * and the controller's privileged-namespace list. permitted NULL skips
-	 * it: the CLI does not know the controller's setting, and the
-	 * controller checks every AjJob before it builds anything.
+	 * The permit check (aj_backend_permit) of a backend whose objects go to
+	 * the cluster: the namespace they go to and the controller's
+	 * privileged-namespace list. permitted NULL skips it: the CLI does not
+	 * know the controller's setting, and the controller checks every AjJob
+	 * before it builds anything.
 	 */
 	const char *namespace_;
 	const char *permitted;
@@ -81,10 +83,10 @@ int aj_pipeline_load(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 		     struct aj_errors *err);
 
 /*
- * The one place a job's code digest is set: spec.code.digest becomes
- * digest when the backend ships code for this spec (its code route is not
- * AJ_CODE_NONE), and stays unset otherwise. A digest already set is
- * replaced. 0 / -1 (out of memory).
+ * The one place a job's code digest is set (a digest already set is
+ * replaced). Callers that choose what to show or send ask
+ * p->backend->code_route(&p->spec) first: AJ_CODE_NONE ships no code.
+ * 0 / -1 (out of memory).
  */
 int aj_pipeline_set_code(struct aj_pipeline *p, const char *digest, struct aj_errors *err);
 

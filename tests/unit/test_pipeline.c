@@ -25,14 +25,21 @@
 
 static const char *const command[] = { "python", "train.py", "--msg", "it's $(here) $$5" };
 
-/* Load and build from in; the objects printed into out. */
-static void render(const struct aj_pipeline_in *in, const struct aj_build_ctx *ctx,
-		   struct aj_pipeline *pl, struct aj_buf *out)
+/*
+ * Load from in, set the code digest where the backend ships code (as the
+ * CLI does once it knows it; NULL: the controller's in->code_digest is
+ * all), build; the objects printed into out.
+ */
+static void render(const struct aj_pipeline_in *in, const char *digest,
+		   const struct aj_build_ctx *ctx, struct aj_pipeline *pl, struct aj_buf *out)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	cJSON *objects = NULL;
 
-	if (aj_pipeline_load(in, pl, &err) || aj_pipeline_build(pl, ctx, &objects, &err))
+	if (aj_pipeline_load(in, pl, &err) ||
+	    (digest && pl->backend->code_route(&pl->spec) != AJ_CODE_NONE &&
+	     aj_pipeline_set_code(pl, digest, &err)) ||
+	    aj_pipeline_build(pl, ctx, &objects, &err))
 		fail_msg("%s: %s", in->template_name, aj_test_errors_text(&err));
 	assert_int_equal(aj_json_print(objects, out), 0);
 	cJSON_Delete(objects);
@@ -66,7 +73,7 @@ static void render_ajjob(const struct aj_pipeline *p, const struct aj_build_ctx 
 				      (const char *const *)b.command.items, b.command.nr,
 				      b.code_digest, "team", "*" };
 	aj_pipeline_init(&pl);
-	render(&in, ctx, &pl, out);
+	render(&in, NULL, ctx, &pl, out);
 	aj_pipeline_release(&pl);
 	aj_bundle_release(&b);
 	aj_node_free(tree);
@@ -85,13 +92,13 @@ static int both_paths(struct aj_source *src, const char *name, const struct aj_s
 		      const char *digest, int preview)
 {
 	struct aj_build_ctx ctx = { "x", "team", NULL, NULL, NULL, preview };
-	struct aj_pipeline_in in = { src, name, shape, command, 4, digest, NULL, NULL };
+	struct aj_pipeline_in in = { src, name, shape, command, 4, NULL, NULL, NULL };
 	struct aj_buf cli = AJ_BUF_INIT(AJ_BUF_LARGE), controller = AJ_BUF_INIT(AJ_BUF_LARGE);
 	struct aj_pipeline pl;
 	int hetero;
 
 	aj_pipeline_init(&pl);
-	render(&in, &ctx, &pl, &cli);
+	render(&in, digest, &ctx, &pl, &cli);
 	render_ajjob(&pl, &ctx, &controller);
 	if (strcmp(aj_buf_cstr(&cli), aj_buf_cstr(&controller)))
 		fail_msg("%s: the controller's objects differ from the CLI's:\n%s\n---\n%s", name,
