@@ -41,5 +41,9 @@ static int aml_build(const struct aj_jobspec *spec, const struct aj_build_ctx *c
 }
 
 const struct aj_backend aj_backend_aml = {
-	"aml", AJ_TARGET_AZURE, aj_azureml_code_route, NULL, aml_validate, aml_build
+	.name = "aml",
+	.target = AJ_TARGET_AZURE,
+	.code_route = aj_azureml_code_route,
+	.validate = aml_validate,
+	.build = aml_build,
 };

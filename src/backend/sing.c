@@ -169,5 +169,9 @@ static int sing_build(const struct aj_jobspec *spec, const struct aj_build_ctx *
 }
 
 const struct aj_backend aj_backend_sing = {
-	"sing", AJ_TARGET_AZURE, aj_azureml_code_route, NULL, sing_validate, sing_build
+	.name = "sing",
+	.target = AJ_TARGET_AZURE,
+	.code_route = aj_azureml_code_route,
+	.validate = sing_validate,
+	.build = sing_build,
 };

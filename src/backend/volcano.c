@@ -1586,6 +1586,10 @@ static enum aj_code_route volcano_code_route(const struct aj_jobspec *spec)
 }
 
 const struct aj_backend aj_backend_volcano = {
-	"volcano", AJ_TARGET_CLUSTER, volcano_code_route, volcano_prepare, volcano_validate,
-	volcano_build
+	.name = "volcano",
+	.target = AJ_TARGET_CLUSTER,
+	.code_route = volcano_code_route,
+	.prepare = volcano_prepare,
+	.validate = volcano_validate,
+	.build = volcano_build,
 };
