@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "backend/codeship.h"
 #include "cli.h"
 #include "code/archive.h"
 #include "code/ignore.h"

@@ -32,6 +32,7 @@
 #include "azure/blob.h"
 #include "backend/azureml.h"
 #include "backend/backend.h"
+#include "backend/codeship.h"
 #include "cli.h"
 #include "code/archive.h"
 #include "code/ignore.h"

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/codeship.h"
 #include "cli.h"
 #include "code/archive.h"
 #include "code/ignore.h"

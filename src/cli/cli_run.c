@@ -19,13 +19,14 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/common.h"
 #include "cli.h"
 #include "core/ajjob.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
-#include "core/json.h"
 #include "core/jobspec.h"
+#include "core/json.h"
 #include "core/node.h"
 #include "core/resolve.h"
 #include "core/source.h"
