@@ -4,7 +4,7 @@
 #include "backend.h"
 
 #include <stddef.h>
-#include <string.h>
+#include <strings.h>
 
 extern const struct aj_backend aj_backend_aml;
 extern const struct aj_backend aj_backend_sing;
@@ -22,7 +22,7 @@ const struct aj_backend *aj_backend_find(const char *service)
 	size_t i;
 
 	for (i = 0; service && backends[i]; i++)
-		if (!strcmp(backends[i]->name, service))
+		if (!strcasecmp(backends[i]->name, service))
 			return backends[i];
 	return NULL;
 }

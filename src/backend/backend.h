@@ -54,6 +54,11 @@ struct aj_backend {
 	enum aj_backend_target target;
 	enum aj_code_route (*code_route)(const struct aj_jobspec *spec);
 	/*
+	 * Where under _extra the backend reads heterogeneous task declarations
+	 * ("volcano.tasks"), or NULL: declaring them makes a job heterogeneous.
+	 */
+	const char *tasks_key;
+	/*
 	 * Read what the backend owns of spec->extra into the spec (volcano:
 	 * the heterogeneous tasks). NULL when there is nothing. Collects every
 	 * problem; -1 if any (spec stays releasable).
@@ -73,7 +78,7 @@ struct aj_backend {
 		     cJSON **out, struct aj_errors *err);
 };
 
-/* The backend for a service name ("aml", "sing", "volcano"), or NULL. */
+/* The backend for a service name ("aml", "sing", "volcano"; any case), or NULL. */
 const struct aj_backend *aj_backend_find(const char *service);
 /* The table, NULL-terminated, for listing. */
 const struct aj_backend *const *aj_backend_all(void);

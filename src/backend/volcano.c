@@ -1049,6 +1049,7 @@ const struct aj_backend aj_backend_volcano = {
 	.name = "volcano",
 	.target = AJ_TARGET_CLUSTER,
 	.code_route = aj_codeship_route,
+	.tasks_key = "volcano.tasks",
 	.prepare = volcano_prepare,
 	.validate = volcano_validate,
 	.build = volcano_build,

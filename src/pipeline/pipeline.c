@@ -100,25 +100,51 @@ static void locate(struct aj_errors *err, size_t from, const struct aj_template 
 	}
 }
 
-/* target.service's row, or an error naming the services the table has. */
-static const struct aj_backend *find_backend(const struct aj_pipeline *p, struct aj_errors *err)
+/*
+ * The row for the service as written (any case), looked up before the
+ * conversion because the row says where its tasks are; NULL when unknown.
+ */
+static const struct aj_backend *peek_backend(const struct aj_node *config)
+{
+	const struct aj_node *n = aj_node_at(config, "target.service");
+
+	if (!n || n->type == AJ_NODE_NULL)
+		return aj_backend_find(AJ_DEFAULT_SERVICE);
+	return n->type == AJ_NODE_STRING ? aj_backend_find(n->str) : NULL;
+}
+
+/*
+ * target.service's row, the spec's name made the row's; or an error naming
+ * the services the table has.
+ */
+static const struct aj_backend *find_backend(struct aj_pipeline *p, struct aj_errors *err)
 {
 	const struct aj_backend *const *all = aj_backend_all();
 	const struct aj_backend *be = aj_backend_find(p->spec.target.service);
 	struct aj_buf names = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_where w;
+	char *name;
 	size_t i;
 
-	if (be)
+	if (!p->spec.target.service)
+		return NULL;      /* not a string: the conversion said so */
+	if (be) {
+		if (!(name = aj_strdup(be->name))) {
+			aj_errors_oom(err);
+			return NULL;
+		}
+		aj_free(p->spec.target.service);
+		p->spec.target.service = name;
 		return be;
+	}
 	for (i = 0; all[i]; i++)
-		aj_buf_addf(&names, "%s%s", i ? (all[i + 1] ? ", " : " or ") : "", all[i]->name);
+		aj_buf_addf(&names, "%s%s", i ? ", " : "", all[i]->name);
 	aj_node_where(aj_node_at(p->tpl.config, "target.service"), "config.target.service", &w);
 	if (names.failed)
 		aj_errors_oom(err);
 	else
-		aj_errors_add(err, &w, "unknown service \"%s\" (%s)", p->spec.target.service,
-			      aj_buf_cstr(&names));
+		aj_errors_add(err, &w, "unknown value \"%s\" (expected one of: %s)",
+			      p->spec.target.service, aj_buf_cstr(&names));
 	aj_buf_release(&names);
 	return NULL;
 }
@@ -140,23 +166,26 @@ int aj_pipeline_resolve(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 int aj_pipeline_load(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 		     struct aj_errors *err)
 {
+	struct aj_jobspec_in conv = { in->shape, in->argv, in->argc, NULL };
+	const struct aj_backend *be;
 	size_t before;
 	int rc;
 
 	if (!p->tpl.name && aj_pipeline_resolve(in, p, err))
 		return -1;
 	before = err->nr;
-	rc = aj_jobspec_from_config(p->tpl.config, p->tpl.name, in->shape, in->argv, in->argc,
-				    &p->spec, err);
-	if (rc) {
+	be = peek_backend(p->tpl.config);
+	conv.tasks_key = be ? be->tasks_key : NULL;
+	rc = aj_jobspec_convert(p->tpl.config, p->tpl.name, &conv, &p->spec, err);
+	p->backend = find_backend(p, err);
+	if (rc || !p->backend) {
 		/* the tasks' own problems too, so one run reports them all */
-		if (p->spec.heterogeneous && (p->backend = aj_backend_find(p->spec.target.service)))
+		if (p->spec.heterogeneous && p->backend)
 			check(p, err);
 		locate(err, before, &p->tpl);
 		return -1;
 	}
-	p->backend = find_backend(p, err);
-	rc = !p->backend || check(p, err) ||
+	rc = check(p, err) ||
 	     (in->permitted && p->backend->target == AJ_TARGET_CLUSTER &&
 	      aj_backend_permit(&p->spec, in->namespace_, in->permitted, err));
 	locate(err, before, &p->tpl);

@@ -209,11 +209,87 @@ static void backend_errors_are_located(void **state)
 	}
 }
 
+/* Load one template/t from YAML with shape; returns load's result, err filled. */
+static int load_yaml(const char *yaml, const struct aj_shape_args *shape, struct aj_pipeline *pl,
+		     struct aj_errors *err)
+{
+	struct aj_source src;
+	struct aj_node *doc = aj_test_yaml(yaml);
+	struct aj_pipeline_in in = { &src, "template/t", shape, command, 4, NULL, NULL, NULL };
+	int rc;
+
+	assert_int_equal(aj_source_memory_init(&src, "t"), 0);
+	assert_int_equal(aj_source_memory_add(&src, "template/t", doc), 0);
+	aj_pipeline_init(pl);
+	rc = aj_pipeline_load(&in, pl, err);
+	aj_source_release(&src);
+	aj_node_free(doc);
+	return rc;
+}
+
+/*
+ * The services are the backend table's: an unknown one is reported at its
+ * place beside the conversion's problems, and a name in another case is
+ * the row's.
+ */
+static void services_come_from_the_table(void **state)
+{
+	struct aj_shape_args one = { 1, 1, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_pipeline pl;
+
+	(void)state;
+	assert_int_equal(load_yaml("base: []\nconfig:\n  target: {service: k8s, rdma: z}\n"
+				   "  jobs: [{sku: G1}]\n", &one, &pl, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "test.yaml:3:21: config.target.service: unknown "
+					   "value \"k8s\" (expected one of: aml, sing, volcano)"));
+	assert_true(aj_test_errors_contain(&err, "config.target.rdma: expected boolean"));
+	assert_null(pl.backend);
+	aj_pipeline_release(&pl);
+	aj_errors_release(&err);
+
+	assert_int_equal(load_yaml("base: []\nconfig:\n  target: {service: Volcano}\n"
+				   "  environment: {image: x}\n  jobs: [{sku: G1}]\n", &one, &pl, &err), 0);
+	assert_string_equal(pl.spec.target.service, "volcano");
+	assert_ptr_equal(pl.backend, aj_backend_find("volcano"));
+	aj_pipeline_release(&pl);
+}
+
+/* The backend's row says where tasks live: declaring them makes the job heterogeneous. */
+static void declared_tasks_make_heterogeneous(void **state)
+{
+	static const char yaml[] =
+		"base: []\nconfig:\n  target: {service: volcano}\n  environment: {image: x}\n"
+		"  jobs: [{sku: \"{nodes}xG8\"}]\n"
+		"  _extra: {volcano: {tasks: {master: {replicas: 1, cpus_per_node: 1, memory: 1Gi, "
+		"gpus_per_node: 0, rdma: false, processes_per_node: 1}}}}\n";
+	struct aj_shape_args none = { 0, 0, 0 }, n2 = { 2, 0, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_pipeline pl;
+
+	(void)state;
+	assert_int_equal(load_yaml(yaml, &n2, &pl, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "-n: not allowed for a heterogeneous job"));
+	assert_true(aj_test_errors_contain(&err, "SKU placeholders ({nodes}, {processes}) are not "
+					   "allowed in a heterogeneous job: the tasks under "
+					   "config._extra.volcano.tasks declare the shape"));
+	aj_pipeline_release(&pl);
+	aj_errors_release(&err);
+
+	assert_int_equal(load_yaml(yaml, &none, &pl, &err), -1);
+	assert_true(pl.spec.heterogeneous);
+	assert_int_equal(pl.spec.tasks_nr, 1);
+	aj_pipeline_release(&pl);
+	aj_errors_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(examples_agree),
 		cmocka_unit_test(backend_errors_are_located),
+		cmocka_unit_test(services_come_from_the_table),
+		cmocka_unit_test(declared_tasks_make_heterogeneous),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
