@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "cli.h"
 #include "core/alloc.h"
+#include "core/ajjob.h"
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/node.h"
@@ -25,15 +26,18 @@
 #include "kube/client.h"
 #include "kube/watch.h"
 
-#define AJJOB_KIND "ajjob.aj.dev"
-#define CANCEL_ANNOTATION "aj.dev/cancel"
+/* the AjJob contract's names (core/ajjob.h) */
+#define AJJOB_KIND AJ_AJJOB_RESOURCE
+#define CANCEL_ANNOTATION AJ_CANCEL_ANNOTATION
 #define NAME_MAX_LEN 253          /* a DNS-1123 subdomain */
 #define NAMESPACE_MAX_LEN 63
 /* One REST request may take this long before the CLI gives up (seconds). */
 #define REQUEST_TIMEOUT 30
 #define EXIT_INTERRUPTED 130
 
-static const struct aj_kube_resource ajjobs = { "aj.dev", "v1alpha1", "ajjobs", 1 };
+static const struct aj_kube_resource ajjobs = {
+	AJ_AJJOB_GROUP, AJ_AJJOB_VERSION, AJ_AJJOB_PLURAL, 1
+};
 
 /* --- reading objects --- */
 
@@ -70,13 +74,23 @@ static const char *phase_of(const cJSON *job)
 {
 	const char *p = str_at(job, "status.phase");
 
-	return p ? p : "Pending";
+	return p ? p : aj_phase_name(AJ_PHASE_PENDING);
 }
 
+/* A phase this aj does not know (a newer controller's) is not an end. */
 static int phase_terminal(const char *p)
 {
-	return !strcmp(p, "Succeeded") || !strcmp(p, "Failed") ||
-	       !strcmp(p, "Cancelled");
+	enum aj_phase ph;
+
+	return !aj_phase_parse(p, &ph) && aj_phase_terminal(ph);
+}
+
+/* The exit status of a job that ended in phase p. */
+static int phase_exit(const char *p)
+{
+	enum aj_phase ph;
+
+	return !aj_phase_parse(p, &ph) && ph == AJ_PHASE_SUCCEEDED ? AJ_EXIT_OK : AJ_EXIT_FAIL;
 }
 
 /* Append s on one line: each run of line breaks becomes "; ". */
@@ -297,7 +311,7 @@ static int wait_saw(struct waiter *w, const cJSON *job)
 	if (rc)
 		wait_finish(w, AJ_EXIT_FAIL);
 	else if (phase_terminal(phase))
-		wait_finish(w, strcmp(phase, "Succeeded") ? AJ_EXIT_FAIL : AJ_EXIT_OK);
+		wait_finish(w, phase_exit(phase));
 	return 0;
 }
 
@@ -620,7 +634,7 @@ int aj_cli_status_run(const struct aj_cli_opts *o)
 	rc = o->format_set ? print_object(job, o->format, &err) : describe(job, &err);
 	if (!rc && o->wait) {
 		if (phase_terminal(phase_of(job)))
-			rc = strcmp(phase_of(job), "Succeeded") ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+			rc = phase_exit(phase_of(job));
 		else
 			rc = wait_job(&k, k.cfg.namespace, o->arg, phase_of(job), &err);
 	}
