@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "cli_kube.h"
 #include "core/alloc.h"
+#include "core/ajjob.h"
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/node.h"
@@ -31,7 +32,9 @@
 /* One REST request may take this long before the CLI gives up (seconds). */
 #define REQUEST_TIMEOUT 30
 
-const struct aj_kube_resource aj_cli_ajjobs = { "aj.dev", "v1alpha1", "ajjobs", 1 };
+const struct aj_kube_resource aj_cli_ajjobs = {
+	AJ_AJJOB_GROUP, AJ_AJJOB_VERSION, AJ_AJJOB_PLURAL, 1
+};
 
 /* --- reading objects --- */
 
@@ -68,18 +71,22 @@ const char *aj_cli_phase(const cJSON *job)
 {
 	const char *p = aj_cli_str_at(job, "status.phase");
 
-	return p ? p : "Pending";
+	return p ? p : aj_phase_name(AJ_PHASE_PENDING);
 }
 
+/* A phase this aj does not know (a newer controller's) is not an end. */
 int aj_cli_phase_terminal(const char *p)
 {
-	return !strcmp(p, "Succeeded") || !strcmp(p, "Failed") ||
-	       !strcmp(p, "Cancelled");
+	enum aj_phase ph;
+
+	return !aj_phase_parse(p, &ph) && aj_phase_terminal(ph);
 }
 
 int aj_cli_phase_exit(const char *p)
 {
-	return strcmp(p, "Succeeded") ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+	enum aj_phase ph;
+
+	return !aj_phase_parse(p, &ph) && ph == AJ_PHASE_SUCCEEDED ? AJ_EXIT_OK : AJ_EXIT_FAIL;
 }
 
 /* Append s on one line: each run of line breaks becomes "; ". */
@@ -788,7 +795,8 @@ static int delete_one(struct aj_kube *k, const char *name, int wait, struct aj_e
 	phase = aj_cli_phase(job);
 	if (!aj_cli_phase_terminal(phase)) {
 		rc = request_cancel(k, name, err);
-		if (!rc && wait && !strcmp(phase, "Pending") && !aj_cli_str_at(job, "status.backend"))
+		if (!rc && wait && !strcmp(phase, aj_phase_name(AJ_PHASE_PENDING)) &&
+		    !aj_cli_str_at(job, "status.backend"))
 			rc = 0;   /* no controller has seen it: there is nothing to cancel yet */
 		else if (!rc && wait)
 			rc = aj_cli_kube_wait_job(k, k->cfg.namespace, name, phase, err);

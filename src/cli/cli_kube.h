@@ -15,15 +15,17 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "core/ajjob.h"
 #include "core/buf.h"
 
 struct aj_errors;
 struct aj_kube;
 struct aj_kube_resource;
 
-#define AJJOB_KIND "ajjob.aj.dev"
+/* the AjJob contract's names (core/ajjob.h) */
+#define AJJOB_KIND AJ_AJJOB_RESOURCE
 #define AJ_CLI_EXIT_INTERRUPTED 130
-#define AJ_CLI_CANCEL_ANNOTATION "aj.dev/cancel"
+#define AJ_CLI_CANCEL_ANNOTATION AJ_CANCEL_ANNOTATION
 
 extern const struct aj_kube_resource aj_cli_ajjobs;
 

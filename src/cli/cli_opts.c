@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "core/ajjob.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -61,11 +62,6 @@ static const struct opt_def opt_defs[] = {
 	{ AJ_OPT_WATCH, 'w', "watch", 0 },
 	{ AJ_OPT_ALL, 0, "all", 0 },
 	{ AJ_OPT_NO_WAIT, 0, "no-wait", 0 },
-};
-
-/* The controller's phase names. */
-const char *const aj_cli_phases[] = {
-	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled", "Cancelling", NULL
 };
 
 int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -166,12 +162,12 @@ static int parse_phase(const char *cmd, const char *opt, const char *s, const ch
 	const char *near;
 	size_t i;
 
-	for (i = 0; aj_cli_phases[i]; i++)
-		if (!strcmp(aj_cli_phases[i], s)) {
-			*out = aj_cli_phases[i];
+	for (i = 0; aj_phase_names[i]; i++)
+		if (!strcmp(aj_phase_names[i], s)) {
+			*out = aj_phase_names[i];
 			return AJ_EXIT_OK;
 		}
-	near = aj_suggest(s, aj_cli_phases, i);
+	near = aj_suggest(s, aj_phase_names, i);
 	if (near)
 		return aj_cli_usage_error(cmd, "%s: unknown phase '%s': did you mean %s?", opt, s, near);
 	return aj_cli_usage_error(cmd, "%s: unknown phase '%s' (Pending, Submitted, Running, "

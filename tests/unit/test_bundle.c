@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "core/bundle.h"
+#include "core/ajjob.h"
 #include "core/error.h"
 #include "core/node.h"
 #include "core/resolve.h"
@@ -117,6 +117,38 @@ static void every_problem_is_reported_with_its_key_path(void **state)
 	assert_int_equal(aj_errors_count(&fx.err), 6);
 }
 
+/* spec.code is the code the job takes: read as written, strings only. */
+static void the_code_is_read_with_the_bundle(void **state)
+{
+	(void)state;
+	assert_int_equal(read_bundle(
+		"name: template/gpu\n"
+		"template: {config: {}}\n"
+		"command: [echo]\n"
+		"code: {digest: abc, uri: \"azureml://datastores/d/paths/aj-code/abc/\"}\n"), 0);
+	assert_string_equal(fx.b.code_digest, "abc");
+	assert_string_equal(fx.b.code_uri, "azureml://datastores/d/paths/aj-code/abc/");
+	aj_bundle_release(&fx.b);
+	aj_node_free(fx.spec);
+
+	assert_int_equal(read_bundle("name: template/gpu\ntemplate: {config: {}}\ncommand: [echo]\n"), 0);
+	assert_null(fx.b.code_digest);
+	assert_null(fx.b.code_uri);
+	aj_bundle_release(&fx.b);
+	aj_node_free(fx.spec);
+
+	assert_int_equal(read_bundle("name: template/gpu\ntemplate: {config: {}}\ncommand: [echo]\n"
+				     "code: {digest: 7, uri: [x]}\n"), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "test.yaml:4:16: spec.code.digest: expected a string"));
+	assert_true(aj_test_errors_contain(&fx.err, "spec.code.uri: expected a string"));
+	aj_bundle_release(&fx.b);
+	aj_node_free(fx.spec);
+
+	assert_int_equal(read_bundle("name: template/gpu\ntemplate: {config: {}}\ncommand: [echo]\n"
+				     "code: abc\n"), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "spec.code: expected a mapping"));
+}
+
 /* An unsafe leaf name is blamed on spec.name, where it is written. */
 static void an_invalid_leaf_name_is_reported_at_spec_name(void **state)
 {
@@ -146,6 +178,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(every_problem_is_reported_with_its_key_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(an_invalid_leaf_name_is_reported_at_spec_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(command_and_template_are_required, setup, teardown),
+		cmocka_unit_test_setup_teardown(the_code_is_read_with_the_bundle, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
