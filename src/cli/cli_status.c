@@ -4,7 +4,8 @@
  * (status.azure) when the controller reports them, then one row per pod
  * (task, rank, node, phase, restarts, exit code or reason, age), why
  * pending pods wait (their scheduling condition), and the last Events of
- * the AjJob, its Volcano Job and its PodGroup.
+ * the AjJob, its backend's Job (status.<backend>.jobName of a cluster
+ * backend) and that Job's PodGroup (a gang scheduler's, named <job>-...).
  *
  * -o yaml|json prints the AjJob (without managedFields) with two more keys,
  * `pods` (the rows) and `events`, so scripts read the same data.
@@ -29,7 +30,6 @@
 
 static const struct aj_kube_resource pods_res = { "", "v1", "pods", 1 };
 static const struct aj_kube_resource events_res = { "", "v1", "events", 1 };
-static const struct aj_kube_resource vcjobs_res = { "batch.volcano.sh", "v1alpha1", "jobs", 1 };
 
 /* The command as a shell would need it typed: words quoted only when needed. */
 static void add_command(struct aj_buf *b, const cJSON *cmd)
@@ -217,9 +217,18 @@ static int event_cmp(const void *a, const void *b)
 	return strcmp(x ? x : "", y ? y : "");
 }
 
-/* The Events about kind/name, as rows appended to rows. */
-static int gather_events_of(struct aj_kube *k, const char *kind, const char *name, cJSON *rows,
-			    struct aj_errors *err)
+/* Is s a Kubernetes uid (8-4-4-4-12 hexadecimal digits)? */
+static int is_uid(const char *s)
+{
+	return strlen(s) == 36 && strspn(s, "0123456789abcdef-") == 36;
+}
+
+/*
+ * The Events about kind/name, as rows appended to rows; with by_uid set,
+ * about every kind object named name followed by a uid.
+ */
+static int gather_events_of(struct aj_kube *k, const char *kind, const char *name, int by_uid,
+			    cJSON *rows, struct aj_errors *err)
 {
 	struct aj_kube_ref ref = { &events_res, k->cfg.namespace, NULL, NULL };
 	struct aj_kube_list_opts lo;
@@ -229,16 +238,27 @@ static int gather_events_of(struct aj_kube *k, const char *kind, const char *nam
 	int rc;
 
 	memset(&lo, 0, sizeof(lo));
-	aj_buf_addf(&sel, "involvedObject.kind=%s,involvedObject.name=%s", kind, name);
-	aj_buf_addf(&obj, "%s/%s", kind, name);
-	if (sel.failed || obj.failed)
+	aj_buf_addf(&sel, "involvedObject.kind=%s", kind);
+	if (!by_uid)
+		aj_buf_addf(&sel, ",involvedObject.name=%s", name);
+	if (sel.failed)
 		return aj_errors_oom(err);
 	lo.field_selector = aj_buf_cstr(&sel);
 	rc = aj_kube_list_all(k, &ref, &lo, &list, NULL, err);
 	aj_buf_release(&sel);
 	cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(list, "items")) {
 		const cJSON *count = cJSON_GetObjectItemCaseSensitive(ev, "count");
+		const char *about = aj_cli_str_at(ev, "involvedObject.name");
 
+		if (by_uid && (!about || strncmp(about, name, strlen(name)) ||
+			       !is_uid(about + strlen(name))))
+			continue;
+		aj_buf_reset(&obj);
+		aj_buf_addf(&obj, "%s/%s", kind, about ? about : name);
+		if (obj.failed) {
+			rc = aj_errors_oom(err);
+			break;
+		}
 		row = cJSON_CreateObject();
 		if (!row || add_str(row, "object", aj_buf_cstr(&obj)) ||
 		    add_str(row, "type", aj_cli_str_at(ev, "type")) ||
@@ -257,30 +277,35 @@ static int gather_events_of(struct aj_kube *k, const char *kind, const char *nam
 	return rc;
 }
 
-/* The AjJob's, its Volcano Job's and its PodGroup's Events, the newest STATUS_EVENTS. */
+/* The job a cluster backend made for the AjJob (status.<backend>.jobName), or NULL. */
+static const char *backend_job(const cJSON *job)
+{
+	const char *service = aj_cli_str_at(job, "status.backend");
+	const struct aj_backend *be = service ? aj_backend_find(service) : NULL;
+	const cJSON *member;
+
+	if (!be || be->target != AJ_TARGET_CLUSTER)
+		return NULL;
+	member = cJSON_GetObjectItemCaseSensitive(aj_cli_at(job, "status"), be->name);
+	return aj_cli_str_at(member, "jobName");
+}
+
+/* The AjJob's, its backend Job's and that Job's PodGroup's Events, the newest STATUS_EVENTS. */
 static int gather_events(struct aj_kube *k, const cJSON *job, cJSON *rows, struct aj_errors *err)
 {
-	const char *vcjob = aj_cli_str_at(job, "status.volcano.jobName");
+	const char *bjob = backend_job(job);
 	struct aj_buf pg = AJ_BUF_INIT(AJ_BUF_SMALL);
-	struct aj_errors ignored = AJ_ERRORS_INIT;
-	cJSON *vj = NULL;
-	int rc = gather_events_of(k, "AjJob", aj_cli_str_at(job, "metadata.name"), rows, err);
+	int rc = gather_events_of(k, "AjJob", aj_cli_str_at(job, "metadata.name"), 0, rows, err);
 
-	if (!rc && vcjob) {
-		struct aj_kube_ref ref = { &vcjobs_res, k->cfg.namespace, vcjob, NULL };
-
-		rc = gather_events_of(k, "Job", vcjob, rows, err);
-		/* Volcano names a Job's PodGroup after the Job and its uid */
-		if (!rc && !aj_kube_get(k, &ref, &vj, NULL, &ignored) &&
-		    aj_cli_str_at(vj, "metadata.uid")) {
-			aj_buf_addf(&pg, "%s-%s", vcjob, aj_cli_str_at(vj, "metadata.uid"));
-			rc = pg.failed ? aj_errors_oom(err)
-				       : gather_events_of(k, "PodGroup", aj_buf_cstr(&pg), rows, err);
-		}
+	if (!rc && bjob)
+		rc = gather_events_of(k, "Job", bjob, 0, rows, err);
+	if (!rc && bjob) {
+		/* Volcano names a Job's PodGroup <job>-<uid of the Job> */
+		aj_buf_addf(&pg, "%s-", bjob);
+		rc = pg.failed ? aj_errors_oom(err)
+			       : gather_events_of(k, "PodGroup", aj_buf_cstr(&pg), 1, rows, err);
 	}
-	cJSON_Delete(vj);
 	aj_buf_release(&pg);
-	aj_errors_release(&ignored);
 	if (!rc && sort_array(rows, event_cmp))
 		rc = aj_errors_oom(err);
 	while (!rc && cJSON_GetArraySize(rows) > STATUS_EVENTS)
@@ -468,7 +493,7 @@ static int describe(const cJSON *job, const cJSON *pods, const cJSON *events, st
 	field(&out, "Age:", age);
 	field(&out, "Backend:", aj_cli_str_at(job, "status.backend"));
 	field(&out, "Phase:", aj_cli_phase(job));
-	field(&out, "Volcano job:", aj_cli_str_at(job, "status.volcano.jobName"));
+	field(&out, "Backend job:", backend_job(job));
 	if (cJSON_GetObjectItemCaseSensitive(aj_cli_at(job, "metadata.annotations"),
 					     AJ_CLI_CANCEL_ANNOTATION))
 		field(&out, "Cancel:", "requested");

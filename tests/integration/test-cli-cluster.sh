@@ -84,7 +84,7 @@ expect_ok "the controller submits r1" wait_for 30 phase_is r1 Submitted
 aj status r1 --namespace "$ns" >"$work/status.txt" 2>&1
 expect_ok "status shows the phase" grep -qE '^Phase: +Submitted$' "$work/status.txt"
 expect_ok "status shows the backend" grep -qE '^Backend: +volcano$' "$work/status.txt"
-expect_ok "status shows the Volcano Job" grep -qE '^Volcano job: +r1$' "$work/status.txt"
+expect_ok "status shows the Volcano Job" grep -qE '^Backend job: +r1$' "$work/status.txt"
 expect_ok "status shows the command, quoted where needed" grep -qE "^Command: +python train.py --lr 3e-4\$" "$work/status.txt"
 expect_ok "status lists the conditions" grep -qE '^  Submitted +True +VolcanoJob[A-Za-z]+ +[0-9]+s ' "$work/status.txt"
 expect_eq "status -o json prints the object without managedFields" "Submitted False" bash -c \
@@ -128,7 +128,7 @@ expect_ok "401 days stay days" grep -qE '^  Failed +False +Started +401d +-$' "$
 expect_ok "800 days are 2y70d" grep -qE '^  Ancient +True +Seen +2y70d +-$' "$work/d1.txt"
 expect_ok "25m20s is 25m" grep -qE '^  Old +True +Seen +25m +-$' "$work/d1.txt"
 expect_ok "4m32s keeps its seconds" grep -qE '^  Recent +True +Seen +4m3[2-9]s +-$' "$work/d1.txt"
-expect_ok "the Volcano Job comes from status.volcano.jobName" grep -qE '^Volcano job: +v-d1$' "$work/d1.txt"
+expect_ok "the Volcano Job comes from status.volcano.jobName" grep -qE '^Backend job: +v-d1$' "$work/d1.txt"
 expect_ok "a message of several lines stays on one" grep -qE '^Message: +first line; second line$' "$work/d1.txt"
 expect_ok "list -o wide: the message on one line" bash -c \
   "'$AJ_BIN' list --namespace '$disp' -o wide | grep -qE '^d1 +volcano +Running +2 +[0-9]+s +first line; second line\$'"
