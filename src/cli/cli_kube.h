@@ -87,5 +87,11 @@ struct aj_cli_logs_opts {
  */
 int aj_cli_logs_follow(struct aj_kube *k, const char *ns, const char *name,
 		       const struct aj_cli_logs_opts *lo, char **phase, struct aj_errors *err);
+/*
+ * The same for an AjJob (job: as read) whose backend runs outside the
+ * cluster: its Azure ML job's log files (cli_logs_aml.c).
+ */
+int aj_cli_logs_azure(const cJSON *job, const struct aj_cli_logs_opts *lo, char **phase,
+		      struct aj_errors *err);
 
 #endif

@@ -506,6 +506,15 @@ static int learn_backend(struct logs *l, const cJSON *job)
 	return 0;
 }
 
+/* The job runs where its backend has no pods (Azure ML, Singularity): cli_logs_aml.c. */
+static int outside_cluster(const cJSON *job)
+{
+	const char *name = aj_cli_str_at(job, "status.backend");
+	const struct aj_backend *be = name ? aj_backend_find(name) : NULL;
+
+	return be && !be->rank_annotation;
+}
+
 static int run(struct logs *l, const cJSON *first_job, char **phase)
 {
 	cJSON *job = cJSON_Duplicate(first_job, 1), *list = NULL;
@@ -578,6 +587,11 @@ int aj_cli_logs_follow(struct aj_kube *k, const char *ns, const char *name,
 	aj_buf_init(&l.line, AJ_LOGLINE_MAX + AJ_BUF_SMALL);
 	if (aj_cli_kube_get_job(k, name, &job, err))
 		return -1;
+	if (outside_cluster(job)) {
+		rc = aj_cli_logs_azure(job, lo, phase, err);
+		cJSON_Delete(job);
+		return rc;
+	}
 	if (aj_kube_streams_init(&l.streams, k, err)) {
 		cJSON_Delete(job);
 		return -1;
