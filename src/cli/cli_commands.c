@@ -84,6 +84,10 @@ const struct aj_cli_command aj_cli_logs = {
 	"through the API server, each line prefixed with its pod's [task-rank].\n"
 	"Without -f the pods are shown one after the other, in task and rank\n"
 	"order. A line longer than 64 KiB is cut into lines of that size.\n"
+	"An aml or sing AjJob's logs are its Azure ML job's files (user_logs/\n"
+	"std_log*.txt, prefixed [rank]), read with the Azure credential; they\n"
+	"take -f and --rank only (--task, --tail, --since, --timestamps and -p\n"
+	"are for pods).\n"
 	"\n"
 	CLUSTER_HELP
 	"  -f, --follow          stream every pod's log as it grows, new pods too\n"

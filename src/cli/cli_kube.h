@@ -89,5 +89,19 @@ struct aj_cli_logs_opts {
  */
 int aj_cli_logs_follow(struct aj_kube *k, const char *ns, const char *name,
 		       const struct aj_cli_logs_opts *lo, char **phase, struct aj_errors *err);
+/* A line about the logs on stderr ("aj: ..."), after the log lines so far. */
+void aj_cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The exit status of a logs reader that returned rc (0 or -1): 130 when
+ * interrupted, an error when stdout could not be written, 1 when some
+ * logs could not be read.
+ */
+int aj_cli_logs_exit(int rc, int interrupted, int write_failed, int failed, struct aj_errors *err);
+/*
+ * The same for an AjJob (job: as read) whose backend runs outside the
+ * cluster: its Azure ML job's log files (cli_logs_aml.c).
+ */
+int aj_cli_logs_azure(const cJSON *job, const struct aj_cli_logs_opts *lo, char **phase,
+		      struct aj_errors *err);
 
 #endif

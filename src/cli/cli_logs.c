@@ -78,6 +78,9 @@ struct logs {
 	int ending;                /* the AjJob has ended: its streams drain */
 	int failed;                /* some pod's logs could not be read */
 	int write_failed;
+	int outside;               /* the backend runs outside the cluster: read there */
+	int outside_rc;            /* ...with this exit status */
+	char **phase;              /* where the final phase goes, or NULL */
 	struct aj_errors *err;
 };
 
@@ -132,10 +135,7 @@ static int emit(void *ctx, const char *ts, size_t ts_len, const char *text, size
 	return 0;
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* A line about the pods on stderr, after the log lines so far. */
-static void say(const char *fmt, ...)
+void aj_cli_say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -366,15 +366,15 @@ static void on_end(void *ctx, const struct aj_kube_status *st, int stopped)
 	p->failures++;
 	if (!l->follow || st->reason == AJ_KUBE_NOT_FOUND || p->failures >= AJ_LOGS_MAX_FAILURES) {
 		if (st->reason == AJ_KUBE_NOT_FOUND && l->follow)
-			say("pod %s was deleted", p->name);
+			aj_cli_say("pod %s was deleted", p->name);
 		else
-			say("cannot read the logs of pod %s: %s", p->name, msg);
+			aj_cli_say("cannot read the logs of pod %s: %s", p->name, msg);
 		l->failed = 1;
 		pod_done(l, p);
 		return;
 	}
 	if (st->code == 0)
-		say("the log stream of pod %s dropped (%s); asking again", p->name, msg);
+		aj_cli_say("the log stream of pod %s dropped (%s); asking again", p->name, msg);
 	p->ended = 1;
 }
 
@@ -433,7 +433,7 @@ static int read_once(struct logs *l, const cJSON *list)
 		if (!pod_started(item) && !pod_finished(item)) {
 			const char *why = waiting_reason(item);
 
-			say("pod %s has not started yet, no logs%s%s", p->name, why ? ": " : "",
+			aj_cli_say("pod %s has not started yet, no logs%s%s", p->name, why ? ": " : "",
 			    why ? why : "");
 			continue;
 		}
@@ -459,7 +459,7 @@ static int follow_pods(struct logs *l, const cJSON *list)
 		if (p->done)
 			continue;
 		if (!p->in_list) {
-			say("pod %s was deleted", p->name);
+			aj_cli_say("pod %s was deleted", p->name);
 			pod_done(l, p);
 			continue;
 		}
@@ -467,7 +467,7 @@ static int follow_pods(struct logs *l, const cJSON *list)
 			if (!p->said_waiting) {
 				const char *why = waiting_reason(item);
 
-				say("waiting for pod %s to start%s%s", p->name, why ? ": " : "",
+				aj_cli_say("waiting for pod %s to start%s%s", p->name, why ? ": " : "",
 				    why ? why : "");
 			}
 			p->said_waiting = 1;
@@ -490,7 +490,12 @@ static int follow_pods(struct logs *l, const cJSON *list)
 	return 0;
 }
 
-/* The backend's rank annotation, once the controller has named the backend. */
+/*
+ * The backend's rank annotation, once the controller has named the backend.
+ * A backend outside the cluster has no pods: its logs are read from there
+ * (cli_logs_aml.c), which sets l->outside and l->outside_rc. 0, or -1 when
+ * that reading failed (err filled).
+ */
 static int learn_backend(struct logs *l, const cJSON *job)
 {
 	const char *name = aj_cli_str_at(job, "status.backend");
@@ -498,10 +503,11 @@ static int learn_backend(struct logs *l, const cJSON *job)
 
 	if (!be)
 		return 0;
-	if (!be->rank_annotation)
-		return aj_errors_add(l->err, NULL, AJJOB_KIND "/%s runs on %s, outside the cluster: "
-				     "aj logs reads the logs of a cluster backend's pods "
-				     "(aj status %s shows the job's portal URL)", l->name, name, l->name);
+	if (be->target == AJ_TARGET_AZURE) {
+		l->outside = 1;
+		l->outside_rc = aj_cli_logs_azure(job, l->o, l->phase, l->err);
+		return l->outside_rc < 0 ? -1 : 0;
+	}
 	l->rank_annotation = be->rank_annotation;
 	return 0;
 }
@@ -534,7 +540,7 @@ static int refresh(struct logs *l, cJSON **job, cJSON **list)
 	if (!gone) {
 		/* said, and tried again next period: not the command's error */
 		if (local.nr)
-			say("still following: %s", local.items[0].message);
+			aj_cli_say("still following: %s", local.items[0].message);
 		aj_errors_release(&local);
 		return 1;
 	}
@@ -551,19 +557,19 @@ static int run(struct logs *l, const cJSON *first_job, char **phase)
 
 	if (!job)
 		return aj_errors_oom(l->err);
-	if (learn_backend(l, job))
+	if (learn_backend(l, job) || l->outside)
 		goto out;
 	l->follow = l->o->follow && !aj_cli_phase_terminal(aj_cli_phase(job));
 	if (!(list = list_pods(l)))
 		goto out;
 	if (!l->follow) {
 		if (!l->nr)
-			say("no pods of " AJJOB_KIND "/%s (phase %s)", l->name, aj_cli_phase(job));
+			aj_cli_say("no pods of " AJJOB_KIND "/%s (phase %s)", l->name, aj_cli_phase(job));
 		rc = read_once(l, list);
 		goto out;
 	}
 	if (!l->nr)
-		say("waiting for the pods of " AJJOB_KIND "/%s (phase %s)", l->name, aj_cli_phase(job));
+		aj_cli_say("waiting for the pods of " AJJOB_KIND "/%s (phase %s)", l->name, aj_cli_phase(job));
 	while (!interrupted) {
 		if (follow_pods(l, list))
 			goto out;
@@ -581,7 +587,7 @@ static int run(struct logs *l, const cJSON *first_job, char **phase)
 		}
 		if (!r)
 			failures = 0;
-		if (!l->rank_annotation && learn_backend(l, job))
+		if (!l->rank_annotation && (learn_backend(l, job) || l->outside))
 			goto out;
 		/* the job ended: one more period for the streams to drain */
 		l->ending = aj_cli_phase_terminal(aj_cli_phase(job));
@@ -596,6 +602,17 @@ out:
 	cJSON_Delete(list);
 	cJSON_Delete(job);
 	return rc;
+}
+
+int aj_cli_logs_exit(int rc, int stopped, int write_failed, int failed, struct aj_errors *err)
+{
+	if (stopped)
+		return AJ_CLI_EXIT_INTERRUPTED;
+	if (rc)
+		return rc;
+	if (write_failed)
+		return aj_errors_add(err, NULL, "cannot write to standard output");
+	return failed ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }
 
 int aj_cli_logs_follow(struct aj_kube *k, const char *ns, const char *name,
@@ -625,16 +642,13 @@ int aj_cli_logs_follow(struct aj_kube *k, const char *ns, const char *name,
 	interrupted = 0;
 	active = &l.streams;
 	aj_cli_catch_sigint(on_interrupt, &old);
+	l.phase = phase;
 	rc = run(&l, job, phase);
 	sigaction(SIGINT, &old, NULL);
 	active = NULL;
 	fflush(stdout);
-	if (interrupted)
-		rc = AJ_CLI_EXIT_INTERRUPTED;
-	else if (!rc && l.write_failed)
-		rc = aj_errors_add(err, NULL, "cannot write to standard output");
-	else if (!rc)
-		rc = l.failed ? AJ_EXIT_FAIL : AJ_EXIT_OK;
+	rc = l.outside ? l.outside_rc
+		       : aj_cli_logs_exit(rc, interrupted, l.write_failed, l.failed, err);
 	aj_kube_streams_release(&l.streams);
 	for (i = 0; i < l.nr; i++)
 		pod_free(l.pods[i]);

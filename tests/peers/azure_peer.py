@@ -17,6 +17,12 @@ Serves, on 127.0.0.1 and a free port:
                             GET .../workspaces/{ws}/datastores[?isDefault=true]
                             (every workspace has the default datastore
                             workspaceblobstore of setting default_datastore)
+  * Azure ML data plane     GET .../workspaces/{ws} (properties.discoveryUrl),
+                            GET /discovery (the "api" endpoint: this peer),
+                            GET /history/v1.0/{ws id}/runs/{run}/details
+                            (RunDetails: status, logFiles name -> SAS URL),
+                            GET /logs/{run}/{file}?{SAS} (honours Range: 206,
+                            416 past the end, 404 while a file is absent)
   * Singularity             GET /subscriptions (paged), POST Resource Graph
                             /providers/Microsoft.ResourceGraph/resources
                             (virtual clusters, paged by $skipToken), GET a
@@ -34,6 +40,12 @@ Tests steer it through /_peer/*:
                                and then the connection dropped (a reply lost
                                after the service committed)
   POST /_peer/job-status {"name", "status"}  set a stored job's status
+  POST /_peer/runs {name: [step, ...]}  a run's history: the n-th details GET
+                               answers step min(n, last), each {"status",
+                               "files": {name: content, or null for a file
+                               listed before its blob exists}}; the files
+                               read through their SAS URLs are the latest
+                               answered step's
   GET  /_peer/jobs             the stored jobs' names
   POST /_peer/revoke           make every token issued so far invalid
   GET  /_peer/requests         every request seen (method, path, query,
@@ -105,6 +117,11 @@ DATASTORE_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/provider
 VC_RE = re.compile(r"^/subscriptions/([^/]+)/resourceGroups/([^/]+)/providers/"
                    r"Microsoft\.MachineLearningServices/virtualclusters/([^/]+)$", re.I)
 IMAGES_RE = re.compile(r"^/subscriptions/([^/]+)/providers/Microsoft\.Singularity/images$")
+WORKSPACE_RE = re.compile(r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
+                          r"Microsoft\.MachineLearningServices/workspaces/([^/]+)$")
+DETAILS_RE = re.compile(r"^/history/v1\.0(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
+                        r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/runs/([^/]+)/details$")
+LOG_SAS = "sv=2024-11-04&sr=b&sp=r&se=2099-01-01T00%3A00%3A00Z&sig=c2FzLXNlY3JldC1zaWc%3D"
 OP_RE = re.compile(r"^/providers/Microsoft\.MachineLearningServices/locations/local/"
                    r"(mfeOperationResults|mfeOperationsStatus)/([0-9a-f-]+)$")
 
@@ -123,6 +140,7 @@ class State:
         self.blobs = {}       # path -> bytes
         self.blocks = {}      # (path, block id) -> bytes
         self.environments = {}  # ARM id -> resource (environment versions, datastores)
+        self.runs = {}        # run name -> {"steps": [...], "seen": details GETs answered}
         self.faults = []
         self.requests = []
         self.counter = 0
@@ -247,6 +265,15 @@ class Handler(BaseHTTPRequestHandler):
             return self.arm(path)
         if path.startswith("/blob/"):
             return self.blob(path)
+        if path == "/discovery" and self.command == "GET":
+            base = self.base_url()
+            return self.reply(200, {k: base for k in ("api", "catalog", "experimentation", "history",
+                                                      "modelmanagement", "pipelines", "studiometadata")})
+        m = DETAILS_RE.match(path)
+        if m and self.command == "GET":
+            return self.run_details(m.group(1), m.group(2))
+        if path.startswith("/logs/") and self.command == "GET":
+            return self.log_file(path[len("/logs/"):])
         self.reply(404, {"error": "not_found"})
 
     do_GET = do_PUT = do_POST = do_DELETE = do_PATCH = do_HEAD = handle_any
@@ -286,6 +313,9 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.faults.extend(body)
             elif path == "/_peer/job-status":
                 STATE.jobs[body["name"]]["properties"]["status"] = body["status"]
+            elif path == "/_peer/runs":
+                for name, steps in body.items():
+                    STATE.runs[name] = {"steps": steps, "seen": 0}
             elif path == "/_peer/revoke":
                 STATE.tokens = {t: 0 for t in STATE.tokens}
             elif path == "/_peer/jobs":
@@ -404,6 +434,11 @@ class Handler(BaseHTTPRequestHandler):
             with STATE.lock:
                 images = STATE.config["images"].get(m.group(1), [])
             return self.reply(200, {"value": images})
+        m = WORKSPACE_RE.match(path)
+        if m and self.command == "GET":
+            return self.reply(200, {"id": path, "name": m.group(1),
+                                    "type": "Microsoft.MachineLearningServices/workspaces",
+                                    "properties": {"discoveryUrl": self.base_url() + "/discovery"}})
         m = ASSET_RE.match(path)
         if m:
             return self.asset_version(path, m.group(2))
@@ -429,6 +464,51 @@ class Handler(BaseHTTPRequestHandler):
         elif self.command == "DELETE":
             return self.delete_job(name)
         self.arm_error(405, "MethodNotAllowed", "%s is not supported here" % self.command)
+
+    # -- run history and log files --------------------------------------------
+    def run_details(self, ws, name):
+        if not self.authorized():
+            return
+        with STATE.lock:
+            run = STATE.runs.get(name)
+            if run is None:
+                return self.arm_error(404, "UserError", "Run %s was not found" % name)
+            step = run["steps"][min(run["seen"], len(run["steps"]) - 1)]
+            run["seen"] += 1
+            run["current"] = step
+        files = {f: "%s/logs/%s/%s?%s" % (self.base_url(), name, f, LOG_SAS) for f in step.get("files", {})}
+        self.reply(200, {"runId": name, "status": step["status"], "target": "cpu-cluster",
+                         "logFiles": files, "warnings": [], "error": None,
+                         "properties": {"azureml.runsource": "azureml.CommandJob"}})
+
+    def log_file(self, rest):
+        run_name, _, name = rest.partition("/")
+        if self.q.get("sig") != "c2FzLXNlY3JldC1zaWc=" or "Authorization" in self.headers:
+            return self.storage_error(403, "AuthenticationFailed", "Server failed to authenticate the request.")
+        with STATE.lock:
+            step = STATE.runs.get(run_name, {}).get("current") or {}
+            content = step.get("files", {}).get(name)
+        if content is None:
+            return self.storage_error(404, "BlobNotFound", "The specified blob does not exist.")
+        data = content.encode()
+        m = re.match(r"^bytes=(\d+)-(\d*)$", self.headers.get("Range") or "")
+        if not m:
+            return self.reply_bytes(200, data, {})
+        first = int(m.group(1))
+        last = min(int(m.group(2)) if m.group(2) else len(data) - 1, len(data) - 1)
+        if first >= len(data):
+            return self.reply_bytes(416, b"", {"Content-Range": "bytes */%d" % len(data)})
+        return self.reply_bytes(206, data[first:last + 1],
+                                {"Content-Range": "bytes %d-%d/%d" % (first, last, len(data))})
+
+    def reply_bytes(self, status, data, headers):
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def put_job(self, ws, name):
         if not JOB_NAME.match(name):
