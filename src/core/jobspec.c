@@ -508,7 +508,7 @@ static void read_kv(struct conv *c, const struct aj_node *map, const char *key,
 	path_pop(c, at);
 }
 
-static const char *const services[] = { "aml", "sing", "volcano", NULL };
+static const char *const services[] = { "aml", "kube", "sing", "volcano", NULL };
 
 static void read_target(struct conv *c, const struct aj_node *config, struct aj_target *t)
 {

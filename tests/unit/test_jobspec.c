@@ -330,7 +330,7 @@ static void strict_types(void **state)
 	rejects("config: {target: {rdma: 1}, jobs: [{sku: G1}]}", &no_args,
 		"config.target.rdma: expected boolean (true or false), got integer 1");
 	rejects("config: {target: {service: k8s}, jobs: [{sku: G1}]}", &no_args,
-		"config.target.service: unknown value \"k8s\" (expected one of: aml, sing, volcano)");
+		"config.target.service: unknown value \"k8s\" (expected one of: aml, kube, sing, volcano)");
 	rejects("config: {target: {name: 42}, jobs: [{sku: G1}]}", &no_args,
 		"config.target.name: expected string, got integer 42");
 	rejects("config: {target: {memory: [1]}, jobs: [{sku: G1}]}", &no_args,
