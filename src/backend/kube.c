@@ -193,23 +193,23 @@ static int kube_build(const struct aj_jobspec *spec, const struct aj_build_ctx *
 	shape.master_addr = aj_buf_cstr(&addr);
 	if (aj_pod_template(spec, ctx, &shape, TASK, &tmpl, err))
 		goto out;
-	/* the Service first: the pods' names resolve from their start */
+	/* the Job first: it is the object the controller creates, watches and owns */
 	arr = cJSON_CreateArray();
-	svc = build_service(spec, ctx, &oom);
 	job = build_job(spec, ctx, tmpl, &oom);
+	svc = build_service(spec, ctx, &oom);
 	if (!oom && aj_request_over_limit(job, "Kubernetes Job", err))
 		goto out;
-	if (oom || !arr || !cJSON_AddItemToArray(arr, svc)) {
+	if (oom || !arr || !cJSON_AddItemToArray(arr, job)) {
 		ret = aj_errors_oom(err);
 		goto out;
 	}
-	svc = NULL;
-	if (!cJSON_AddItemToArray(arr, job)) {
+	job = NULL;
+	if (!cJSON_AddItemToArray(arr, svc)) {
 		ret = aj_errors_oom(err);
 		goto out;
 	}
 	*out = arr;
-	arr = job = NULL;
+	arr = svc = NULL;
 	ret = 0;
 out:
 	cJSON_Delete(job);

@@ -58,7 +58,7 @@ static const struct aj_backend *kube(void)
 	return b;
 }
 
-/* Validate and build; the array of [Service, Job] is in *arr. */
+/* Validate and build; the array of [Job, Service] is in *arr. */
 static void build(struct aj_jobspec *s, const struct aj_build_ctx *ctx, cJSON **arr)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
@@ -96,7 +96,7 @@ static void service_and_indexed_job(void **state)
 	(void)state;
 	aj_test_spec(gpu_job, &no_args, user_cmd, 2, &s);
 	build(&s, &ctx, &arr);
-	svc = cJSON_GetArrayItem(arr, 0);
+	svc = cJSON_GetArrayItem(arr, 1);
 	assert_string_equal(aj_test_json_str(svc, "apiVersion"), "v1");
 	assert_string_equal(aj_test_json_str(svc, "kind"), "Service");
 	assert_string_equal(aj_test_json_str(svc, "metadata.name"), "train-abc");
@@ -108,7 +108,7 @@ static void service_and_indexed_job(void **state)
 			    "train-abc");
 	assert_null(aj_test_json_at(svc, "metadata.ownerReferences"));
 
-	job = cJSON_GetArrayItem(arr, 1);
+	job = cJSON_GetArrayItem(arr, 0);
 	assert_string_equal(aj_test_json_str(job, "apiVersion"), "batch/v1");
 	assert_string_equal(aj_test_json_str(job, "kind"), "Job");
 	assert_string_equal(aj_test_json_str(job, "metadata.name"), "train-abc");
@@ -182,7 +182,7 @@ static void no_queue_and_owner(void **state)
 	(void)state;
 	aj_test_spec(cpu_job, &no_args, user_cmd, 2, &s);
 	build(&s, &ctx, &arr);
-	obj = cJSON_GetArrayItem(arr, 1);
+	obj = cJSON_GetArrayItem(arr, 0);
 	assert_null(aj_test_json_at(obj, "spec.suspend"));
 	assert_null(aj_test_json_at(obj, "metadata.labels.\"kueue.x-k8s.io/queue-name\""));
 	assert_int_equal(aj_test_json_int(obj, "spec.completions"), 2);
@@ -221,7 +221,7 @@ static void rank_contract_in_the_pod(void **state)
 	(void)state;
 	aj_test_spec(cpu_job, &no_args, cmd, 3, &s);
 	build(&s, &ctx, &arr);
-	c = aj_test_json_at(cJSON_GetArrayItem(arr, 1), "spec.template.spec.containers[0]");
+	c = aj_test_json_at(cJSON_GetArrayItem(arr, 0), "spec.template.spec.containers[0]");
 	argc = aj_test_json_size(c, "command");
 	assert_true(argc < 16);
 	for (i = 0; i < argc; i++)
@@ -266,11 +266,11 @@ static void template_env_wins(void **state)
 		     "  jobs: [{sku: C1, submit_args: {env: {MASTER_ADDR: head.example}}}]\n",
 		     &one, user_cmd, 2, &s);
 	build(&s, &ctx, &arr);
-	c = aj_test_json_at(cJSON_GetArrayItem(arr, 1), "spec.template.spec.containers[0]");
+	c = aj_test_json_at(cJSON_GetArrayItem(arr, 0), "spec.template.spec.containers[0]");
 	aj_test_env_is(c, 0, "MASTER_ADDR", "head.example");
 	aj_test_env_is(c, 1, "MASTER_PORT", "6105");
 	/* one node: no anti-affinity to satisfy */
-	assert_null(aj_test_json_at(cJSON_GetArrayItem(arr, 1), "spec.template.spec.affinity"));
+	assert_null(aj_test_json_at(cJSON_GetArrayItem(arr, 0), "spec.template.spec.affinity"));
 	cJSON_Delete(arr);
 	aj_jobspec_release(&s);
 }
@@ -338,7 +338,7 @@ static void code_digest(void **state)
 		     &one, user_cmd, 2, &s);
 	s.code.digest = aj_strdup(digest);
 	build(&s, &ctx, &arr);
-	pod = aj_test_json_at(cJSON_GetArrayItem(arr, 1), "spec.template.spec");
+	pod = aj_test_json_at(cJSON_GetArrayItem(arr, 0), "spec.template.spec");
 	assert_string_equal(aj_test_json_str(pod, "containers[0].workingDir"), "/aj/code");
 	assert_string_equal(aj_test_json_str(pod, "volumes[1].persistentVolumeClaim.claimName"), "pvc1");
 	assert_non_null(strstr(aj_test_json_str(pod, "containers[0].command[2]"),
