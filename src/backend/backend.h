@@ -35,15 +35,45 @@ struct aj_build_ctx {
 	int preview;
 };
 
+/* Where a backend's objects go once the controller has the AjJob. */
+enum aj_backend_target {
+	AJ_TARGET_CLUSTER,        /* created beside the AjJob, in its namespace */
+	AJ_TARGET_AZURE           /* forwarded to Azure ML (the controller's Azure identity) */
+};
+
+/* How a job's code reaches it; the CLI sends it before the AjJob exists. */
+enum aj_code_route {
+	AJ_CODE_NONE,             /* the job takes no code */
+	AJ_CODE_VOLUME,           /* unpacked into the shared volume by a helper pod (codeship.h) */
+	AJ_CODE_BLOB,             /* the archive as one blob the pods download (codeship.h) */
+	AJ_CODE_DATASTORE         /* the files in the workspace's datastore, an Azure ML code version */
+};
+
+/*
+ * One backend. The pipeline (src/pipeline/pipeline.h) calls prepare, then
+ * validate, then build; the CLI asks target and code_route what it must do
+ * before the AjJob exists instead of comparing names.
+ */
 struct aj_backend {
-	const char *name;
+	const char *name;         /* target.service */
+	enum aj_backend_target target;
+	enum aj_code_route (*code_route)(const struct aj_jobspec *spec);
 	/*
-	 * Check the backend's typed options and everything it will read from
-	 * spec->extra; fill backend-owned parts of the spec (tasks). Collects
-	 * every problem; -1 if any.
+	 * Read what the backend owns of spec->extra into the spec (volcano:
+	 * the heterogeneous tasks). NULL when there is nothing. Collects every
+	 * problem; -1 if any (spec stays releasable).
 	 */
-	int (*validate)(struct aj_jobspec *spec, struct aj_errors *err);
-	/* Build the objects into a new cJSON array *out. */
+	int (*prepare)(struct aj_jobspec *spec, struct aj_errors *err);
+	/*
+	 * Check the backend's typed options and everything it reads from
+	 * spec->extra. Collects every problem; -1 if any. Error paths name
+	 * config keys ("config.target.queue"): the pipeline adds the position.
+	 */
+	int (*validate)(const struct aj_jobspec *spec, struct aj_errors *err);
+	/*
+	 * Build the objects of a validated spec into a new cJSON array *out;
+	 * fails only for what validate cannot know (ctx: object names).
+	 */
 	int (*build)(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
 		     cJSON **out, struct aj_errors *err);
 };

@@ -55,7 +55,7 @@ static int check_homogeneous(const struct aj_jobspec *spec, struct aj_errors *er
 			     "template: heterogeneous tasks need service volcano");
 }
 
-static int kube_validate(struct aj_jobspec *spec, struct aj_errors *err)
+static int kube_validate(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	int ret = aj_pod_validate(spec, "kube", err);
 
@@ -219,4 +219,10 @@ out:
 	return ret;
 }
 
-const struct aj_backend aj_backend_kube = { "kube", kube_validate, kube_build };
+const struct aj_backend aj_backend_kube = {
+	.name = "kube",
+	.target = AJ_TARGET_CLUSTER,
+	.code_route = aj_pod_code_route,
+	.validate = kube_validate,
+	.build = kube_build,
+};

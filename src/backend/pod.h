@@ -15,9 +15,8 @@
 
 #include <cjson/cJSON.h>
 
-struct aj_build_ctx;
-struct aj_errors;
-struct aj_jobspec;
+#include "backend.h"
+
 
 /* How one backend's pods find each other and get scheduled. */
 struct aj_pod_shape {
@@ -38,11 +37,14 @@ struct aj_pod_shape {
  */
 int aj_pod_validate(const struct aj_jobspec *spec, const char *service, struct aj_errors *err);
 
+/* How the code reaches the pods: the shared volume, a blob, or none (backend.h). */
+enum aj_code_route aj_pod_code_route(const struct aj_jobspec *spec);
+
 /*
  * The pod template ({metadata, spec}) of a homogeneous job as one task named
- * `task` of spec->nodes pods, ranks 0 .. nodes - 1 from shape->index_var.
- * Checks the code digest, the container, the code and storage rules and the
- * kernel's exec limits as the Volcano build does. 0 / -1.
+ * `task` of spec->nodes pods, ranks 0 .. nodes - 1 from shape->index_var,
+ * for a spec that aj_pod_validate() accepted. Checks the code digest and
+ * the kernel's exec limits as the Volcano build does. 0 / -1.
  */
 int aj_pod_template(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
 		    const struct aj_pod_shape *shape, const char *task, cJSON **out,

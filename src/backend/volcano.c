@@ -120,7 +120,8 @@ static const char *capability_name(const char *in)
 /* Capabilities upper-cased, deduplicated, in written order. 0 / -1. */
 static int capabilities(const struct aj_strlist *in, struct aj_strlist *out, struct aj_errors *err)
 {
-	struct aj_where w = where_path("config.jobs[0].submit_args.container_args.capabilities");
+	char path[80] = "";
+	struct aj_where w = where_path(path);
 	int ret = 0;
 	size_t i, k;
 
@@ -129,6 +130,8 @@ static int capabilities(const struct aj_strlist *in, struct aj_strlist *out, str
 		char *cap;
 
 		if (!name) {
+			snprintf(path, sizeof(path),
+				 "config.jobs[0].submit_args.container_args.capabilities[%zu]", i);
 			if (!strcasecmp(in->items[i], "ALL") || !strcasecmp(in->items[i], "CAP_ALL"))
 				ret = aj_errors_add(err, &w, "ALL is not allowed: list each capability");
 			else
@@ -652,25 +655,48 @@ static void clear_tasks(struct aj_jobspec *spec)
 	spec->tasks_nr = 0;
 }
 
-/* Heterogeneous: read and check config._extra.volcano.tasks into spec->tasks. */
-static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
+/*
+ * Heterogeneous: read config._extra.volcano.tasks into spec->tasks, master
+ * first (it holds node rank 0). A failed read leaves no tasks.
+ */
+static int volcano_prepare(struct aj_jobspec *spec, struct aj_errors *err)
 {
 	const struct aj_node *volcano = spec->extra && spec->extra->type == AJ_NODE_MAP ?
 		aj_node_get(spec->extra, "volcano") : NULL;
 	const struct aj_node *tasks = volcano && volcano->type == AJ_NODE_MAP ?
 		aj_node_get(volcano, "tasks") : NULL;
-	size_t i, masters = 0;
-	int ret;
+	size_t i;
 
-	ret = aj_jobspec_read_tasks(tasks, TASKS_PATH, spec, err);
-	if (ret) {
+	if (!spec->heterogeneous || spec->tasks_nr)
+		return 0;
+	if (aj_jobspec_read_tasks(tasks, TASKS_PATH, spec, err)) {
 		clear_tasks(spec);
-		return ret;
+		return -1;
 	}
-	for (i = 0; i < spec->tasks_nr; i++) {
-		struct aj_task *t = &spec->tasks[i];
-		struct aj_where w = where_path(TASKS_PATH);
+	for (i = 1; i < spec->tasks_nr; i++) {
+		if (!strcmp(spec->tasks[i].name, "master")) {
+			struct aj_task m = spec->tasks[i];
 
+			memmove(&spec->tasks[1], &spec->tasks[0], i * sizeof(m));
+			spec->tasks[0] = m;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The tasks prepare read: names, exactly one master of one replica, commands. */
+static int check_tasks(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	char path[320] = "";
+	struct aj_where w = where_path(path);
+	size_t i, masters = 0;
+	int ret = 0;
+
+	for (i = 0; i < spec->tasks_nr; i++) {
+		const struct aj_task *t = &spec->tasks[i];
+
+		snprintf(path, sizeof(path), TASKS_PATH ".%s", t->name);
 		if (!aj_dns_label(t->name, LABEL_MAX))
 			ret = aj_errors_add(err, &w, "task name \"%s\" must be a lowercase DNS label "
 					    "(letters, digits, '-')", t->name);
@@ -679,23 +705,13 @@ static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 			if (t->replicas != 1)
 				ret = aj_errors_add(err, &w, "task master must have replicas: 1, not %d",
 						    t->replicas);
-			if (i) {        /* keep master first: it holds node rank 0 */
-				struct aj_task m = *t;
-
-				memmove(&spec->tasks[1], &spec->tasks[0], i * sizeof(*t));
-				spec->tasks[0] = m;
-			}
 		}
 		if (t->has_command && !t->command.nr)
 			ret = aj_errors_add(err, &w, "task %s: command must not be empty", t->name);
 	}
-	if (masters != 1) {
-		struct aj_where w = where_path(TASKS_PATH);
-
+	snprintf(path, sizeof(path), TASKS_PATH);
+	if (masters != 1)
 		ret = aj_errors_add(err, &w, "exactly one task named master is required");
-	}
-	if (ret)
-		clear_tasks(spec);
 	return ret;
 }
 
@@ -799,14 +815,15 @@ int aj_pod_validate(const struct aj_jobspec *spec, const char *service, struct a
 	return ret;
 }
 
-static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
+static int volcano_validate(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
 	int ret = aj_pod_validate(spec, "volcano", err), retries;
 
 	if (max_retry(spec, &retries, err))
 		ret = -1;
-	if (spec->heterogeneous && !spec->tasks_nr && validate_tasks(spec, err))
+	/* no tasks: prepare could not read them and has said why */
+	if (spec->heterogeneous && spec->tasks_nr && check_tasks(spec, err))
 		ret = -1;
 	/* the parts of _extra this backend reads are its schema: their keys are checked */
 	if (aj_schema_check(aj_node_get(x, "volcano"), "_extra.volcano", "config._extra.volcano", err))
@@ -1467,8 +1484,8 @@ static int build_init(struct build *bd, const struct aj_jobspec *spec,
 	}
 	if ((spec->storage_nr || bd->blob) && aj_storage_secret_name(bd->job, bd->secret))
 		return aj_errors_add(err, NULL, "job name \"%s\" is too long", bd->job);
-	if (check_container(spec, err) || check_code_volume(spec, err) || check_storage(spec, err) ||
-	    capabilities(&spec->jobs[0].container.capabilities, &bd->caps_store, err))
+	/* validated: this only reads the values now */
+	if (capabilities(&spec->jobs[0].container.capabilities, &bd->caps_store, err))
 		return -1;
 	if (spec->jobs[0].container.shm_size) {
 		if (shm_quantity(spec->jobs[0].container.shm_size, &bd->shm_store) ||
@@ -1586,4 +1603,19 @@ out:
 	return ret;
 }
 
-const struct aj_backend aj_backend_volcano = { "volcano", volcano_validate, volcano_build };
+enum aj_code_route aj_pod_code_route(const struct aj_jobspec *spec)
+{
+	struct aj_code_volume v;
+
+	return aj_code_via_volume(spec, &v) ? AJ_CODE_VOLUME :
+	       aj_code_via_blob(spec) ? AJ_CODE_BLOB : AJ_CODE_NONE;
+}
+
+const struct aj_backend aj_backend_volcano = {
+	.name = "volcano",
+	.target = AJ_TARGET_CLUSTER,
+	.code_route = aj_pod_code_route,
+	.prepare = volcano_prepare,
+	.validate = volcano_validate,
+	.build = volcano_build,
+};
