@@ -383,17 +383,40 @@ int aj_create_rejected(long code)
 	       code != 429;
 }
 
-/* AJ_DO_CREATE: the owned object (objects[0]). 0 / -1 to retry. */
+/* The create of one object: 0 done (or there already when may_exist), -1 with ks. */
+static int create_one(struct aj_run *run, const struct aj_kube_resource *res, const cJSON *obj,
+		      int may_exist, struct aj_kube_status *ks, struct aj_errors *cerr)
+{
+	struct aj_kube_ref ref = { res, run->v.ns, NULL, NULL };
+
+	aj_kube_status_release(ks);
+	aj_kube_status_init(ks);
+	if (!aj_kube_create(run->k, &ref, obj, NULL, ks, cerr))
+		return 0;
+	if (may_exist && ks->reason == AJ_KUBE_ALREADY_EXISTS) {
+		aj_errors_release(cerr);
+		return 0;
+	}
+	return -1;
+}
+
+/* AJ_DO_CREATE: the runner's other objects, then the owned one (objects[0]). 0 / -1 to retry. */
 static int create(struct aj_run *run, struct aj_errors *err)
 {
-	struct aj_kube_ref ref = { run->runner->owns, run->v.ns, NULL, NULL };
 	struct aj_kube_status ks;
 	struct aj_errors cerr = AJ_ERRORS_INIT;
-	int ret = 0;
+	size_t i;
+	int ret = 0, r = 0;
 
 	run->s.done |= AJ_DO_CREATE;
 	aj_kube_status_init(&ks);
-	if (!aj_kube_create(run->k, &ref, cJSON_GetArrayItem(run->objects, 0), NULL, &ks, &cerr)) {
+	for (i = 0; !r && i < run->runner->also_nr; i++)
+		r = create_one(run, run->runner->also[i], cJSON_GetArrayItem(run->objects, (int)i + 1),
+			       1, &ks, &cerr);
+	if (!r)
+		r = create_one(run, run->runner->owns, cJSON_GetArrayItem(run->objects, 0), 0, &ks,
+			       &cerr);
+	if (!r) {
 		run->s.create = AJ_CREATE_OK;
 		log_object(run, "created");
 	} else if (ks.reason == AJ_KUBE_ALREADY_EXISTS) {
@@ -413,6 +436,16 @@ static int create(struct aj_run *run, struct aj_errors *err)
 	aj_errors_release(&cerr);
 	aj_kube_status_release(&ks);
 	return ret;
+}
+
+int aj_run_pods(struct aj_run *run, const char *selector, cJSON **out, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_pods, run->v.ns, NULL, NULL };
+	struct aj_kube_list_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.label_selector = selector;
+	return aj_kube_list_all(run->k, &ref, &o, out, NULL, err);
 }
 
 int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err)

@@ -173,6 +173,14 @@ struct aj_runner {
 	 * AjJob); NULL when it owns nothing in the cluster */
 	const struct aj_kube_resource *owns;
 	const char *owns_crd;               /* "jobs.batch.volcano.sh", named by /readyz */
+	/*
+	 * The resources of the builder's objects after the first (which is the
+	 * owned object, created last): created before it, in order, each with
+	 * a controller ownerReference to the AjJob and not watched; one already
+	 * there is taken as is. NULL: the builder returns one object.
+	 */
+	const struct aj_kube_resource *const *also;
+	size_t also_nr;
 	const struct aj_access *access;     /* ends with a NULL verb */
 	/* What the cache keeps of an owned object (pure; obj is read only). */
 	void (*summarize)(const cJSON *obj, struct aj_owned_facts *out);
@@ -225,5 +233,7 @@ struct aj_kube *aj_run_kube(struct aj_run *run);
 const char *aj_run_ns(const struct aj_run *run);
 /* Delete the owned object, propagation Foreground; gone already is fine. */
 int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err);
+/* The pods in the AjJob's namespace matching a label selector (caller frees *out). */
+int aj_run_pods(struct aj_run *run, const char *selector, cJSON **out, struct aj_errors *err);
 
 #endif

@@ -255,19 +255,6 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 
 /* --- what the cache does not hold --- */
 
-/* The pods carrying the Volcano Job's name (caller frees *out). */
-static int list_pods(struct aj_run *run, const char *job, cJSON **out, struct aj_errors *err)
-{
-	struct aj_kube_ref ref = { &aj_res_pods, aj_run_ns(run), NULL, NULL };
-	struct aj_kube_list_opts o;
-	char sel[320];
-
-	memset(&o, 0, sizeof(o));
-	snprintf(sel, sizeof(sel), "volcano.sh/job-name=%s", job);
-	o.label_selector = sel;
-	return aj_kube_list_all(aj_run_kube(run), &ref, &o, out, NULL, err);
-}
-
 /*
  * Why the scheduler keeps the job waiting: its PodGroup's Unschedulable
  * condition, else the newest Unschedulable Event about the PodGroup (a job
@@ -317,8 +304,10 @@ static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct 
 
 	if (need & (NEED_FAILURE | AJ_NEED_PODS)) {
 		cJSON *pods = NULL;
+		char sel[320];
 
-		if (list_pods(run, s->job, &pods, err))
+		snprintf(sel, sizeof(sel), "volcano.sh/job-name=%s", s->job);
+		if (aj_run_pods(run, sel, &pods, err))
 			return -1;
 		s->pods_left = cJSON_GetArraySize(get(pods, "items"));
 		s->failure = aj_volcano_failure_from_pods(pods, sc->text, sizeof(sc->text))
