@@ -28,8 +28,10 @@
 #include "storage.h"
 #include "workqueue.h"
 
+extern const struct aj_runner aj_runner_kube;   /* runner_kube.c */
+
 /* The runners, one row per backend; the first serves AjJobs not yet resolved. */
-const struct aj_runner *const aj_runners[] = { &aj_runner_volcano };
+const struct aj_runner *const aj_runners[] = { &aj_runner_volcano, &aj_runner_kube };
 const size_t aj_runners_nr = sizeof(aj_runners) / sizeof(aj_runners[0]);
 
 const struct aj_runner *aj_runner_for(const char *service)
@@ -314,7 +316,8 @@ static int build(struct aj_run *run, struct aj_errors *err)
 		if (aj_kube_get(run->k, &ref, &run->v.object, NULL, err))
 			return -1;
 	}
-	b = resolve(run, &problems);
+	/* resolved already when this is the build again for the runner it switched to */
+	b = run->service ? 0 : resolve(run, &problems);
 	if (!b && run->r->azure && aj_azure_serves(run->service)) {
 		aj_errors_release(&problems);
 		return 2;

@@ -219,6 +219,11 @@ void aj_decide_cancel(const struct aj_runner *r, const struct aj_seen *s, struct
 void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p);
 void aj_plan_event(struct aj_plan *p, int warning, const char *reason, const char *action,
 		   const char *note, int once);
+/*
+ * An owned object's name for AjJob `ajjob`: stable, a DNS-1035 label of at
+ * most max bytes (the AjJob's name cleaned, or a prefix of it with a hash).
+ */
+void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size);
 
 /* --- what runners may use while acting (reconcile.c) --- */
 

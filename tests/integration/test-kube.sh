@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
-# The kube backend on the cluster fixture, without the controller: `aj render` of the example
-# template/kube (and of children that set target.labels or target.queue) applied with kubectl,
-# run by kube-controller-manager's Job controller, kube-scheduler and kwok's nodes. The Job runs
-# to Complete with the rank contract on its pods (host names in the headless Service,
-# JOB_COMPLETION_INDEX, MASTER_ADDR, WORLD_SIZE); one failing rank fails the whole Job by its
-# podFailurePolicy and stops the other ranks; with target.queue the Job waits suspended (as
-# Kueue expects) until it is unsuspended.
+# The kube backend on the cluster fixture: kube-controller-manager's Job controller,
+# kube-scheduler and kwok's nodes. First without the controller: `aj render` of the example
+# template/kube (and of children that set target.labels or target.queue) applied with kubectl.
+# The Job runs to Complete with the rank contract on its pods (host names in the headless
+# Service, JOB_COMPLETION_INDEX, MASTER_ADDR, WORLD_SIZE); one failing rank fails the whole Job
+# by its podFailurePolicy and stops the other ranks; with target.queue the Job waits suspended
+# (as Kueue expects) until it is unsuspended. Then through aj-controller (deploy/rbac.yaml's
+# permissions): AjJob -> Job and Service -> pods -> Succeeded, a failing rank -> Failed with
+# the Job's reason, and a cancel.
 source "$(dirname "$0")/lib.sh"
-: "${AJ_BIN:?AJ_BIN must name the aj executable}"
-ns=$(new_namespace kube)
-work=$(mktemp -d "${TMPDIR:-/tmp}/aj-it-kube.XXXXXX")
-cleanup() { k delete pv "$ns-shared" --wait=false >/dev/null 2>&1; rm -rf "$work" "$t_out"; }
-trap cleanup EXIT
-shared_volume
+cluster_test kube
 
 # A template home: the examples, and children of template/kube that choose what kwok does.
 cp -r "$repo_root/examples/.azure_jobs" "$work/home"
@@ -99,4 +96,22 @@ expect_ok "unsuspended (what Kueue does on admission), it runs to Complete" wait
 expect_fail "a heterogeneous template is refused, naming the key" \
   "config._extra.volcano.tasks: service kube builds one Indexed Job" \
   bash -c "printf 'base: heterogeneous\nconfig:\n  target: {service: kube}\n' >'$work/home/template/kube-h.yaml' && '$AJ_BIN' render -t kube-h"
+# --- through aj-controller: AjJob -> Job -> pods -> Succeeded; a failing rank -> Failed; cancel ---
+start_controller main
+submit_ajjob aj-ok kube 2
+expect_ok "AjJob aj-ok: Succeeded" wait_for 90 phase_is aj-ok Succeeded
+expect_eq "...its Job is Complete with both indexes" "True 2" jobf aj-ok '{.status.conditions[?(@.type=="Complete")].status} {.status.succeeded}'
+expect_eq "...the status names the Job and the backend" "aj-ok kube" jpath aj-ok '{.status.kube.jobName} {.status.backend}'
+expect_eq "...the AjJob owns the Job and the Service" "AjJob AjJob" bash -c \
+  "echo \$('$AJ_KUBECTL' -n '$ns' get jobs.batch aj-ok -o jsonpath='{.metadata.ownerReferences[0].kind}') \$('$AJ_KUBECTL' -n '$ns' get service aj-ok -o jsonpath='{.metadata.ownerReferences[0].kind}')"
+submit_ajjob aj-fail kube 3 '{"target": {"labels": {"aj.dev/kwok-fail-task": "worker-1", "aj.dev/kwok-exit-code": "3", "aj.dev/kwok-slow-task": "worker", "aj.dev/kwok-slow-seconds": "120"}}}'
+expect_ok "AjJob aj-fail: Failed" wait_for 90 phase_is aj-fail Failed
+expect_ok "...naming the pod failure policy, the index and the exit code" bash -c \
+  "m=\$('$AJ_KUBECTL' -n '$ns' get ajjob aj-fail -o jsonpath='{.status.message}'); [[ \$m == *PodFailurePolicy* && \$m == *'exit code 3'* && \$m == *'index 1'* ]]"
+submit_ajjob aj-cancel kube 2 '{"target": {"labels": {"aj.dev/kwok-hold": "true"}}}'
+expect_ok "AjJob aj-cancel: Running" wait_for 90 phase_is aj-cancel Running
+k -n "$ns" annotate ajjob aj-cancel aj.dev/cancel=true >/dev/null
+expect_ok "...cancelled: Cancelled" wait_for 90 phase_is aj-cancel Cancelled
+expect_eq "...its Job and pods are gone" "" kpods aj-cancel '{.items[*].metadata.name}'
+stop_controllers
 finish

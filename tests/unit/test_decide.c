@@ -150,18 +150,6 @@ static const struct row rows[] = {
 	  "Volcano Job t is Pending: queue resource quota insufficient", "", 10, 0 },
 };
 
-static void check_events(const char *name, const char *want, const struct aj_plan *p)
-{
-	char got[256] = "";
-	size_t i, n = 0;
-
-	for (i = 0; i < p->nr_events; i++)
-		n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%s%s", i ? " " : "",
-				      p->events[i].reason, p->events[i].once ? "!" : "");
-	if (strcmp(got, want))
-		fail_msg("%s: events \"%s\", expected \"%s\"", name, got, want);
-}
-
 static void every_observation_gives_its_plan(void **state)
 {
 	size_t i;
@@ -184,7 +172,7 @@ static void every_observation_gives_its_plan(void **state)
 			fail_msg("%s: got delete %d phase %s reason %s flags %u requeue %lld due %lld "
 				 "message \"%s\"", r->name, del, aj_phase_name(p.phase),
 				 p.reason, p.flags, p.requeue_after, p.reason_due, p.message);
-		check_events(r->name, r->events, &p);
+		aj_test_plan_events(r->name, r->events, &p);
 	}
 }
 
@@ -388,7 +376,7 @@ static void submission_steps_in_order(void **state)
 			fail_msg("%s: need %u act %u low %d requeue %lld", r->name, p.need, p.act,
 				 p.requeue_low, p.requeue_after);
 		if (r->events)
-			check_events(r->name, r->events, &p);
+			aj_test_plan_events(r->name, r->events, &p);
 		if (!(p.act & AJ_DO_STATUS))
 			continue;
 		if (p.phase != r->phase || p.submitted != r->submitted ||
@@ -417,7 +405,7 @@ static void storage_secrets_are_renewed_when_due(void **state)
 		    p.storage_requeue != r->storage_requeue || p.storage_renew_after != r->renew_after)
 			fail_msg("%s: need %u act %u due %lld requeue %lld renew %lld", r->name, p.need,
 				 p.act, p.storage_due, p.storage_requeue, p.storage_renew_after);
-		check_events(r->name, r->events, &p);
+		aj_test_plan_events(r->name, r->events, &p);
 		if ((p.act & AJ_DO_STATUS) && !r->seen.cancel &&
 		    strcmp(p.message, "Volcano Job t is Running"))
 			fail_msg("%s: mirrored \"%s\"", r->name, p.message);

@@ -72,4 +72,11 @@ char *aj_test_kubelet_view(const char *s);
 /* env[i] of a built container is name=value. */
 void aj_test_env_is(const cJSON *container, int i, const char *name, const char *value);
 
+struct aj_plan;
+/*
+ * A controller plan's Events are `want`: "Reason[!] Reason..." in order, !
+ * marking one told once; fails the test naming the case otherwise.
+ */
+void aj_test_plan_events(const char *name, const char *want, const struct aj_plan *p);
+
 #endif
