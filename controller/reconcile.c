@@ -291,7 +291,8 @@ static int build_objects(struct aj_run *run, struct aj_errors *problems)
 			      run->v.ns, run->runner->kind);
 		return 1;
 	}
-	if (!be || be->validate(&run->spec, problems) ||
+	if (!be || (be->prepare && be->prepare(&run->spec, problems)) ||
+	    be->validate(&run->spec, problems) ||
 	    aj_backend_permit(&run->spec, run->v.ns, run->r->privileged_namespaces, problems) ||
 	    be->build(&run->spec, &ctx, &run->objects, problems))
 		return problems->oom ? -1 : 1;

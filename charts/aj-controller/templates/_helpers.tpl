@@ -84,7 +84,7 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
   verbs: [get, list, watch, create, delete]
 - apiGroups: [""]
   resources: [services]
-  verbs: [get, create]
+  verbs: [create]
 - apiGroups: [events.k8s.io]
   resources: [events]
   verbs: [create, patch]
