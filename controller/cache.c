@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -26,6 +25,8 @@ struct aj_cache_rec {
 #define FLAG_DELETING 2u
 #define FLAG_CANCEL 4u
 #define FLAG_HAS_STATUS 8u
+#define MEMBER_SHIFT 4
+#define MEMBER_OF(e) ((e)->flags >> MEMBER_SHIFT)
 
 /* A condition's status: absent, "True", "False", anything else. */
 enum { COND_NONE, COND_TRUE, COND_FALSE, COND_OTHER };
@@ -41,21 +42,25 @@ struct ajjob_rec {
 	long long retry_count;    /* status.retryCount, 0 when absent */
 	char *object;             /* compact JSON while not submitted, else NULL */
 	char *azure;              /* status.azure as compact JSON, or NULL */
-	uint32_t uid, resource_version, volcano_job, backend;
-	uint32_t renew_after;     /* status.volcano.storageRenewAfter */
+	uint32_t uid, resource_version, backend;
+	uint32_t job;             /* status.<member>.jobName: the owned object */
+	uint32_t renew_after;     /* its storageRenewAfter */
 	uint32_t unschedulable;   /* the Unschedulable condition's message */
 	uint32_t since[AJ_STATUS_CONDITIONS];      /* lastTransitionTime */
 	unsigned char cond[AJ_STATUS_CONDITIONS];  /* COND_* */
+	/* FLAG_*; the high nibble: 1 + the index into aj_cache.members of the
+	 * status member naming the owned object, 0 for none (no byte of its
+	 * own: records sit in 16-byte size classes) */
 	unsigned char flags;
 	unsigned char phase;
 	char text[];
 };
 
-struct volcano_rec {
+struct owned_rec {
 	struct aj_cache_rec h;
-	long long retry_count, max_retry;
+	long long n[AJ_OWNED_NUMBERS];
 	uint32_t uid, owner_uid, owner_name, phase;
-	unsigned char storage;    /* mounts <name>-storage */
+	unsigned char flags;      /* aj_owned_facts.flags */
 	unsigned char deleting;
 	char text[];
 };
@@ -252,6 +257,17 @@ static struct aj_cache_rec *table_take(struct aj_cache_table *t, const char *key
 	return r;
 }
 
+/* The records of a kind: 0 the AjJobs, then the owned objects by slot. */
+static struct aj_cache_table *table_of(struct aj_cache *c, size_t t)
+{
+	return t == 0 ? &c->ajjobs : &c->owned[t - 1];
+}
+
+static struct aj_cache_table *kind_table(struct aj_cache *c, enum aj_cache_kind kind)
+{
+	return kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->owned[kind - AJ_CACHE_OWNED];
+}
+
 /*
  * Move every record into fresh blocks once a third of the blocks is freed
  * records: sizes drift as an AjJob goes through its phases, and a freed
@@ -261,7 +277,6 @@ static struct aj_cache_rec *table_take(struct aj_cache_table *t, const char *key
  */
 static void pool_compact(struct aj_cache *c)
 {
-	struct aj_cache_table *tables[] = { &c->ajjobs, &c->volcano };
 	struct aj_cache_pool *p = &c->pool, n;
 	struct pool_link *last;
 	size_t t, i;
@@ -269,9 +284,9 @@ static void pool_compact(struct aj_cache *c)
 	if (p->free_bytes < POOL_BLOCK || p->free_bytes * 3 < p->block_bytes)
 		return;
 	memset(&n, 0, sizeof(n));
-	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
-		for (i = 0; i < tables[t]->cap; i++) {
-			struct aj_cache_rec *r = tables[t]->slots[i], *m;
+	for (t = 0; t <= AJ_CACHE_OWNED_MAX; t++)
+		for (i = 0; i < table_of(c, t)->cap; i++) {
+			struct aj_cache_rec *r = table_of(c, t)->slots[i], *m;
 
 			if (!r || r == &tombstone || class_of(r->size) > AJ_CACHE_CLASSES)
 				continue;
@@ -279,7 +294,7 @@ static void pool_compact(struct aj_cache *c)
 				goto keep_both;
 			memcpy(m, r, r->size);
 			m->key = (char *)m + ((const char *)r->key - (const char *)r);
-			tables[t]->slots[i] = m;
+			table_of(c, t)->slots[i] = m;
 			pool_free(p, r, r->size);
 		}
 	blocks_free(p->blocks);
@@ -336,12 +351,13 @@ static void table_release(struct aj_cache *c, enum aj_cache_kind kind, struct aj
 
 void aj_cache_release(struct aj_cache *c)
 {
-	size_t pos = 0;
+	size_t pos = 0, i;
 	const char *k;
 	void *v;
 
 	table_release(c, AJ_CACHE_AJJOBS, &c->ajjobs);
-	table_release(c, AJ_CACHE_VOLCANO, &c->volcano);
+	for (i = 0; i < AJ_CACHE_OWNED_MAX; i++)
+		table_release(c, AJ_CACHE_OWNED + i, &c->owned[i]);
 	pool_release(&c->pool);
 	while (aj_strmap_next(&c->templates, &pos, &k, &v))
 		cJSON_Delete(v);
@@ -394,8 +410,8 @@ struct text {
 	char *out;
 	size_t len;
 	/* an AjJob's key, uid, resourceVersion, job, renewal, backend, reason, condition times */
-	const char *s[7 + AJ_STATUS_CONDITIONS];
-	uint32_t at[7 + AJ_STATUS_CONDITIONS];
+	const char *s[8 + AJ_STATUS_CONDITIONS];
+	uint32_t at[8 + AJ_STATUS_CONDITIONS];
 	size_t n;
 };
 
@@ -455,7 +471,7 @@ static void keep_notes(struct ajjob_rec *e, const struct ajjob_rec *old)
 static int store(struct aj_cache *c, enum aj_cache_kind kind, const char *key,
 		 struct aj_cache_rec *built)
 {
-	struct aj_cache_table *t = kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->volcano;
+	struct aj_cache_table *t = kind_table(c, kind);
 	struct aj_cache_rec *old = NULL, *rec = NULL;
 	int r = -1;
 
@@ -487,7 +503,7 @@ static int store(struct aj_cache *c, enum aj_cache_kind kind, const char *key,
 static void remove_rec(struct aj_cache *c, enum aj_cache_kind kind, const char *key)
 {
 	pthread_mutex_lock(&c->lock);
-	rec_free(c, kind, table_take(kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->volcano, key));
+	rec_free(c, kind, table_take(kind_table(c, kind), key));
 	pool_compact(c);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -508,10 +524,44 @@ static void conditions_of(const cJSON *status, const cJSON *found[AJ_STATUS_COND
 	}
 }
 
+/*
+ * The status member naming the object the AjJob owns: the first object with
+ * a jobName, except status.azure (kept whole, it says more).
+ */
+static const cJSON *owned_member(const cJSON *status)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, status)
+		if (cJSON_IsObject(m) && strcmp(m->string, "azure") && str(m, "jobName"))
+			return m;
+	return NULL;
+}
+
+/* 1 + the index of status member `name` in c->members, added if new; 0 when full. */
+static unsigned char member_index(struct aj_cache *c, const char *name)
+{
+	size_t i;
+	unsigned char r = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < AJ_CACHE_MEMBERS && c->members[i][0]; i++)
+		if (!strcmp(c->members[i], name))
+			break;
+	if (i < AJ_CACHE_MEMBERS && (c->members[i][0] || strlen(name) < sizeof(c->members[i]))) {
+		if (!c->members[i][0])
+			memcpy(c->members[i], name, strlen(name) + 1);
+		r = (unsigned char)(i + 1);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
 /* Lay out an AjJob's strings (measure when t->out is NULL). */
 static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, const cJSON *meta,
 		       const cJSON *status, const cJSON *const conds[AJ_STATUS_CONDITIONS])
 {
+	const cJSON *member = owned_member(status);
 	size_t i;
 
 	t->len = 0;
@@ -519,8 +569,8 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 	text_add(t, key);
 	e->uid = text_add(t, str(meta, "uid"));
 	e->resource_version = text_add(t, str(meta, "resourceVersion"));
-	e->volcano_job = text_add(t, str(get(status, "volcano"), "jobName"));
-	e->renew_after = text_add(t, str(get(status, "volcano"), AJ_STATUS_RENEW));
+	e->job = text_add(t, str(member, "jobName"));
+	e->renew_after = text_add(t, str(member, AJ_STATUS_RENEW));
 	e->backend = text_add(t, str(status, "backend"));
 	e->unschedulable = text_add(t, str(conds[AJ_COND_UNSCHEDULABLE], "message"));
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
@@ -538,6 +588,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 	enum aj_phase phase = AJ_PHASE_PENDING;
 	char key[320];
 	size_t i;
+	unsigned member;
 	int oom = 0;
 
 	if (aj_cache_key(obj, key, sizeof(key))) {
@@ -558,6 +609,10 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		e->observed_generation = aj_json_whole(obs, 9007199254740992.0, -1);
 		e->storage_due = AJ_CACHE_DUE_UNKNOWN;
 		e->retry_count = aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
+		member = e->job ? member_index(c, owned_member(status)->string) : 0;
+		if (!member)
+			e->job = 0;   /* no room to say where it was: as if not submitted */
+		e->flags |= (unsigned char)(member << MEMBER_SHIFT);
 		if (!aj_phase_parse(str(status, "phase"), &phase)) {
 			e->flags |= FLAG_HAS_PHASE;
 			e->phase = (unsigned char)phase;
@@ -632,7 +687,7 @@ void aj_ajjob_view_release(struct aj_ajjob_view *v)
 	aj_free(v->name);
 	aj_free(v->uid);
 	aj_free(v->resource_version);
-	aj_free(v->volcano_job);
+	aj_free(v->job);
 	aj_free(v->unschedulable);
 	cJSON_Delete(v->object);
 	cJSON_Delete(v->status);
@@ -645,10 +700,10 @@ static const char *at(const char *text, uint32_t off)
 }
 
 /* The parts of the status aj_status_next() reads, rebuilt from the record. */
-static cJSON *status_basis(const struct ajjob_rec *e)
+static cJSON *status_basis(const struct aj_cache *c, const struct ajjob_rec *e)
 {
 	static const char *const cond_status[] = { NULL, "True", "False", "Unknown" };
-	cJSON *s = cJSON_CreateObject(), *list, *cond, *volcano, *azure;
+	cJSON *s = cJSON_CreateObject(), *list, *cond, *member, *azure;
 	size_t i;
 
 	if (!s || ((e->flags & FLAG_HAS_PHASE) &&
@@ -676,12 +731,10 @@ static cJSON *status_basis(const struct ajjob_rec *e)
 		     !cJSON_AddStringToObject(cond, "message", e->text + e->unschedulable)))
 			goto fail;
 	}
-	if (e->volcano_job && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||
-			       !cJSON_AddStringToObject(volcano, "jobName",
-							e->text + e->volcano_job) ||
-			       (e->renew_after &&
-				!cJSON_AddStringToObject(volcano, AJ_STATUS_RENEW,
-							 e->text + e->renew_after))))
+	if (e->job && (!(member = cJSON_AddObjectToObject(s, c->members[MEMBER_OF(e) - 1])) ||
+		       !cJSON_AddStringToObject(member, "jobName", e->text + e->job) ||
+		       (e->renew_after &&
+			!cJSON_AddStringToObject(member, AJ_STATUS_RENEW, e->text + e->renew_after))))
 		goto fail;
 	if (e->azure) {
 		azure = cJSON_Parse(e->azure);
@@ -721,7 +774,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->phase = (enum aj_phase)e->phase;
 		v->deleting = !!(e->flags & FLAG_DELETING);
 		v->cancel = !!(e->flags & FLAG_CANCEL);
-		v->volcano_job = dup_or_null(at(e->text, e->volcano_job), &oom);
+		v->job = dup_or_null(at(e->text, e->job), &oom);
 		v->storage_due = e->storage_due;
 		v->reason_due = e->reason_due;
 		v->unschedulable = dup_or_null(at(e->text, e->unschedulable), &oom);
@@ -732,7 +785,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 			oom = 1;
 		if (e->flags & FLAG_HAS_STATUS) {
 			v->status_hash = e->status_hash;
-			if (!(v->status = status_basis(e)))
+			if (!(v->status = status_basis(c, e)))
 				oom = 1;
 		}
 	}
@@ -756,11 +809,13 @@ size_t aj_cache_ajjob_count(struct aj_cache *c)
 
 size_t aj_cache_bytes(struct aj_cache *c)
 {
-	size_t n;
+	size_t n, i;
 
 	pthread_mutex_lock(&c->lock);
 	n = c->pool.bytes + c->object_bytes +
-	    (c->ajjobs.cap + c->volcano.cap) * sizeof(struct aj_cache_rec *);
+	    c->ajjobs.cap * sizeof(struct aj_cache_rec *);
+	for (i = 0; i < AJ_CACHE_OWNED_MAX; i++)
+		n += c->owned[i].cap * sizeof(struct aj_cache_rec *);
 	pthread_mutex_unlock(&c->lock);
 	return n;
 }
@@ -834,27 +889,8 @@ static const cJSON *controller_ref(const cJSON *obj)
 	return NULL;
 }
 
-/* Does a pod template of the Job mount the storage Secret the builder names after it? */
-static int mounts_storage(const cJSON *obj)
-{
-	const char *name = str(get(obj, "metadata"), "name");
-	char secret[AJ_STORAGE_SECRET_SIZE];
-	const cJSON *task, *vol;
-
-	if (!name || aj_storage_secret_name(name, secret))
-		return 0;
-	cJSON_ArrayForEach(task, get(get(obj, "spec"), "tasks")) {
-		cJSON_ArrayForEach(vol, get(get(get(task, "template"), "spec"), "volumes")) {
-			const char *s = str(get(vol, "secret"), "secretName");
-
-			if (s && !strcmp(s, secret))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-static void volcano_text(struct text *t, struct volcano_rec *e, const char *key, const cJSON *obj)
+static void owned_text(struct text *t, struct owned_rec *e, const char *key, const cJSON *obj,
+		       const struct aj_owned_facts *f)
 {
 	const cJSON *ref = controller_ref(obj);
 
@@ -864,40 +900,41 @@ static void volcano_text(struct text *t, struct volcano_rec *e, const char *key,
 	e->uid = text_add(t, str(get(obj, "metadata"), "uid"));
 	e->owner_uid = text_add(t, str(ref, "uid"));
 	e->owner_name = text_add(t, str(ref, "name"));
-	e->phase = text_add(t, str(get(get(obj, "status"), "state"), "phase"));
-	e->storage = (unsigned char)mounts_storage(obj);
+	e->phase = text_add(t, f->phase);
+	e->flags = f->flags;
 	e->deleting = str(get(obj, "metadata"), "deletionTimestamp") != NULL;
-	e->retry_count = aj_json_whole(get(get(obj, "status"), "retryCount"), 2147483647.0, 0);
-	e->max_retry = aj_json_whole(get(get(obj, "spec"), "maxRetry"), 2147483647.0, 0);
+	memcpy(e->n, f->n, sizeof(e->n));
 }
 
-int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj)
+int aj_cache_owned_put(struct aj_cache *c, size_t slot, cJSON *obj,
+		       const struct aj_owned_facts *f)
 {
-	struct volcano_rec probe, *e;
+	struct owned_rec probe, *e;
 	struct text t;
 	char key[320];
 
-	if (aj_cache_key(obj, key, sizeof(key))) {
+	if (slot >= AJ_CACHE_OWNED_MAX || aj_cache_key(obj, key, sizeof(key))) {
 		cJSON_Delete(obj);
 		return -1;
 	}
 	memset(&t, 0, sizeof(t));
-	volcano_text(&t, &probe, key, obj);
-	e = (struct volcano_rec *)rec_new(offsetof(struct volcano_rec, text), t.len, key);
+	owned_text(&t, &probe, key, obj, f);
+	e = (struct owned_rec *)rec_new(offsetof(struct owned_rec, text), t.len, key);
 	if (e) {
 		t.out = e->text;
-		volcano_text(&t, e, key, obj);
+		owned_text(&t, e, key, obj, f);
 	}
 	cJSON_Delete(obj);
-	return store(c, AJ_CACHE_VOLCANO, key, e ? &e->h : NULL);
+	return store(c, AJ_CACHE_OWNED + slot, key, e ? &e->h : NULL);
 }
 
-void aj_cache_volcano_delete(struct aj_cache *c, const char *key)
+void aj_cache_owned_delete(struct aj_cache *c, size_t slot, const char *key)
 {
-	remove_rec(c, AJ_CACHE_VOLCANO, key);
+	if (slot < AJ_CACHE_OWNED_MAX)
+		remove_rec(c, AJ_CACHE_OWNED + slot, key);
 }
 
-void aj_volcano_view_release(struct aj_volcano_view *v)
+void aj_owned_view_release(struct aj_owned_view *v)
 {
 	aj_free(v->uid);
 	aj_free(v->owner_uid);
@@ -906,27 +943,28 @@ void aj_volcano_view_release(struct aj_volcano_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-int aj_cache_volcano_get(struct aj_cache *c, const char *key, struct aj_volcano_view *v)
+int aj_cache_owned_get(struct aj_cache *c, size_t slot, const char *key, struct aj_owned_view *v)
 {
-	const struct volcano_rec *e;
+	const struct owned_rec *e;
 	int oom = 0;
 
 	memset(v, 0, sizeof(*v));
+	if (slot >= AJ_CACHE_OWNED_MAX)
+		return 0;
 	pthread_mutex_lock(&c->lock);
-	e = (const struct volcano_rec *)table_get(&c->volcano, key);
+	e = (const struct owned_rec *)table_get(&c->owned[slot], key);
 	if (e) {
 		v->uid = dup_or_null(at(e->text, e->uid), &oom);
 		v->owner_uid = dup_or_null(at(e->text, e->owner_uid), &oom);
 		v->owner_name = dup_or_null(at(e->text, e->owner_name), &oom);
 		v->phase = dup_or_null(at(e->text, e->phase), &oom);
-		v->storage = e->storage;
+		v->flags = e->flags;
 		v->deleting = e->deleting;
-		v->retry_count = e->retry_count;
-		v->max_retry = e->max_retry;
+		memcpy(v->n, e->n, sizeof(v->n));
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (oom) {
-		aj_volcano_view_release(v);
+		aj_owned_view_release(v);
 		return -1;
 	}
 	return e != NULL;
@@ -1025,7 +1063,7 @@ int aj_cache_template_source(struct aj_cache *c, const char *ns,
 size_t aj_cache_sweep(struct aj_cache *c, enum aj_cache_kind kind,
 		      const struct aj_strmap *keep)
 {
-	struct aj_cache_table *t = kind == AJ_CACHE_AJJOBS ? &c->ajjobs : &c->volcano;
+	struct aj_cache_table *t = kind == AJ_CACHE_TEMPLATES ? NULL : kind_table(c, kind);
 	size_t i, pos = 0, gone = 0;
 	const char *key;
 	void *v;

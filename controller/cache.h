@@ -6,14 +6,16 @@
  * AjJobs. Each AjJob is one compact record: its key, uid, resourceVersion,
  * generation, phase, flags, backend and backend object name, when its
  * storage Secret is next due, a hash of its status and the few status
- * fields the next status is computed from (the conditions' status and transition time, Azure details); its full object
- * only until it has been submitted (the spec is immutable, and after
- * submission only status mirroring is left). Volcano Jobs are kept as their uid, owner, phase,
- * retry count and limit, and whether they are being deleted;
- * AjTemplates as their base and config, since they are read on every
- * resolution.
+ * fields the next status is computed from (the conditions' status and
+ * transition time, the name of the object it owns, Azure details); its full
+ * object only until it has been submitted (the spec is immutable, and after
+ * submission only status mirroring is left). The objects AjJobs own (one
+ * table per runner, runner.h) are kept as their uid, owner, whether they are
+ * being deleted and what the runner's summarize() takes from them (a phase,
+ * flags, two counters); AjTemplates as their base and config, since they are
+ * read on every resolution.
  *
- * AjJob and Volcano Job records live in the cache's own 64 KiB blocks, not
+ * AjJob and owned-object records live in the cache's own 64 KiB blocks, not
  * among the parser's short-lived allocations: thousands of small long-lived
  * pieces scattered through a heap that parsing grew would keep most of its
  * pages resident.
@@ -33,6 +35,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/strmap.h"
+#include "runner.h"
 #include "status.h"
 
 struct aj_source;
@@ -49,12 +52,12 @@ struct aj_ajjob_view {
 	enum aj_phase phase;
 	int deleting;                    /* metadata.deletionTimestamp set */
 	int cancel;                      /* annotation aj.dev/cancel: "true" */
-	char *volcano_job;               /* status.volcano.jobName, or NULL */
+	char *job;                       /* status.<member>.jobName: the object it owns, or NULL */
 	cJSON *object;                   /* full object while not submitted, else NULL */
 	/*
 	 * What the reconcilers read of the status (phase, backend,
 	 * observedGeneration; the conditions' type, status and
-	 * lastTransitionTime; volcano; azure), or NULL when the AjJob has no
+	 * lastTransitionTime; the member naming its object; azure), or NULL when the AjJob has no
 	 * status. Whether a new status differs from the one the
 	 * AjJob has is aj_cache_json_hash(new) != status_hash.
 	 */
@@ -78,16 +81,20 @@ struct aj_ajjob_view {
 
 #define AJ_CACHE_DUE_UNKNOWN (-1LL)
 
-struct aj_volcano_view {
+/* An object an AjJob owns, as its runner summarized it (runner.h). */
+struct aj_owned_view {
 	char *uid;
 	char *owner_uid;
 	char *owner_name;                /* the controlling AjJob, or NULL */
-	char *phase;                     /* status.state.phase, or NULL */
-	int storage;                     /* a pod mounts the AjJob's storage Secret */
+	char *phase;                     /* aj_owned_facts.phase, or NULL */
+	unsigned flags;                  /* aj_owned_facts.flags */
 	int deleting;                    /* metadata.deletionTimestamp set */
-	long long retry_count;           /* status.retryCount */
-	long long max_retry;             /* spec.maxRetry */
+	long long n[AJ_OWNED_NUMBERS];   /* aj_owned_facts.n */
 };
+
+/* Runners that own objects in the cluster, at most. */
+#define AJ_CACHE_OWNED_MAX 4
+#define AJ_CACHE_MEMBERS 8
 
 /* Records by key (open addressing; each record holds its own key). */
 struct aj_cache_table {
@@ -114,9 +121,11 @@ struct aj_cache {
 	pthread_mutex_t lock;
 	struct aj_cache_pool pool;
 	struct aj_cache_table ajjobs;
-	struct aj_cache_table volcano;
+	struct aj_cache_table owned[AJ_CACHE_OWNED_MAX];   /* by runner slot */
 	struct aj_strmap templates;      /* key -> cJSON spec */
 	size_t object_bytes;             /* full objects of AjJobs not yet submitted */
+	/* the status members naming owned objects ("volcano"), each once: records index them */
+	char members[AJ_CACHE_MEMBERS][16];
 };
 
 int aj_cache_init(struct aj_cache *c);
@@ -140,7 +149,7 @@ int aj_cache_ajjob_set_reason_due(struct aj_cache *c, const char *key, long long
 int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view *v);
 void aj_ajjob_view_release(struct aj_ajjob_view *v);
 size_t aj_cache_ajjob_count(struct aj_cache *c);
-/* Bytes held for AjJobs and Volcano Jobs (records, tables, full objects). */
+/* Bytes held for AjJobs and owned objects (records, tables, full objects). */
 size_t aj_cache_bytes(struct aj_cache *c);
 
 /*
@@ -149,10 +158,15 @@ size_t aj_cache_bytes(struct aj_cache *c);
  */
 uint64_t aj_cache_json_hash(const cJSON *v);
 
-int aj_cache_volcano_put(struct aj_cache *c, cJSON *obj);
-void aj_cache_volcano_delete(struct aj_cache *c, const char *key);
-int aj_cache_volcano_get(struct aj_cache *c, const char *key, struct aj_volcano_view *v);
-void aj_volcano_view_release(struct aj_volcano_view *v);
+/*
+ * An object of runner slot `slot` (aj_runner_slot()): take obj (freed or
+ * kept) with f, what the runner's summarize() read from it. 0 / -1.
+ */
+int aj_cache_owned_put(struct aj_cache *c, size_t slot, cJSON *obj,
+		       const struct aj_owned_facts *f);
+void aj_cache_owned_delete(struct aj_cache *c, size_t slot, const char *key);
+int aj_cache_owned_get(struct aj_cache *c, size_t slot, const char *key, struct aj_owned_view *v);
+void aj_owned_view_release(struct aj_owned_view *v);
 
 int aj_cache_template_put(struct aj_cache *c, cJSON *obj);
 void aj_cache_template_delete(struct aj_cache *c, const char *key);
@@ -163,8 +177,8 @@ void aj_cache_template_delete(struct aj_cache *c, const char *key);
 int aj_cache_template_source(struct aj_cache *c, const char *ns,
 			     struct aj_source *out, struct aj_errors *err);
 
-/* Which map a bulk operation is about. */
-enum aj_cache_kind { AJ_CACHE_AJJOBS, AJ_CACHE_VOLCANO, AJ_CACHE_TEMPLATES };
+/* Which map a bulk operation is about: owned objects are AJ_CACHE_OWNED + slot. */
+enum aj_cache_kind { AJ_CACHE_AJJOBS, AJ_CACHE_TEMPLATES, AJ_CACHE_OWNED };
 
 /*
  * After a full list: drop every entry of `kind` whose key is not in keep

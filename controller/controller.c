@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,11 +11,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "azure/credential.h"
 #include "cache.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
 #include "health.h"
+#include "identity.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "kube/ratelimit.h"
@@ -24,9 +27,11 @@
 #include "metrics.h"
 #include "reconcile.h"
 #include "resources.h"
+#include "runner.h"
 #include "workqueue.h"
 
-#define AJ_WATCHES 3
+/* the AjJobs, the AjTemplates, and what each runner owns */
+#define AJ_WATCHES_MAX (2 + AJ_CACHE_OWNED_MAX)
 
 struct ctl;
 
@@ -34,9 +39,10 @@ struct ctl;
 struct feed {
 	struct ctl *ctl;
 	enum aj_cache_kind kind;
+	const struct aj_runner *runner;  /* of AJ_CACHE_OWNED feeds */
 	const char *what;          /* "ajjobs.aj.dev" */
 	struct aj_strmap listed;   /* keys seen so far in the list being read */
-	volatile int synced;
+	atomic_int synced;
 	char last_error[512];      /* why it has not listed yet (guarded by ctl->lock) */
 	/* failures since the last good list or event, and when they began (ctl->lock) */
 	unsigned failures;
@@ -45,16 +51,18 @@ struct feed {
 
 struct ctl {
 	const struct aj_controller_opts *o;
-	volatile sig_atomic_t *stop;
+	atomic_int *stop;
 	struct aj_cache cache;
 	struct aj_workqueue queue;
 	struct aj_metrics metrics;
 	struct aj_health_server health;
 	struct aj_reconciler rec;
-	struct feed feeds[AJ_WATCHES];
+	struct feed feeds[AJ_WATCHES_MAX];
+	size_t nr_feeds;
 	char identity[256];
-	volatile int leader;
-	volatile int lost;
+	atomic_int leader;
+	atomic_int lost;
+	struct aj_token_cache *identity_tokens;   /* the controller's Azure identity */
 	pthread_mutex_t lock;      /* guards the feeds' last_error and missing */
 	char missing[512];         /* write permissions we lack ("" when none) */
 };
@@ -107,8 +115,8 @@ static void watch_log(void *ctx, void *watch_ctx, const char *message)
 /* --- watches feed the cache and the queue --- */
 
 /*
- * AjJob changes (new jobs, cancel requests) go first; Volcano Job changes
- * only need status mirrored, which waits while AjJobs wait for creates.
+ * AjJob changes (new jobs, cancel requests) go first; changes of what they
+ * own only need status mirrored, which waits while AjJobs wait for creates.
  */
 static void enqueue(struct ctl *c, const char *key, int low)
 {
@@ -155,15 +163,20 @@ static void feed_put(struct feed *f, cJSON *obj)
 		r = aj_cache_ajjob_put(&c->cache, obj);
 		enqueue(c, key, 0);
 		break;
-	case AJ_CACHE_VOLCANO:
-		owner_key(obj, owner, sizeof(owner));
-		r = aj_cache_volcano_put(&c->cache, obj);
-		if (owner[0])
-			enqueue(c, owner, 1);
-		break;
 	case AJ_CACHE_TEMPLATES:
 		r = aj_cache_template_put(&c->cache, obj);
 		break;
+	default: {
+		struct aj_owned_facts facts;
+
+		owner_key(obj, owner, sizeof(owner));
+		memset(&facts, 0, sizeof(facts));
+		f->runner->summarize(obj, &facts);
+		r = aj_cache_owned_put(&c->cache, aj_runner_slot(f->runner), obj, &facts);
+		if (owner[0])
+			enqueue(c, owner, 1);
+		break;
+	}
 	}
 	if (r)
 		aj_log(AJ_LOG_ERROR, "out of memory caching", "object", key, AJ_LOG_END);
@@ -200,7 +213,7 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 			/* Objects deleted while we were not watching leave the cache. */
 			aj_cache_sweep(&c->cache, f->kind, &f->listed);
 			aj_strmap_release(&f->listed);
-			f->synced = 1;
+			atomic_store(&f->synced, 1);
 		}
 		return 0;
 	}
@@ -214,15 +227,16 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 			return 0;
 		if (f->kind == AJ_CACHE_AJJOBS)
 			aj_cache_ajjob_delete(&c->cache, key);
-		else if (f->kind == AJ_CACHE_VOLCANO) {
+		else if (f->kind == AJ_CACHE_TEMPLATES)
+			aj_cache_template_delete(&c->cache, key);
+		else {
 			char owner[320];
 
 			owner_key(ev->object, owner, sizeof(owner));
-			aj_cache_volcano_delete(&c->cache, key);
+			aj_cache_owned_delete(&c->cache, aj_runner_slot(f->runner), key);
 			if (owner[0])
 				enqueue(c, owner, 1);
-		} else
-			aj_cache_template_delete(&c->cache, key);
+		}
 		return 0;
 	default:
 		return 0;
@@ -264,50 +278,49 @@ static int allowed(struct aj_kube *k, const char *ns, const char *verb, const ch
 	return ok;
 }
 
+/* Is verb on resource allowed in ns? Says what is missing in miss when not. */
+static void check_one(struct aj_kube *k, const struct aj_access *a, const char *ns,
+		      const char *where, struct aj_buf *miss)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	int r = allowed(k, ns, a->verb, a->group, a->resource, a->sub, &err);
+
+	if (r == 0) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "%s %s%s%s%s%s in %s", a->verb, a->resource,
+			 a->sub ? "/" : "", a->sub ? a->sub : "", a->group[0] ? "." : "", a->group,
+			 where);
+		aj_log(AJ_LOG_ERROR, "missing permission", "permission", what, AJ_LOG_END);
+		aj_buf_addf(miss, "%s%s", miss->len ? "; " : "", what);
+	} else if (r < 0) {
+		aj_log(AJ_LOG_WARN, "could not check a permission", "error",
+		       err.nr ? err.items[0].message : "out of memory", AJ_LOG_END);
+	}
+	aj_errors_release(&err);
+}
+
 /* Check every write (and unwatched read) the controller makes; record what is missing. */
 static void check_permissions(struct ctl *c, struct aj_kube *k, const char *lease_ns)
 {
-	static const struct {
-		const char *verb, *group, *resource, *sub;
-	} writes[] = {
+	static const struct aj_access common[] = {
 		{ "patch", "aj.dev", "ajjobs", "status" },
-		{ "create", "batch.volcano.sh", "jobs", NULL },
-		{ "delete", "batch.volcano.sh", "jobs", NULL },
 		{ "create", "events.k8s.io", "events", NULL },
-		{ "create", "", "secrets", NULL },
-		{ "patch", "", "secrets", NULL },
-		/* reads no watch shows: the pods of a failed or cancelled job, why one waits */
-		{ "list", "", "pods", NULL },
-		{ "get", "scheduling.volcano.sh", "podgroups", NULL },
-		{ "list", "", "events", NULL },
+		{ NULL, NULL, NULL, NULL }
 	};
+	static const struct aj_access lease = { "update", "coordination.k8s.io", "leases", NULL };
 	const char *ns = c->o->watch_namespace && c->o->watch_namespace[0] ? c->o->watch_namespace : NULL;
 	struct aj_buf miss = AJ_BUF_INIT(sizeof(c->missing) - 1);
+	const struct aj_access *a;
 	size_t i;
-	int n = (int)(sizeof(writes) / sizeof(writes[0]));
 
-	for (i = 0; i < (size_t)n + (lease_ns ? 1 : 0); i++) {
-		struct aj_errors err = AJ_ERRORS_INIT;
-		const char *verb = i < (size_t)n ? writes[i].verb : "update";
-		const char *group = i < (size_t)n ? writes[i].group : "coordination.k8s.io";
-		const char *res = i < (size_t)n ? writes[i].resource : "leases";
-		const char *sub = i < (size_t)n ? writes[i].sub : NULL;
-		int r = allowed(k, i < (size_t)n ? ns : lease_ns, verb, group, res, sub, &err);
-
-		if (r == 0) {
-			char what[160];
-
-			snprintf(what, sizeof(what), "%s %s%s%s%s%s in %s", verb, res, sub ? "/" : "",
-				 sub ? sub : "", group[0] ? "." : "", group,
-				 i < (size_t)n ? (ns ? ns : "all namespaces") : lease_ns);
-			aj_log(AJ_LOG_ERROR, "missing permission", "permission", what, AJ_LOG_END);
-			aj_buf_addf(&miss, "%s%s", miss.len ? "; " : "", what);
-		} else if (r < 0) {
-			aj_log(AJ_LOG_WARN, "could not check a permission", "error",
-			       err.nr ? err.items[0].message : "out of memory", AJ_LOG_END);
-		}
-		aj_errors_release(&err);
-	}
+	for (a = common; a->verb; a++)
+		check_one(k, a, ns, ns ? ns : "all namespaces", &miss);
+	for (i = 0; i < aj_runners_nr; i++)
+		for (a = aj_runners[i]->access; a && a->verb; a++)
+			check_one(k, a, ns, ns ? ns : "all namespaces", &miss);
+	if (lease_ns)
+		check_one(k, &lease, lease_ns, lease_ns, &miss);
 	pthread_mutex_lock(&c->lock);
 	snprintf(c->missing, sizeof(c->missing), "%s", aj_buf_cstr(&miss));
 	pthread_mutex_unlock(&c->lock);
@@ -320,8 +333,8 @@ static int synced(const struct ctl *c)
 {
 	size_t i;
 
-	for (i = 0; i < AJ_WATCHES; i++)
-		if (!c->feeds[i].synced)
+	for (i = 0; i < c->nr_feeds; i++)
+		if (!atomic_load(&c->feeds[i].synced))
 			return 0;
 	return 1;
 }
@@ -338,11 +351,11 @@ static int ready(void *ctx, struct aj_buf *why)
 		return 0;
 	}
 	pthread_mutex_unlock(&c->lock);
-	for (i = 0; i < AJ_WATCHES; i++) {
+	for (i = 0; i < c->nr_feeds; i++) {
 		struct feed *f = &c->feeds[i];
 		double stale;
 
-		if (!f->synced) {
+		if (!atomic_load(&f->synced)) {
 			pthread_mutex_lock(&c->lock);
 			aj_buf_addf(why, "%s not listed yet%s%s", f->what,
 				    f->last_error[0] ? ": " : "", f->last_error);
@@ -378,7 +391,7 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 	aj_metrics_set(&c->metrics, "workqueue_retries_total", q, (double)c->queue.retries);
 	pthread_mutex_unlock(&c->queue.lock);
 	aj_metrics_set(&c->metrics, "leader_election_master_status", "name=\"aj-controller\"",
-		       c->leader ? 1 : 0);
+		       atomic_load(&c->leader) ? 1 : 0);
 	aj_metrics_set(&c->metrics, "aj_ajjobs_cached", "", (double)aj_cache_ajjob_count(&c->cache));
 	aj_metrics_set(&c->metrics, "aj_cache_bytes", "", (double)aj_cache_bytes(&c->cache));
 	return aj_metrics_render(&c->metrics, out);
@@ -515,218 +528,277 @@ static void *lead(void *arg)
 	struct leader *l = arg;
 	struct ctl *c = l->ctl;
 
-	while (!*c->stop && !c->lost) {
+	while (!atomic_load(c->stop) && !atomic_load(&c->lost)) {
 		struct aj_errors err = AJ_ERRORS_INIT;
-		int r = aj_lease_try(&l->lease, &err);
+		int r = aj_lease_try(&l->lease, &err), was = atomic_load(&c->leader), lost = 0;
 
 		if (r < 0)
 			aj_log(AJ_LOG_WARN, "lease update failed", "error",
 			       err.nr ? err.items[0].message : "out of memory", AJ_LOG_END);
-		if (r == 1 && !c->leader)
+		if (r == 1 && !was)
 			aj_log(AJ_LOG_INFO, "became leader", "identity", c->identity, AJ_LOG_END);
-		if (aj_lease_lost(&l->lease) || (c->leader && r == 0)) {
+		if (aj_lease_lost(&l->lease) || (was && r == 0)) {
 			aj_log(AJ_LOG_ERROR, "lost leadership; stopping", "identity", c->identity, AJ_LOG_END);
-			c->lost = 1;
+			atomic_store(&c->lost, 1);
+			lost = 1;
 		}
-		c->leader = r == 1 || (r < 0 && c->leader && !c->lost);
+		atomic_store(&c->leader, r == 1 || (r < 0 && was && !lost));
 		aj_errors_release(&err);
 		sleep_s(l->lease.retry);
 	}
 	return NULL;
 }
 
-int aj_controller_run(const struct aj_controller_opts *o,
-		      volatile sig_atomic_t *stop, struct aj_errors *err)
-{
-	static const struct aj_kube_resource *const res[AJ_WATCHES] = {
-		&aj_res_ajjobs, &aj_res_volcano_jobs, &aj_res_ajtemplates
-	};
-	static const char *const what[AJ_WATCHES] = {
-		"ajjobs.aj.dev", "jobs.batch.volcano.sh", "ajtemplates.aj.dev"
-	};
-	static const enum aj_cache_kind kinds[AJ_WATCHES] = {
-		AJ_CACHE_AJJOBS, AJ_CACHE_VOLCANO, AJ_CACHE_TEMPLATES
-	};
+/* Everything aj_controller_run() starts, so each step can be a function. */
+struct run {
 	struct ctl c;
-	struct aj_kube wk;
+	struct aj_kube wk;             /* the watches' client */
 	struct aj_watch_loop loop;
-	struct worker *workers = NULL;
+	struct worker *workers;
 	struct leader ld;
-	struct aj_health_ops ops;
-	int i, ret = -1, have_wk = 0, have_loop = 0, have_health = 0;
-	double per_worker_qps, trimmed = 0, checked;
-	const char *lease_ns;
+	int have_wk, have_loop, have_health;
+};
+
+/* Start-up: the cache, queue, metrics, identity and the runners' shared parts. */
+static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_int *stop,
+		    struct aj_errors *err)
+{
+	struct ctl *c = &x->c;
 	char host[200] = "aj-controller";
 
-	memset(&c, 0, sizeof(c));
-	memset(&ld, 0, sizeof(ld));
-	c.o = o;
-	c.stop = stop;
-	if (pthread_mutex_init(&c.lock, NULL))
-		return aj_errors_add(err, NULL, "cannot create a mutex");
-	if (aj_cache_init(&c.cache) || aj_workqueue_init(&c.queue, NULL) ||
-	    aj_metrics_init(&c.metrics) || register_metrics(&c.metrics)) {
-		aj_errors_oom(err);
-		goto out_early;
-	}
+	c->o = o;
+	c->stop = stop;
+	if (aj_cache_init(&c->cache) || aj_workqueue_init(&c->queue, NULL) ||
+	    aj_metrics_init(&c->metrics) || register_metrics(&c->metrics))
+		return aj_errors_oom(err);
 	gethostname(host, sizeof(host) - 1);
 	if (o->identity)
-		snprintf(c.identity, sizeof(c.identity), "%s", o->identity);
+		snprintf(c->identity, sizeof(c->identity), "%s", o->identity);
 	else
-		snprintf(c.identity, sizeof(c.identity), "%s_%ld", host, (long)getpid());
-	if (aj_reconciler_init(&c.rec, &c.cache, c.identity)) {
-		aj_errors_add(err, NULL, "cannot create a mutex");
-		goto out_early;
+		snprintf(c->identity, sizeof(c->identity), "%s_%ld", host, (long)getpid());
+	aj_reconciler_init(&c->rec, &c->cache, c->identity);
+	c->rec.privileged_namespaces = o->privileged_namespaces;
+	c->rec.queue = &c->queue;
+	/* one credential provider for the identity: both token users share it */
+	if (aj_identity_tokens_new(o->azure.ca_file, o->azure.identity_client_id,
+				   &c->identity_tokens, err) ||
+	    (o->azure.workspace &&
+	     aj_azure_forwarder_new(&o->azure, &c->queue, c->identity_tokens, &c->rec.azure, err)) ||
+	    aj_storage_minter_new(&o->storage, &c->queue, c->identity_tokens, &c->rec.storage, err))
+		return -1;
+	if (client_new(o, &x->wk, 0, 0, &c->metrics, err))
+		return -1;
+	x->have_wk = 1;
+	return 0;
+}
+
+static int add_feed(struct run *x, const struct aj_kube_resource *res, enum aj_cache_kind kind,
+		    const struct aj_runner *runner, const char *what, struct aj_errors *err)
+{
+	struct ctl *c = &x->c;
+	struct feed *f = &c->feeds[c->nr_feeds++];
+	struct aj_kube_ref ref = { res, c->o->watch_namespace, NULL, NULL };
+
+	f->ctl = c;
+	f->kind = kind;
+	f->runner = runner;
+	f->what = what;
+	if (ref.ns && !ref.ns[0])
+		ref.ns = NULL;
+	return aj_watch_add(&x->loop, &ref, NULL, on_event, f, err);
+}
+
+/* Watches: the AjJobs, the AjTemplates and what each runner owns; then the health server. */
+static int start_watches(struct run *x, struct aj_errors *err)
+{
+	struct ctl *c = &x->c;
+	const struct aj_controller_opts *o = c->o;
+	size_t i;
+
+	if (aj_watch_loop_init(&x->loop, &x->wk, err))
+		return -1;
+	x->have_loop = 1;
+	x->loop.log = watch_log;
+	x->loop.log_ctx = c;
+	if (add_feed(x, &aj_res_ajjobs, AJ_CACHE_AJJOBS, NULL, "ajjobs.aj.dev", err) ||
+	    add_feed(x, &aj_res_ajtemplates, AJ_CACHE_TEMPLATES, NULL, "ajtemplates.aj.dev", err))
+		return -1;
+	for (i = 0; i < aj_runners_nr; i++)
+		if (aj_runners[i]->owns &&
+		    add_feed(x, aj_runners[i]->owns, (enum aj_cache_kind)(AJ_CACHE_OWNED + i),
+			     aj_runners[i], aj_runners[i]->owns_crd, err))
+			return -1;
+	{
+		struct aj_health_ops ops = { ready, render_metrics, c };
+
+		if (aj_health_start(&c->health, o->health_addr, o->health_port, &ops, err))
+			return -1;
 	}
-	c.rec.privileged_namespaces = o->privileged_namespaces;
-	c.rec.queue = &c.queue;
-	if (o->azure.workspace &&
-	    aj_azure_forwarder_new(&o->azure, &c.queue, &c.rec.azure, err))
-		goto out;
-	if (aj_storage_minter_new(&o->storage, &c.queue, &c.rec.storage, err))
-		goto out;
-
-	if (client_new(o, &wk, 0, 0, &c.metrics, err))
-		goto out;
-	have_wk = 1;
-	if (aj_watch_loop_init(&loop, &wk, err))
-		goto out;
-	have_loop = 1;
-	loop.log = watch_log;
-	loop.log_ctx = &c;
-	for (i = 0; i < AJ_WATCHES; i++) {
-		struct aj_kube_ref ref = { res[i], o->watch_namespace, NULL, NULL };
-
-		c.feeds[i].ctl = &c;
-		c.feeds[i].kind = kinds[i];
-		c.feeds[i].what = what[i];
-		if (ref.ns && !ref.ns[0])
-			ref.ns = NULL;
-		if (aj_watch_add(&loop, &ref, NULL, on_event, &c.feeds[i], err))
-			goto out;
-	}
-
-	ops.ready = ready;
-	ops.metrics = render_metrics;
-	ops.ctx = &c;
-	if (aj_health_start(&c.health, o->health_addr, o->health_port, &ops, err))
-		goto out;
-	have_health = 1;
+	x->have_health = 1;
 	if (o->port_file) {
 		FILE *f = fopen(o->port_file, "w");
 
 		if (f) {
-			fprintf(f, "%d\n", c.health.port);
+			fprintf(f, "%d\n", c->health.port);
 			fclose(f);
 		}
 	}
+	return 0;
+}
 
-	/* Leadership first: nothing is reconciled by a non-leader. */
-	if (o->leader_elect) {
-		ld.ctl = &c;
-		if (client_new(o, &ld.k, 0, 0, &c.metrics, err) ||
-		    aj_lease_init(&ld.lease, &ld.k,
-				  o->lease_namespace ? o->lease_namespace : ld.k.cfg.namespace,
-				  o->lease_name, c.identity))
-			goto out;
-		ld.started = !pthread_create(&ld.thread, NULL, lead, &ld);
-		if (!ld.started) {
-			aj_errors_add(err, NULL, "cannot start the leader election thread");
-			goto out;
+/* Leader: nothing is reconciled by a non-leader. */
+static int start_leader(struct run *x, struct aj_errors *err)
+{
+	struct ctl *c = &x->c;
+	const struct aj_controller_opts *o = c->o;
+	struct leader *ld = &x->ld;
+
+	if (!o->leader_elect) {
+		atomic_store(&c->leader, 1);
+		return 0;
+	}
+	ld->ctl = c;
+	if (client_new(o, &ld->k, 0, 0, &c->metrics, err) ||
+	    aj_lease_init(&ld->lease, &ld->k,
+			  o->lease_namespace ? o->lease_namespace : ld->k.cfg.namespace,
+			  o->lease_name, c->identity))
+		return -1;
+	ld->started = !pthread_create(&ld->thread, NULL, lead, ld);
+	return ld->started ? 0 : aj_errors_add(err, NULL, "cannot start the leader election thread");
+}
+
+/* Workers: one client each, sharing the request budget. */
+static int start_workers(struct run *x, struct aj_errors *err)
+{
+	struct ctl *c = &x->c;
+	const struct aj_controller_opts *o = c->o;
+	int i, burst = o->burst / o->workers > 0 ? o->burst / o->workers : 1;
+
+	for (i = 0; i < o->workers; i++) {
+		x->workers[i].ctl = c;
+		if (client_new(o, &x->workers[i].k, o->qps / o->workers, burst, &c->metrics, err))
+			return -1;
+		x->workers[i].started = !pthread_create(&x->workers[i].thread, NULL, work,
+							&x->workers[i]);
+		if (!x->workers[i].started) {
+			aj_kube_release(&x->workers[i].k);
+			return aj_errors_add(err, NULL, "cannot start worker threads");
 		}
-	} else {
-		c.leader = 1;
 	}
-	aj_log(AJ_LOG_INFO, "aj-controller started", "identity", c.identity,
-	       "namespace", o->watch_namespace && o->watch_namespace[0] ? o->watch_namespace : "(all)",
-	       AJ_LOG_END);
+	return 0;
+}
 
-	workers = aj_calloc((size_t)o->workers, sizeof(*workers));
-	if (!workers) {
-		aj_errors_oom(err);
-		goto out;
-	}
-	per_worker_qps = o->qps / o->workers;
-	lease_ns = o->leader_elect ? ld.lease.ns : NULL;
-	check_permissions(&c, &wk, lease_ns);
+/* The watch loop on this thread until stopped; workers start once every cache is listed. */
+static int watch_until_stopped(struct run *x, struct aj_errors *err)
+{
+	struct ctl *c = &x->c;
+	const char *lease_ns = c->o->leader_elect ? x->ld.lease.ns : NULL;
+	double trimmed = 0, checked;
+
+	check_permissions(c, &x->wk, lease_ns);
 	checked = now_s();
-	while (!*stop && !c.lost) {
+	while (!atomic_load(c->stop) && !atomic_load(&c->lost)) {
 		/* Until the permissions are there, look again now and then. */
-		if (c.missing[0] && now_s() - checked > 30) {
-			check_permissions(&c, &wk, lease_ns);
+		if (c->missing[0] && now_s() - checked > 30) {
+			check_permissions(c, &x->wk, lease_ns);
 			checked = now_s();
 		}
 		/*
 		 * Like controller-runtime, reconcile only once every cache is
-		 * listed: an AjTemplate not yet seen would fail an AjJob, and a
-		 * Volcano Job not yet seen would cost a GET.
+		 * listed: an AjTemplate not yet seen would fail an AjJob, and an
+		 * owned object not yet seen would cost a GET.
 		 */
-		if (c.leader && !workers[0].started && synced(&c)) {
-			for (i = 0; i < o->workers; i++) {
-				workers[i].ctl = &c;
-				if (client_new(o, &workers[i].k, per_worker_qps,
-					       o->burst / o->workers > 0 ? o->burst / o->workers : 1,
-					       &c.metrics, err))
-					goto out;
-				workers[i].started = !pthread_create(&workers[i].thread, NULL,
-								     work, &workers[i]);
-				if (!workers[i].started) {
-					aj_kube_release(&workers[i].k);
-					aj_errors_add(err, NULL, "cannot start worker threads");
-					goto out;
-				}
-			}
-		}
-		if (aj_watch_loop_run(&loop, 500, err))
-			goto out;
+		if (atomic_load(&c->leader) && !x->workers[0].started && synced(c) &&
+		    start_workers(x, err))
+			return -1;
+		if (aj_watch_loop_run(&x->loop, 500, err))
+			return -1;
 		/*
 		 * Bursts of events and reconciles leave freed pages scattered in
 		 * the heap; hand them back to the system when things are quiet.
 		 */
-		if (!aj_workqueue_len(&c.queue) && now_s() - trimmed > 5) {
+		if (!aj_workqueue_len(&c->queue) && now_s() - trimmed > 5) {
 			malloc_trim(0);
 			trimmed = now_s();
 		}
 	}
-	ret = c.lost ? aj_errors_add(err, NULL, "lost leadership") : 0;
-out:
-	/* Drain: workers finish the AjJob in hand, then see the shutdown. */
-	aj_workqueue_shutdown(&c.queue);
-	for (i = 0; workers && i < o->workers; i++)
-		if (workers[i].started) {
-			pthread_join(workers[i].thread, NULL);
-			aj_kube_release(&workers[i].k);
+	return atomic_load(&c->lost) ? aj_errors_add(err, NULL, "lost leadership") : 0;
+}
+
+/* Drain: workers finish the AjJob in hand, then see the shutdown; the lease goes. */
+static void drain(struct run *x)
+{
+	struct ctl *c = &x->c;
+	int i;
+
+	aj_workqueue_shutdown(&c->queue);
+	for (i = 0; x->workers && i < c->o->workers; i++)
+		if (x->workers[i].started) {
+			pthread_join(x->workers[i].thread, NULL);
+			aj_kube_release(&x->workers[i].k);
 		}
-	aj_free(workers);
-	if (ld.started) {
+	aj_free(x->workers);
+	if (x->ld.started) {
 		struct aj_errors gerr = AJ_ERRORS_INIT;
 
-		c.lost = 1;   /* stops the lease thread */
-		pthread_join(ld.thread, NULL);
-		if (aj_lease_give_up(&ld.lease, &gerr))
+		atomic_store(&c->lost, 1);   /* stops the lease thread */
+		pthread_join(x->ld.thread, NULL);
+		if (aj_lease_give_up(&x->ld.lease, &gerr))
 			aj_log(AJ_LOG_WARN, "could not release the lease", AJ_LOG_END);
 		aj_errors_release(&gerr);
 	}
-	if (ld.lease.name) {
-		aj_lease_release(&ld.lease);
-		aj_kube_release(&ld.k);
+	if (x->ld.lease.name) {
+		aj_lease_release(&x->ld.lease);
+		aj_kube_release(&x->ld.k);
 	}
-	if (have_health)
-		aj_health_stop(&c.health);
-	if (have_loop)
-		aj_watch_loop_release(&loop);
-	for (i = 0; i < AJ_WATCHES; i++)
-		aj_strmap_release(&c.feeds[i].listed);
-	if (have_wk)
-		aj_kube_release(&wk);
-	aj_azure_forwarder_free(c.rec.azure);
-	aj_storage_minter_free(c.rec.storage);
-	aj_reconciler_release(&c.rec);
-out_early:
-	aj_cache_release(&c.cache);
-	aj_workqueue_release(&c.queue);
-	aj_metrics_release(&c.metrics);
-	pthread_mutex_destroy(&c.lock);
+}
+
+static void shut_down(struct run *x)
+{
+	struct ctl *c = &x->c;
+	size_t i;
+
+	if (x->have_health)
+		aj_health_stop(&c->health);
+	if (x->have_loop)
+		aj_watch_loop_release(&x->loop);
+	for (i = 0; i < c->nr_feeds; i++)
+		aj_strmap_release(&c->feeds[i].listed);
+	if (x->have_wk)
+		aj_kube_release(&x->wk);
+	aj_azure_forwarder_free(c->rec.azure);
+	aj_storage_minter_free(c->rec.storage);
+	aj_token_cache_free(c->identity_tokens);
+	aj_cache_release(&c->cache);
+	aj_workqueue_release(&c->queue);
+	aj_metrics_release(&c->metrics);
+	pthread_mutex_destroy(&c->lock);
+}
+
+int aj_controller_run(const struct aj_controller_opts *o, atomic_int *stop,
+		      struct aj_errors *err)
+{
+	struct run *x = aj_calloc(1, sizeof(*x));
+	int ret = -1;
+
+	if (!x)
+		return aj_errors_oom(err);
+	if (pthread_mutex_init(&x->c.lock, NULL)) {
+		aj_free(x);
+		return aj_errors_add(err, NULL, "cannot create a mutex");
+	}
+	if (!start_up(x, o, stop, err) && !start_watches(x, err) && !start_leader(x, err)) {
+		aj_log(AJ_LOG_INFO, "aj-controller started", "identity", x->c.identity, "namespace",
+		       o->watch_namespace && o->watch_namespace[0] ? o->watch_namespace : "(all)",
+		       AJ_LOG_END);
+		if (!(x->workers = aj_calloc((size_t)o->workers, sizeof(*x->workers))))
+			aj_errors_oom(err);
+		else
+			ret = watch_until_stopped(x, err);
+	}
+	drain(x);
+	shut_down(x);
+	aj_free(x);
 	aj_log(AJ_LOG_INFO, "aj-controller stopped", AJ_LOG_END);
 	return ret;
 }

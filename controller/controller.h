@@ -13,7 +13,7 @@
 #ifndef AJ_CONTROLLER_H
 #define AJ_CONTROLLER_H
 
-#include <signal.h>
+#include <stdatomic.h>
 
 #include "reconcile_azure.h"
 #include "storage.h"
@@ -44,10 +44,11 @@ struct aj_controller_opts {
 void aj_controller_opts_defaults(struct aj_controller_opts *o);
 
 /*
- * Run until *stop becomes non-zero (0), or until leadership is lost or a
- * fatal error happens (-1 with err).
+ * Run until *stop becomes non-zero (0; a signal handler may set it: the
+ * type is lock free), or until leadership is lost or a fatal error happens
+ * (-1 with err).
  */
-int aj_controller_run(const struct aj_controller_opts *o,
-		      volatile sig_atomic_t *stop, struct aj_errors *err);
+int aj_controller_run(const struct aj_controller_opts *o, atomic_int *stop,
+		      struct aj_errors *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,13 @@
 #include "kube/client.h"
 #include "log.h"
 
-static volatile sig_atomic_t stop;
+/* Set by the signal handler, read by the controller's threads: lock free, so both may. */
+static atomic_int stop;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	atomic_store(&stop, 1);
 }
 
 static void usage(FILE *f)
@@ -76,6 +78,16 @@ static int parse_int(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+static int parse_int_to(const char *s, long min, long max, int *out)
+{
+	long v;
+
+	if (parse_int(s, min, max, &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 static int parse_double(const char *s, double min, double *out)
 {
 	char *end;
@@ -96,145 +108,147 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "kubeconfig", required_argument, NULL, 'k' },
-		{ "context", required_argument, NULL, 'c' },
-		{ "namespace", required_argument, NULL, 'n' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "qps", required_argument, NULL, 'q' },
-		{ "burst", required_argument, NULL, 'b' },
-		{ "health-addr", required_argument, NULL, 'a' },
-		{ "health-port", required_argument, NULL, 'p' },
-		{ "port-file", required_argument, NULL, 'f' },
-		{ "leader-elect", no_argument, NULL, 'l' },
-		{ "lease-namespace", required_argument, NULL, 'L' },
-		{ "lease-name", required_argument, NULL, 'N' },
-		{ "identity", required_argument, NULL, 'i' },
-		{ "log-level", required_argument, NULL, 'v' },
-		{ "privileged-namespaces", required_argument, NULL, 'P' },
-		{ "azure-workspace", required_argument, NULL, 'W' },
-		{ "azure-allow", required_argument, NULL, 'A' },
-		{ "azure-arm-endpoint", required_argument, NULL, 'E' },
-		{ "azure-ca-file", required_argument, NULL, 'C' },
-		{ "azure-client-id", required_argument, NULL, 'I' },
-		{ "azure-poll", required_argument, NULL, 'O' },
-		{ "azure-blob-endpoint", required_argument, NULL, 'B' },
-		{ "storage-sas-lifetime", required_argument, NULL, 'S' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct aj_controller_opts o;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	struct sigaction sa;
-	const char *level = env("AJ_LOG_LEVEL"), *v;
-	long n;
-	int ch, lvl, rc;
+static const struct option longopts[] = {
+	{ "kubeconfig", required_argument, NULL, 'k' },
+	{ "context", required_argument, NULL, 'c' },
+	{ "namespace", required_argument, NULL, 'n' },
+	{ "workers", required_argument, NULL, 'w' },
+	{ "qps", required_argument, NULL, 'q' },
+	{ "burst", required_argument, NULL, 'b' },
+	{ "health-addr", required_argument, NULL, 'a' },
+	{ "health-port", required_argument, NULL, 'p' },
+	{ "port-file", required_argument, NULL, 'f' },
+	{ "leader-elect", no_argument, NULL, 'l' },
+	{ "lease-namespace", required_argument, NULL, 'L' },
+	{ "lease-name", required_argument, NULL, 'N' },
+	{ "identity", required_argument, NULL, 'i' },
+	{ "log-level", required_argument, NULL, 'v' },
+	{ "privileged-namespaces", required_argument, NULL, 'P' },
+	{ "azure-workspace", required_argument, NULL, 'W' },
+	{ "azure-allow", required_argument, NULL, 'A' },
+	{ "azure-arm-endpoint", required_argument, NULL, 'E' },
+	{ "azure-ca-file", required_argument, NULL, 'C' },
+	{ "azure-client-id", required_argument, NULL, 'I' },
+	{ "azure-poll", required_argument, NULL, 'O' },
+	{ "azure-blob-endpoint", required_argument, NULL, 'B' },
+	{ "storage-sas-lifetime", required_argument, NULL, 'S' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
-	aj_alloc_hook_cjson();
-	/*
-	 * A few threads, mostly waiting on the network: per-thread malloc
-	 * arenas would cost more memory than their contention would save.
-	 * Big buffers (list pages, response bodies, tables) get mappings of
-	 * their own, unmapped when freed, instead of growing the heap; setting
-	 * the threshold keeps glibc from raising it after the first such free.
-	 */
-	mallopt(M_ARENA_MAX, 2);
-	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
-	aj_controller_opts_defaults(&o);
-	o.watch_namespace = env("AJ_WATCH_NAMESPACE");
-	o.health_addr = env("AJ_HEALTH_ADDR") ? env("AJ_HEALTH_ADDR") : o.health_addr;
-	o.lease_namespace = env("AJ_LEASE_NAMESPACE");
-	o.identity = env("POD_NAME");
-	o.privileged_namespaces = env("AJ_PRIVILEGED_NAMESPACES");
-	o.leader_elect = (v = env("AJ_LEADER_ELECT")) && !strcmp(v, "true");
-	if (((v = env("AJ_WORKERS")) && parse_int(v, 1, 256, &n) == 0))
-		o.workers = (int)n;
+/* The defaults, then the environment (AJ_*): flags override both. */
+static void opts_from_env(struct aj_controller_opts *o, const char **level)
+{
+	const char *v;
+	long n;
+
+	aj_controller_opts_defaults(o);
+	*level = env("AJ_LOG_LEVEL");
+	o->watch_namespace = env("AJ_WATCH_NAMESPACE");
+	o->health_addr = env("AJ_HEALTH_ADDR") ? env("AJ_HEALTH_ADDR") : o->health_addr;
+	o->lease_namespace = env("AJ_LEASE_NAMESPACE");
+	o->identity = env("POD_NAME");
+	o->privileged_namespaces = env("AJ_PRIVILEGED_NAMESPACES");
+	o->leader_elect = (v = env("AJ_LEADER_ELECT")) && !strcmp(v, "true");
+	/* a bad value in the environment keeps the default */
+	if ((v = env("AJ_WORKERS")))
+		parse_int_to(v, 1, 256, &o->workers);
 	if ((v = env("AJ_QPS")))
-		parse_double(v, 0.1, &o.qps);
-	if ((v = env("AJ_BURST")) && !parse_int(v, 1, 100000, &n))
-		o.burst = (int)n;
-	if ((v = env("AJ_HEALTH_PORT")) && !parse_int(v, 0, 65535, &n))
-		o.health_port = (int)n;
-	o.azure.workspace = env("AJ_AZURE_WORKSPACE");
-	o.azure.allow = env("AJ_AZURE_ALLOW");
-	o.azure.arm_endpoint = env("AJ_AZURE_ARM_ENDPOINT");
-	o.azure.ca_file = env("AJ_AZURE_CA_FILE");
-	o.azure.identity_client_id = env("AJ_AZURE_IDENTITY_CLIENT_ID");
+		parse_double(v, 0.1, &o->qps);
+	if ((v = env("AJ_BURST")))
+		parse_int_to(v, 1, 100000, &o->burst);
+	if ((v = env("AJ_HEALTH_PORT")))
+		parse_int_to(v, 0, 65535, &o->health_port);
+	o->azure.workspace = env("AJ_AZURE_WORKSPACE");
+	o->azure.allow = env("AJ_AZURE_ALLOW");
+	o->azure.arm_endpoint = env("AJ_AZURE_ARM_ENDPOINT");
+	o->azure.ca_file = env("AJ_AZURE_CA_FILE");
+	o->azure.identity_client_id = env("AJ_AZURE_IDENTITY_CLIENT_ID");
 	if ((v = env("AJ_AZURE_POLL_SECONDS")))
-		parse_double(v, 0.1, &o.azure.poll_seconds);
-	o.storage.blob_endpoint = env("AJ_AZURE_BLOB_ENDPOINT");
+		parse_double(v, 0.1, &o->azure.poll_seconds);
+	o->storage.blob_endpoint = env("AJ_AZURE_BLOB_ENDPOINT");
 	if ((v = env("AJ_STORAGE_SAS_LIFETIME")) && !parse_int(v, 60, 7 * 86400, &n))
-		o.storage.lifetime = n;
+		o->storage.lifetime = n;
+}
+
+/* One flag with its argument. 0, or -1 for an invalid value. */
+static int set_flag(struct aj_controller_opts *o, int ch, const char *arg, const char **level)
+{
+	long n;
+
+	switch (ch) {
+	case 'k': o->kubeconfig = arg; return 0;
+	case 'c': o->context = arg; return 0;
+	case 'n': o->watch_namespace = arg; return 0;
+	case 'w': return parse_int_to(arg, 1, 256, &o->workers);
+	case 'q': return parse_double(arg, 0.1, &o->qps);
+	case 'b': return parse_int_to(arg, 1, 100000, &o->burst);
+	case 'a': o->health_addr = arg; return 0;
+	case 'p': return parse_int_to(arg, 0, 65535, &o->health_port);
+	case 'f': o->port_file = arg; return 0;
+	case 'l': o->leader_elect = 1; return 0;
+	case 'L': o->lease_namespace = arg; return 0;
+	case 'N': o->lease_name = arg; return 0;
+	case 'i': o->identity = arg; return 0;
+	case 'v': *level = arg; return 0;
+	case 'P': o->privileged_namespaces = arg; return 0;
+	case 'W': o->azure.workspace = arg; return 0;
+	case 'A': o->azure.allow = arg; return 0;
+	case 'E': o->azure.arm_endpoint = arg; return 0;
+	case 'C': o->azure.ca_file = arg; return 0;
+	case 'I': o->azure.identity_client_id = arg; return 0;
+	case 'O': return parse_double(arg, 0.1, &o->azure.poll_seconds);
+	case 'B': o->storage.blob_endpoint = arg; return 0;
+	case 'S':
+		if (parse_int(arg, 60, 7 * 86400, &n))
+			return -1;
+		o->storage.lifetime = n;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The flags. -1 to go on, else the exit status (--help, --version, a bad flag). */
+static int parse_flags(int argc, char **argv, struct aj_controller_opts *o, const char **level)
+{
+	int ch;
+	size_t i;
 
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'k': o.kubeconfig = optarg; break;
-		case 'c': o.context = optarg; break;
-		case 'n': o.watch_namespace = optarg; break;
-		case 'w':
-			if (parse_int(optarg, 1, 256, &n))
-				goto bad;
-			o.workers = (int)n;
-			break;
-		case 'q':
-			if (parse_double(optarg, 0.1, &o.qps))
-				goto bad;
-			break;
-		case 'b':
-			if (parse_int(optarg, 1, 100000, &n))
-				goto bad;
-			o.burst = (int)n;
-			break;
-		case 'a': o.health_addr = optarg; break;
-		case 'p':
-			if (parse_int(optarg, 0, 65535, &n))
-				goto bad;
-			o.health_port = (int)n;
-			break;
-		case 'f': o.port_file = optarg; break;
-		case 'l': o.leader_elect = 1; break;
-		case 'L': o.lease_namespace = optarg; break;
-		case 'N': o.lease_name = optarg; break;
-		case 'i': o.identity = optarg; break;
-		case 'v': level = optarg; break;
-		case 'P': o.privileged_namespaces = optarg; break;
-		case 'W': o.azure.workspace = optarg; break;
-		case 'A': o.azure.allow = optarg; break;
-		case 'E': o.azure.arm_endpoint = optarg; break;
-		case 'C': o.azure.ca_file = optarg; break;
-		case 'I': o.azure.identity_client_id = optarg; break;
-		case 'O':
-			if (parse_double(optarg, 0.1, &o.azure.poll_seconds))
-				goto bad;
-			break;
-		case 'B': o.storage.blob_endpoint = optarg; break;
-		case 'S':
-			if (parse_int(optarg, 60, 7 * 86400, &n))
-				goto bad;
-			o.storage.lifetime = n;
-			break;
-		case 'V':
+		if (ch == 'V') {
 			printf("aj-controller %s\n", AJ_VERSION);
 			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
+		}
+		if (ch == 'h' || ch == '?') {
+			usage(ch == 'h' ? stdout : stderr);
+			return ch == 'h' ? 0 : 2;
+		}
+		if (set_flag(o, ch, optarg, level)) {
+			for (i = 0; longopts[i].name && longopts[i].val != ch; i++)
+				;
+			fprintf(stderr, "aj-controller: invalid value for --%s: %s\n",
+				longopts[i].name ? longopts[i].name : "?", optarg);
 			return 2;
 		}
 	}
-	/* one identity and CA bundle for everything Azure */
-	o.storage.ca_file = o.azure.ca_file;
-	o.storage.identity_client_id = o.azure.identity_client_id;
 	if (optind < argc) {
 		fprintf(stderr, "aj-controller: unexpected argument: %s\n", argv[optind]);
 		return 2;
 	}
-	if (aj_backend_permit_list_check(o.privileged_namespaces, &err)) {
+	/* one CA bundle for everything Azure (and one identity: identity.h) */
+	o->storage.ca_file = o->azure.ca_file;
+	return -1;
+}
+
+/* What the flags cannot check one by one. 0, or 2 after saying why. */
+static int check_opts(const struct aj_controller_opts *o, const char *level)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	int lvl;
+
+	if (aj_backend_permit_list_check(o->privileged_namespaces, &err)) {
 		struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
 
 		aj_errors_format_all(&err, &b);
@@ -250,33 +264,61 @@ int main(int argc, char **argv)
 		}
 		aj_log_set_level((enum aj_log_level)lvl);
 	}
+	return 0;
+}
+
+/*
+ * A few threads, mostly waiting on the network: per-thread malloc arenas
+ * would cost more memory than their contention would save. Big buffers
+ * (list pages, response bodies, tables) get mappings of their own, unmapped
+ * when freed, instead of growing the heap; setting the threshold keeps
+ * glibc from raising it after the first such free.
+ */
+static void tune_memory(void)
+{
+	aj_alloc_hook_cjson();
+	mallopt(M_ARENA_MAX, 2);
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	if (aj_kube_global_init(&err))
-		goto fail;
-	rc = aj_controller_run(&o, &stop, &err);
-	if (rc)
-		goto fail;
-	aj_errors_release(&err);
-	return 0;
-bad:
-	for (n = 0; longopts[n].name && longopts[n].val != ch; n++)
-		;
-	fprintf(stderr, "aj-controller: invalid value for --%s: %s\n",
-		longopts[n].name ? longopts[n].name : "?", optarg);
-	return 2;
-fail: {
-		struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+/* Run the controller: 0, or 1 after logging why it failed. */
+static int run(const struct aj_controller_opts *o)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
 
-		aj_errors_format_all(&err, &b);
-		aj_log(AJ_LOG_ERROR, "aj-controller failed", "error", aj_buf_cstr(&b), AJ_LOG_END);
-		aj_buf_release(&b);
+	if (!aj_kube_global_init(&err) && !aj_controller_run(o, &stop, &err)) {
 		aj_errors_release(&err);
-		return 1;
+		return 0;
 	}
+	aj_errors_format_all(&err, &b);
+	aj_log(AJ_LOG_ERROR, "aj-controller failed", "error", aj_buf_cstr(&b), AJ_LOG_END);
+	aj_buf_release(&b);
+	aj_errors_release(&err);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct aj_controller_opts o;
+	const char *level;
+	int rc;
+
+	tune_memory();
+	opts_from_env(&o, &level);
+	if ((rc = parse_flags(argc, argv, &o, &level)) >= 0 || (rc = check_opts(&o, level)))
+		return rc;
+	install_signals();
+	return run(&o);
 }

@@ -1,26 +1,25 @@
 /*
- * reconcile.h - bring one AjJob and its backend object into agreement.
+ * reconcile.h - bring one AjJob and what it owns into agreement, through
+ * the runner that serves it (runner.h): observe from the cache, decide
+ * (pure), act.
  *
- * For a volcano AjJob: resolve its template bundle (then the namespace's
- * AjTemplates), build the Volcano Job, create it under a name derived only
- * from the AjJob (so a crash between create and status update can never
- * produce a second one: the retry meets AlreadyExists and adopts it if the
- * AjJob owns it), then mirror the Volcano Job's phase into the AjJob status.
- * An invalid template fails the AjJob with every problem listed and creates
- * nothing. The AjJob then follows its Volcano Job through the state machine
- * of lifecycle.h. Cancelling (annotation aj.dev/cancel: "true") deletes the
- * Volcano Job (propagation Foreground) and ends in Cancelled once it and its
- * pods are gone. Every transition is also an Event.
+ * An AjJob not yet resolved is resolved from its template bundle (then the
+ * namespace's AjTemplates) and built by its backend; its object is created
+ * under a name derived only from the AjJob (so a crash between create and
+ * status update can never produce a second one: the retry meets
+ * AlreadyExists and adopts it if the AjJob owns it); then the object's state
+ * is mirrored into the AjJob status. An invalid template fails the AjJob
+ * with every problem listed and creates nothing. Cancelling (annotation
+ * aj.dev/cancel: "true") deletes the object (propagation Foreground) and
+ * ends in Cancelled once it and its pods are gone. Every transition is also
+ * an Event (report.h). aml and sing AjJobs go to the Azure forwarder.
  *
- * The reconciler reads the cache and writes through the worker's own client.
- * Ownership: nothing is kept between calls.
+ * The reconciler reads the cache and writes through the worker's own
+ * client. State: none of its own between calls; what the cache holds by
+ * design (runner.h) is all.
  */
 #ifndef AJ_RECONCILE_H
 #define AJ_RECONCILE_H
-
-#include <pthread.h>
-
-#include "core/strmap.h"
 
 struct aj_cache;
 struct aj_errors;
@@ -33,24 +32,17 @@ struct aj_workqueue;
 struct aj_reconciler {
 	struct aj_cache *cache;
 	const char *instance;     /* this controller's name in Events */
-	/*
-	 * Volcano Jobs created whose AjJob status is still to be written
-	 * (key -> name). Creates go first when many AjJobs arrive at once;
-	 * a restart loses nothing, as the next create finds and adopts them.
-	 */
-	struct aj_strmap created;
-	pthread_mutex_t lock;
 	/* where jobs may add capabilities or mount storage (aj_backend_permit) */
 	const char *privileged_namespaces;
 	struct aj_azure_forwarder *azure;   /* aml/sing AjJobs (reconcile_azure.h); NULL: refused */
-	/* the storage Secret of volcano AjJobs (storage.h); NULL: none written */
+	/* the storage Secret of cluster AjJobs (storage.h); NULL: none written */
 	struct aj_storage_minter *storage;
 	/* where AjJobs to look at again later are queued (pending reasons); NULL: none */
 	struct aj_workqueue *queue;
 };
 
-int aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance);
-void aj_reconciler_release(struct aj_reconciler *r);
+/* Shares nothing but what it is given; no release needed. */
+void aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance);
 
 #define AJ_RECONCILE_DONE 0
 #define AJ_RECONCILE_REQUEUE 1
@@ -63,5 +55,13 @@ void aj_reconciler_release(struct aj_reconciler *r);
  */
 int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		 struct aj_errors *err);
+
+/*
+ * The create of an object answered HTTP code: is the AjJob at fault
+ * (admission or validation said no), so retrying cannot help? 4xx except
+ * 401 (the controller's own credentials), 404 (the CRD not served), 409
+ * and 429 (conflict, throttling). Transport failures (0) and 5xx are retried.
+ */
+int aj_create_rejected(long code);
 
 #endif

@@ -9,7 +9,6 @@
 
 #include "azure/aml.h"
 #include "azure/arm.h"
-#include "azure/credential.h"
 #include "azure/vcselect.h"
 #include "backend/azureml.h"
 #include "backend/backend.h"
@@ -20,7 +19,7 @@
 #include "core/jobspec.h"
 #include "core/strlist.h"
 #include "core/timestamp.h"
-#include "events.h"
+#include "report.h"
 #include "kube/client.h"
 #include "log.h"
 #include "resources.h"
@@ -53,7 +52,7 @@ struct aj_azure_forwarder {
 	char *ca_file;
 	double poll;
 	struct aj_workqueue *queue;
-	struct aj_token_cache *tokens;
+	struct aj_token_cache *tokens;   /* the controller's identity (not owned) */
 };
 
 /* --- configuration --- */
@@ -177,16 +176,16 @@ static void arm_log(void *ctx, const char *line)
 }
 
 int aj_azure_forwarder_new(const struct aj_azure_opts *o, struct aj_workqueue *queue,
-			   struct aj_azure_forwarder **out, struct aj_errors *err)
+			   struct aj_token_cache *tokens, struct aj_azure_forwarder **out,
+			   struct aj_errors *err)
 {
 	struct aj_azure_forwarder *f = aj_calloc(1, sizeof(*f));
-	struct aj_identity_config ic;
-	struct aj_credential *cred;
 
 	*out = NULL;
 	if (!f)
 		return aj_errors_oom(err);
 	f->queue = queue;
+	f->tokens = tokens;
 	f->poll = o->poll_seconds > 0 ? o->poll_seconds : 30;
 	if (!o->workspace || coords_parse(o->workspace, strlen(o->workspace), &f->ws)) {
 		aj_errors_add(err, NULL, "--azure-workspace: \"%s\": expected SUBSCRIPTION/RESOURCE_GROUP/NAME",
@@ -200,15 +199,6 @@ int aj_azure_forwarder_new(const struct aj_azure_opts *o, struct aj_workqueue *q
 		aj_errors_oom(err);
 		goto fail;
 	}
-	aj_identity_config_default(&ic);
-	aj_identity_config_from_env(&ic);
-	ic.http.ca_file = o->ca_file;
-	ic.hooks.log = arm_log;
-	if (o->identity_client_id)
-		ic.mi_client_id = o->identity_client_id;
-	if (aj_credential_chain_new(&ic, &cred, err) ||
-	    aj_token_cache_new(cred, &ic.hooks, &f->tokens, err))
-		goto fail;
 	*out = f;
 	return 0;
 fail:
@@ -230,7 +220,6 @@ void aj_azure_forwarder_free(struct aj_azure_forwarder *f)
 	coords_release(&f->ws);
 	aj_free(f->arm_endpoint);
 	aj_free(f->ca_file);
-	aj_token_cache_free(f->tokens);
 	aj_free(f);
 }
 
@@ -273,10 +262,8 @@ struct run {
 	struct aj_azure_forwarder *f;
 	struct aj_kube *k;
 	const struct aj_ajjob_view *v;
-	char key[320];
-	char now[40];
-	char now_micro[48];
-	char *rv;                  /* resourceVersion to write against */
+	struct aj_report *rep;
+	const char *key;
 	const char *backend;
 	struct aj_arm arm;
 	int arm_open;
@@ -299,25 +286,25 @@ static int arm_open(struct run *r, struct aj_errors *err)
 	return 0;
 }
 
+/* Later writes of this reconcile carry the resourceVersion the server answered with. */
 static int set_rv(struct run *r, const cJSON *obj)
 {
 	const char *rv = str_at(at(obj, "metadata"), "resourceVersion");
+	char *copy;
 
 	if (!rv)
 		return 0;
-	aj_free(r->rv);
-	return (r->rv = aj_strdup(rv)) ? 0 : -1;
+	if (!(copy = aj_strdup(rv)))
+		return -1;
+	aj_free(r->rep->rv);
+	r->rep->rv = copy;
+	return 0;
 }
 
-/*
- * Merge-patch the AjJob (sub: "status", or NULL for the object) and free
- * patch; with follow_rv, later writes carry the resourceVersion the server
- * answered with.
- */
-static int patch_ajjob(struct run *r, const char *sub, cJSON *patch, int follow_rv,
-		       struct aj_errors *err)
+/* Merge-patch the AjJob object and free patch; with follow_rv, see set_rv. */
+static int patch_ajjob(struct run *r, cJSON *patch, int follow_rv, struct aj_errors *err)
 {
-	struct aj_kube_ref ref = { &aj_res_ajjobs, r->v->ns, r->v->name, sub };
+	struct aj_kube_ref ref = { &aj_res_ajjobs, r->v->ns, r->v->name, NULL };
 	cJSON *out = NULL;
 	int ret = aj_kube_patch(r->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
 
@@ -332,74 +319,24 @@ static int patch_ajjob(struct run *r, const char *sub, cJSON *patch, int follow_
 static int write_status(struct run *r, const struct aj_status *st, const cJSON *azure,
 			struct aj_errors *err)
 {
-	const cJSON *prev = r->v->status;
-	cJSON *next, *patch = NULL, *meta, *az;
-	int changed = 0;
+	cJSON *extra = NULL, *az;
+	int ret;
 
-	if (!(next = aj_status_next(prev, st, r->now, &changed)))
-		return aj_errors_oom(err);
-	if (azure) {
-		cJSON_DeleteItemFromObjectCaseSensitive(next, "azure");
-		if (!(az = cJSON_Duplicate(azure, 1)) || !cJSON_AddItemToObject(next, "azure", az)) {
+	if (azure && (!(extra = cJSON_CreateObject()) || !(az = cJSON_Duplicate(azure, 1)) ||
+		      !cJSON_AddItemToObject(extra, "azure", az))) {
+		if (extra && !at(extra, "azure"))
 			cJSON_Delete(az);
-			cJSON_Delete(next);
-			return aj_errors_oom(err);
-		}
-	}
-	/* The cache keeps a hash of the status, not all of it. */
-	changed = !prev || aj_cache_json_hash(next) != r->v->status_hash;
-	if (!changed) {
-		cJSON_Delete(next);
-		return 0;
-	}
-	if (!(patch = cJSON_CreateObject()) || !(meta = cJSON_AddObjectToObject(patch, "metadata")) ||
-	    !cJSON_AddStringToObject(meta, "resourceVersion", r->rv) ||
-	    !cJSON_AddItemToObject(patch, "status", next)) {
-		if (!patch || !at(patch, "status"))
-			cJSON_Delete(next);
-		cJSON_Delete(patch);
+		cJSON_Delete(extra);
 		return aj_errors_oom(err);
 	}
-	return patch_ajjob(r, "status", patch, 1, err);
-}
-
-static void event(struct run *r, int warning, const char *reason, const char *action,
-		  const char *note)
-{
-	static unsigned long long seq;
-	struct aj_event e = {
-		r->v->ns, r->v->name, r->v->uid, r->rv, warning, reason, action, note,
-		"aj-controller", r->now_micro, 0, 0
-	};
-
-	/* Event names need only be unique: time plus a counter. */
-	e.seq = (unsigned long long)time(NULL) * 1000000ull +
-		__atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED) % 1000000ull;
-	aj_event_post(r->k, &e);
+	ret = aj_report_status(r->rep, st, extra, err);
+	cJSON_Delete(extra);
+	return ret;
 }
 
 static int fail(struct run *r, const char *reason, const char *message, struct aj_errors *err)
 {
-	struct aj_status st = { AJ_PHASE_FAILED, 0, reason, message, r->backend,
-				r->v->generation, NULL, 0, 0, 0, NULL };
-
-	if (write_status(r, &st, NULL, err))
-		return -1;
-	event(r, 1, reason, "Forward", message);
-	aj_log(AJ_LOG_WARN, "ajjob failed", "ajjob", r->key, "reason", reason,
-	       "message", message, AJ_LOG_END);
-	return 0;
-}
-
-static void errors_text(const struct aj_errors *e, struct aj_buf *out)
-{
-	size_t i, n = aj_errors_count(e);
-
-	for (i = 0; i < n; i++) {
-		if (i)
-			aj_buf_addstr(out, "; ");
-		aj_errors_format(e, i, out);
-	}
+	return aj_report_fail(r->rep, r->backend, reason, "Forward", message, err);
 }
 
 static int fail_errors(struct run *r, const char *reason, const char *prefix,
@@ -409,7 +346,7 @@ static int fail_errors(struct run *r, const char *reason, const char *prefix,
 	int ret;
 
 	aj_buf_addstr(&msg, prefix);
-	errors_text(problems, &msg);
+	aj_report_errors_text(problems, &msg);
 	ret = fail(r, reason, msg.failed ? prefix : aj_buf_cstr(&msg), err);
 	aj_buf_release(&msg);
 	return ret;
@@ -504,8 +441,8 @@ static int mirror(struct run *r, const char *job_name, const struct aj_aml_job *
 	enum aj_aml_state s = aj_aml_state_of(job->status);
 	const char *status = job->status ? job->status : "NotStarted";
 	char reason[64], msg[512];
-	struct aj_status st = { phases[s], 1, reason, msg, r->backend, r->v->generation, NULL, 0,
-				0, 0, NULL };
+	struct aj_status st = { phases[s], 1, reason, msg, r->backend, r->v->generation, NULL, NULL,
+				0, 0, 0, NULL };
 	cJSON *az = azure_status(job_name, job, ws_id);
 	int was = r->v->has_phase ? (int)r->v->phase : -1, ret;
 	size_t i;
@@ -523,7 +460,7 @@ static int mirror(struct run *r, const char *job_name, const struct aj_aml_job *
 	if (ret)
 		return -1;
 	if (was != (int)st.phase)
-		event(r, st.phase == AJ_PHASE_FAILED, reason, "Observe", msg);
+		aj_report_event(r->rep, st.phase == AJ_PHASE_FAILED, reason, "Observe", msg, 0);
 	if (!aj_aml_state_terminal(s))
 		requeue(r, poll_delay(r));
 	return 0;
@@ -555,13 +492,13 @@ static int ensure_finalizer(struct run *r, const char *ws_id, struct aj_errors *
 		return aj_errors_oom(err);
 	}
 	if ((!has_finalizer(obj) && !cJSON_AddItemToArray(fins, cJSON_CreateString(FINALIZER))) ||
-	    !cJSON_AddStringToObject(pm, "resourceVersion", r->rv) ||
+	    !cJSON_AddStringToObject(pm, "resourceVersion", r->rep->rv) ||
 	    !(ann = cJSON_AddObjectToObject(pm, "annotations")) ||
 	    !cJSON_AddStringToObject(ann, WS_ANNOTATION, ws_id)) {
 		cJSON_Delete(patch);
 		return aj_errors_oom(err);
 	}
-	return patch_ajjob(r, NULL, patch, 1, err);
+	return patch_ajjob(r, patch, 1, err);
 }
 
 static int remove_finalizer(struct run *r, const cJSON *obj, struct aj_errors *err)
@@ -588,7 +525,7 @@ static int remove_finalizer(struct run *r, const cJSON *obj, struct aj_errors *e
 			return aj_errors_oom(err);
 		}
 	}
-	ret = patch_ajjob(r, NULL, patch, 0, err);
+	ret = patch_ajjob(r, patch, 0, err);
 	if (!ret)
 		aj_log(AJ_LOG_INFO, "azure job finished; finalizer removed", "ajjob", r->key,
 		       AJ_LOG_END);
@@ -663,7 +600,7 @@ static int choose_vc(struct run *r, const struct aj_jobspec *spec, const struct 
 			if (aj_aml_vc_quotas(&r->arm, vc, &qerr) < 0) {
 				struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
 
-				errors_text(&qerr, &b);
+				aj_report_errors_text(&qerr, &b);
 				aj_log(AJ_LOG_WARN, "cannot read virtual cluster quotas", "ajjob", r->key,
 				       "virtualCluster", vc->name, "error", aj_buf_cstr(&b), AJ_LOG_END);
 				aj_buf_release(&b);
@@ -1114,10 +1051,10 @@ out:
 	return ret;
 }
 
-int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k,
-		       const struct aj_ajjob_view *v, struct aj_jobspec *spec,
-		       struct aj_errors *err)
+int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k, struct aj_report *rep,
+		       struct aj_jobspec *spec, struct aj_errors *err)
 {
+	const struct aj_ajjob_view *v = rep->v;
 	struct run r;
 	int ret;
 
@@ -1125,13 +1062,11 @@ int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k,
 	r.f = f;
 	r.k = k;
 	r.v = v;
-	snprintf(r.key, sizeof(r.key), "%s/%s", v->ns, v->name);
-	aj_time_now(r.now, sizeof(r.now), r.now_micro, sizeof(r.now_micro));
+	r.rep = rep;
+	r.key = rep->key;
 	r.backend = spec ? spec->target.service : str_at(v->status, "backend");
 	if (!r.backend)
 		r.backend = "aml";
-	if (!(r.rv = aj_strdup(v->resource_version ? v->resource_version : "")))
-		return aj_errors_oom(err);
 	if (v->deleting)
 		ret = finalize(&r, err);
 	else if (spec)
@@ -1144,6 +1079,5 @@ int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k,
 		ret = observe(&r, err);
 	if (r.arm_open)
 		aj_arm_release(&r.arm);
-	aj_free(r.rv);
 	return ret;
 }

@@ -44,6 +44,8 @@ struct aj_ajjob_view;
 struct aj_errors;
 struct aj_jobspec;
 struct aj_kube;
+struct aj_report;
+struct aj_token_cache;
 struct aj_workqueue;
 
 struct aj_azure_opts {
@@ -57,8 +59,10 @@ struct aj_azure_opts {
 
 struct aj_azure_forwarder;
 
+/* tokens: the controller's identity (identity.h), shared, not owned. */
 int aj_azure_forwarder_new(const struct aj_azure_opts *o, struct aj_workqueue *queue,
-			   struct aj_azure_forwarder **out, struct aj_errors *err);
+			   struct aj_token_cache *tokens, struct aj_azure_forwarder **out,
+			   struct aj_errors *err);
 void aj_azure_forwarder_free(struct aj_azure_forwarder *f);
 
 /*
@@ -74,12 +78,11 @@ int aj_azure_serves(const char *service);
 int aj_azure_claims(const struct aj_ajjob_view *v);
 
 /*
- * Reconcile one AjJob: submit it when spec is given, else mirror, cancel
- * or finalize. 0 when done (later polls are queued), -1 to retry with
+ * Reconcile the AjJob of rep (its status and Events go through it): submit
+ * it when spec is given, else mirror, cancel or finalize. 0 when done (later polls are queued), -1 to retry with
  * backoff (err says why). Problems with the AjJob itself end in status.
  */
-int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k,
-		       const struct aj_ajjob_view *v, struct aj_jobspec *spec,
-		       struct aj_errors *err);
+int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k, struct aj_report *rep,
+		       struct aj_jobspec *spec, struct aj_errors *err);
 
 #endif

@@ -65,9 +65,9 @@ static void conditions_on(const struct aj_status *st, int on[AJ_STATUS_CONDITION
 cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 		      const char *now, int *changed)
 {
-	cJSON *s = cJSON_CreateObject(), *conds = NULL, *volcano;
-	const cJSON *kept_retries;
-	const char *vjob = st->volcano_job;
+	cJSON *s = cJSON_CreateObject(), *conds = NULL, *member;
+	const cJSON *kept_retries, *prev_member = NULL;
+	const char *job = st->job;
 	int on[AJ_STATUS_CONDITIONS], i;
 	char renew[AJ_TIMESTAMP_SIZE] = "";
 	const char *kept;
@@ -75,8 +75,10 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 
 	if (!cJSON_IsObject(prev))
 		prev = NULL;
-	if (!vjob && prev)
-		vjob = str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"), "jobName");
+	if (prev && st->member)
+		prev_member = cJSON_GetObjectItemCaseSensitive(prev, st->member);
+	if (!job)
+		job = str_of(prev_member, "jobName");
 	kept_retries = prev ? cJSON_GetObjectItemCaseSensitive(prev, "retryCount") : NULL;
 	if (retries <= 0 && cJSON_IsNumber(kept_retries))
 		retries = (long long)kept_retries->valuedouble;
@@ -99,12 +101,12 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	}
 	if (st->storage_renew_after > 0)
 		aj_timestamp_format((time_t)st->storage_renew_after, renew);
-	else if (prev && (kept = str_of(cJSON_GetObjectItemCaseSensitive(prev, "volcano"),
-					AJ_STATUS_RENEW)))
+	else if ((kept = str_of(prev_member, AJ_STATUS_RENEW)))
 		snprintf(renew, sizeof(renew), "%s", kept);
-	if (vjob && (!(volcano = cJSON_AddObjectToObject(s, "volcano")) ||
-		     !cJSON_AddStringToObject(volcano, "jobName", vjob) ||
-		     (renew[0] && !cJSON_AddStringToObject(volcano, AJ_STATUS_RENEW, renew))))
+	if (job && st->member &&
+	    (!(member = cJSON_AddObjectToObject(s, st->member)) ||
+	     !cJSON_AddStringToObject(member, "jobName", job) ||
+	     (renew[0] && !cJSON_AddStringToObject(member, AJ_STATUS_RENEW, renew))))
 		goto fail;
 	/* Azure details are written by the Azure reconciler; carry them over. */
 	if (prev && cJSON_GetObjectItemCaseSensitive(prev, "azure")) {

@@ -26,7 +26,7 @@
 
 /* Bits of aj_status.flags: AJ_STATUS_FLAG(AJ_COND_RESTARTING) and so on. */
 #define AJ_STATUS_FLAG(cond) (1u << (cond))
-/* status.volcano member: when the storage Secret is due for renewal (RFC 3339) */
+/* status.<member> member: when the storage Secret is due for renewal (RFC 3339) */
 #define AJ_STATUS_RENEW "storageRenewAfter"
 
 struct aj_status {
@@ -36,10 +36,12 @@ struct aj_status {
 	const char *message;      /* for people; "" for none */
 	const char *backend;      /* "volcano", "aml", "sing" */
 	long long generation;     /* metadata.generation this status is about */
-	const char *volcano_job;  /* NULL: keep what prev had */
+	/* status.<member>.jobName names the object the AjJob owns ("volcano"); NULL: none */
+	const char *member;
+	const char *job;          /* its jobName; NULL: keep what prev had */
 	/*
 	 * When the storage Secret just written is due for renewal (Unix time),
-	 * written as status.volcano.storageRenewAfter so that a restarted
+	 * written as status.<member>.storageRenewAfter so that a restarted
 	 * controller knows it without reading the Secret (it may not) or
 	 * minting again; 0: keep what prev had.
 	 */

@@ -32,15 +32,14 @@ struct aj_storage_minter {
 	char *ca_file;
 	long lifetime;
 	struct aj_workqueue *queue;
-	struct aj_token_cache *tokens;
+	struct aj_token_cache *tokens;   /* the controller's identity (not owned) */
 };
 
 int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *queue,
-			  struct aj_storage_minter **out, struct aj_errors *err)
+			  struct aj_token_cache *tokens, struct aj_storage_minter **out,
+			  struct aj_errors *err)
 {
 	struct aj_storage_minter *m;
-	struct aj_identity_config ic;
-	struct aj_credential *cred;
 	const char *ep = o->blob_endpoint ? o->blob_endpoint : AJ_BLOB_ENDPOINT_DEFAULT;
 
 	*out = NULL;
@@ -53,6 +52,7 @@ int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *
 	if (!m)
 		return aj_errors_oom(err);
 	m->queue = queue;
+	m->tokens = tokens;
 	m->lifetime = o->lifetime ? o->lifetime : AJ_STORAGE_LIFETIME_DEFAULT;
 	m->endpoint = aj_strdup(ep);
 	m->ca_file = o->ca_file ? aj_strdup(o->ca_file) : NULL;
@@ -60,14 +60,6 @@ int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *
 		aj_errors_oom(err);
 		goto fail;
 	}
-	aj_identity_config_default(&ic);
-	aj_identity_config_from_env(&ic);
-	ic.http.ca_file = o->ca_file;
-	if (o->identity_client_id)
-		ic.mi_client_id = o->identity_client_id;
-	if (aj_credential_chain_new(&ic, &cred, err) ||
-	    aj_token_cache_new(cred, &ic.hooks, &m->tokens, err))
-		goto fail;
 	*out = m;
 	return 0;
 fail:
@@ -79,7 +71,6 @@ void aj_storage_minter_free(struct aj_storage_minter *m)
 {
 	if (!m)
 		return;
-	aj_token_cache_free(m->tokens);
 	aj_free(m->endpoint);
 	aj_free(m->ca_file);
 	aj_free(m);

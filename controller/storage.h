@@ -24,7 +24,8 @@
  * Threads: one minter is shared by the workers (the token cache is
  * thread-safe; each call has its own blob client).
  *
- * Ownership: the minter copies its settings and owns its token cache.
+ * Ownership: the minter copies its settings; the token cache is the
+ * controller's (identity.h), shared with the Azure forwarder.
  */
 #ifndef AJ_STORAGE_H
 #define AJ_STORAGE_H
@@ -39,6 +40,7 @@ struct aj_errors;
 struct aj_jobspec;
 struct aj_kube;
 struct aj_sas_key;
+struct aj_token_cache;
 struct aj_workqueue;
 
 #define AJ_STORAGE_LIFETIME_DEFAULT 86400
@@ -49,15 +51,15 @@ struct aj_storage_opts {
 	/* blob endpoint, {account} replaced by the account name; NULL: the default */
 	const char *blob_endpoint;
 	const char *ca_file;            /* NULL: the system's */
-	const char *identity_client_id; /* user-assigned managed identity, or NULL */
 	long lifetime;                  /* storage SAS lifetime, seconds; 0: the default */
 };
 
 struct aj_storage_minter;
 
-/* 0 / -1 (bad settings or OOM, with err). */
+/* tokens: the controller's identity (identity.h), shared, not owned. 0 / -1 (bad settings or OOM, with err). */
 int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *queue,
-			  struct aj_storage_minter **out, struct aj_errors *err);
+			  struct aj_token_cache *tokens, struct aj_storage_minter **out,
+			  struct aj_errors *err);
 void aj_storage_minter_free(struct aj_storage_minter *m);
 
 /* What the Secret belongs to. */

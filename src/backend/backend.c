@@ -7,11 +7,13 @@
 #include <strings.h>
 
 extern const struct aj_backend aj_backend_aml;
+extern const struct aj_backend aj_backend_kube;
 extern const struct aj_backend aj_backend_sing;
 extern const struct aj_backend aj_backend_volcano;
 
 static const struct aj_backend *const backends[] = {
 	&aj_backend_aml,
+	&aj_backend_kube,
 	&aj_backend_sing,
 	&aj_backend_volcano,
 	NULL

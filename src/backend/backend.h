@@ -17,6 +17,8 @@
 
 struct aj_errors;
 struct aj_jobspec;
+struct aj_kvlist;
+struct aj_target;
 
 /* What the caller knows about the job being built. */
 struct aj_build_ctx {

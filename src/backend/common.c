@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "backend.h"
 #include "core/buf.h"
+#include "core/error.h"
 #include "core/jobspec.h"
 #include "core/strlist.h"
 
@@ -77,6 +79,21 @@ int aj_kubelet_escape(struct aj_buf *b, const char *s)
 	return aj_buf_addstr(b, s);
 }
 
+int aj_request_over_limit(const cJSON *obj, const char *what, struct aj_errors *err)
+{
+	char *text = cJSON_PrintUnformatted(obj);
+	size_t len = text ? strlen(text) : 0;
+
+	cJSON_free(text);
+	if (len <= AJ_REQUEST_MAX)
+		return 0;
+	aj_errors_add(err, NULL, "the %s would be %zu bytes, over the API server's limit of "
+		      "%u bytes for one object (etcd's default): shorten what the template repeats in "
+		      "every pod (environment.setup, submit_args.env, the command)", what, len,
+		      AJ_REQUEST_MAX);
+	return 1;
+}
+
 /* Attach item under key (or append it to an array parent); frees it on failure. */
 static cJSON *attach(cJSON *parent, const char *key, cJSON *item, int *oom)
 {
@@ -120,6 +137,45 @@ void aj_body_add_int(cJSON *parent, const char *key, long long value, int *oom)
 void aj_body_add_bool(cJSON *parent, const char *key, int value, int *oom)
 {
 	attach(parent, key, parent ? cJSON_CreateBool(value) : NULL, oom);
+}
+
+void aj_body_add_labels(cJSON *labels, const struct aj_kvlist *kv, int *oom)
+{
+	size_t i;
+
+	for (i = 0; i < kv->nr; i++)
+		aj_body_add_string(labels, kv->items[i].key, kv->items[i].value, oom);
+}
+
+void aj_body_add_owner(cJSON *meta, const char *api_version, const char *name, const char *uid,
+		       int *oom)
+{
+	cJSON *o = aj_body_add_object(aj_body_add_array(meta, "ownerReferences", oom), NULL, oom);
+
+	aj_body_add_string(o, "apiVersion", api_version, oom);
+	aj_body_add_string(o, "kind", "AjJob", oom);
+	aj_body_add_string(o, "name", name, oom);
+	aj_body_add_string(o, "uid", uid, oom);
+	aj_body_add_bool(o, "controller", 1, oom);
+	aj_body_add_bool(o, "blockOwnerDeletion", 1, oom);
+}
+
+cJSON *aj_body_add_metadata(cJSON *obj, const char *name, const struct aj_target *t,
+			    const struct aj_build_ctx *ctx, int *oom)
+{
+	const char *ns = ctx->namespace_ ? ctx->namespace_ : t->namespace_;
+	cJSON *meta = aj_body_add_object(obj, "metadata", oom);
+	cJSON *labels;
+
+	aj_body_add_string(meta, "name", name, oom);
+	if (ns)
+		aj_body_add_string(meta, "namespace", ns, oom);
+	labels = aj_body_add_object(meta, "labels", oom);
+	aj_body_add_labels(labels, &t->labels, oom);
+	aj_body_add_string(labels, "app", name, oom);
+	if (ctx->owner_uid)
+		aj_body_add_owner(meta, ctx->owner_api_version, ctx->owner_name, ctx->owner_uid, oom);
+	return labels;
 }
 
 int aj_paths_overlap(const char *a, const char *b)

@@ -13,8 +13,12 @@
 #include <cjson/cJSON.h>
 
 struct aj_buf;
+struct aj_build_ctx;
+struct aj_errors;
 struct aj_jobspec;
+struct aj_kvlist;
 struct aj_strlist;
+struct aj_target;
 struct aj_task;
 
 /* Append s as one single-quoted shell word (' becomes '\''). 0 / -1. */
@@ -58,6 +62,14 @@ int aj_kubelet_escape(struct aj_buf *b, const char *s);
 #define AJ_REQUEST_MAX (1536u * 1024u)
 
 /*
+ * The API server refuses an object over AJ_REQUEST_MAX whatever is retried:
+ * say so before the create, naming the object (`what`, "Volcano Job"). 1 when
+ * over (reported), 0 when it fits; out of memory counts as fitting (the
+ * caller reports it).
+ */
+int aj_request_over_limit(const cJSON *obj, const char *what, struct aj_errors *err);
+
+/*
  * cJSON builders that remember running out of memory in *oom, so a backend
  * can build a whole body and check once. A NULL parent (an earlier failure)
  * is a no-op; with an array parent the key is ignored. The new container is
@@ -68,6 +80,19 @@ cJSON *aj_body_add_array(cJSON *parent, const char *key, int *oom);
 void aj_body_add_string(cJSON *parent, const char *key, const char *value, int *oom);
 void aj_body_add_int(cJSON *parent, const char *key, long long value, int *oom);
 void aj_body_add_bool(cJSON *parent, const char *key, int value, int *oom);
+/* Each label of kv into the labels object. */
+void aj_body_add_labels(cJSON *labels, const struct aj_kvlist *kv, int *oom);
+/* metadata.ownerReferences: the AjJob (apiVersion, name, uid) as the controlling owner. */
+void aj_body_add_owner(cJSON *meta, const char *api_version, const char *name, const char *uid,
+		       int *oom);
+/*
+ * The metadata of an object aj creates for ctx's job: name, the namespace
+ * (ctx's, else target.namespace), target.labels and app: <name>, and the
+ * AjJob as its controlling owner when ctx names one. Returns the labels
+ * object, for more.
+ */
+cJSON *aj_body_add_metadata(cJSON *obj, const char *name, const struct aj_target *t,
+			    const struct aj_build_ctx *ctx, int *oom);
 
 /* A DNS-1123 subdomain: dot-separated DNS labels, at most 253 bytes in all. */
 int aj_dns_subdomain(const char *s);

@@ -34,6 +34,7 @@
 #include "backend.h"
 #include "codeship.h"
 #include "common.h"
+#include "pod.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -370,13 +371,24 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 	return ret;
 }
 
-/* The parts of _extra this backend reads are its schema: their keys are checked. */
-static int check_extra_keys(const struct aj_jobspec *spec, struct aj_errors *err)
+int aj_pod_validate(const struct aj_jobspec *spec, const char *service, struct aj_errors *err)
 {
 	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
+	struct aj_code_blob blob;
 	int ret = 0;
 
-	if (aj_schema_check(aj_node_get(x, "volcano"), "_extra.volcano", "config._extra.volcano", err))
+	if (!spec->environment.image || !*spec->environment.image) {
+		struct aj_where w = where_path("config.environment.image");
+
+		ret = aj_errors_add(err, &w, "required for service %s", service);
+	}
+	if (spec->jobs_nr && check_container(spec, err))
+		ret = -1;
+	if (aj_codeship_check(spec, err))
+		ret = -1;
+	if (aj_storage_secret_check(spec, err) || aj_code_blob(spec, &blob, err) < 0)
+		ret = -1;
+	if (check_target_names(&spec->target, err))
 		ret = -1;
 	if (aj_schema_check(aj_node_get(x, "code_upload"), "_extra.code_upload",
 			    "config._extra.code_upload", err))
@@ -386,26 +398,16 @@ static int check_extra_keys(const struct aj_jobspec *spec, struct aj_errors *err
 
 static int volcano_validate(const struct aj_jobspec *spec, struct aj_errors *err)
 {
-	struct aj_code_blob blob;
-	int ret = 0, retries;
+	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
+	int ret = aj_pod_validate(spec, "volcano", err), retries;
 
-	if (!spec->environment.image || !*spec->environment.image) {
-		struct aj_where w = where_path("config.environment.image");
-
-		ret = aj_errors_add(err, &w, "required for service volcano");
-	}
-	if (spec->jobs_nr && check_container(spec, err))
-		ret = -1;
-	if (aj_codeship_check(spec, err) || max_retry(spec, &retries, err))
-		ret = -1;
-	if (aj_storage_secret_check(spec, err) || aj_code_blob(spec, &blob, err) < 0)
-		ret = -1;
-	if (check_target_names(&spec->target, err))
+	if (max_retry(spec, &retries, err))
 		ret = -1;
 	/* no tasks: prepare could not read them and has said why */
 	if (spec->heterogeneous && spec->tasks_nr && check_tasks(spec, err))
 		ret = -1;
-	if (check_extra_keys(spec, err))
+	/* the parts of _extra this backend reads are its schema: their keys are checked */
+	if (aj_schema_check(aj_node_get(x, "volcano"), "_extra.volcano", "config._extra.volcano", err))
 		ret = -1;
 	return ret;
 }
@@ -536,13 +538,13 @@ static void add_env_int(cJSON *env, const struct aj_job *j, const char *name, lo
 	add_env(env, j, name, num, oom);
 }
 
-static char *script(const struct aj_jobspec *spec, const struct role *r, const char *digest,
-		    const struct aj_code_blob *blob)
+static char *script(const struct aj_jobspec *spec, const struct role *r, const char *index_var,
+		    const char *digest, const struct aj_code_blob *blob)
 {
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
 
-	if (aj_buf_addf(&b, "set -eo pipefail\nexport NODE_RANK=$((%d + ${VK_TASK_INDEX:-0}))\n",
-			r->offset) ||
+	if (aj_buf_addf(&b, "set -eo pipefail\nexport NODE_RANK=$((%d + ${%s:-0}))\n",
+			r->offset, index_var) ||
 	    aj_storage_secret_script(&b, spec) ||
 	    aj_codeship_script(&b, spec, digest, blob) ||
 	    aj_shell_add_lines(&b, &spec->environment.setup) ||
@@ -551,14 +553,6 @@ static char *script(const struct aj_jobspec *spec, const struct role *r, const c
 		return NULL;
 	}
 	return aj_buf_detach(&b, NULL);
-}
-
-static void add_labels(cJSON *labels, const struct aj_target *t, int *oom)
-{
-	size_t i;
-
-	for (i = 0; i < t->labels.nr; i++)
-		aj_body_add_string(labels, t->labels.items[i].key, t->labels.items[i].value, oom);
 }
 
 static void add_toleration(cJSON *tols, const char *key, int *oom)
@@ -572,6 +566,7 @@ static void add_toleration(cJSON *tols, const char *key, int *oom)
 
 struct build {
 	const struct aj_jobspec *spec;
+	const struct aj_pod_shape *shape;
 	const char *job;
 	const char *shm;          /* normalised shm size, or NULL */
 	const struct aj_strlist *caps;
@@ -586,6 +581,10 @@ struct build {
 	struct aj_errors *err;
 	int too_big;              /* an exec limit was passed (reported once) */
 	int oom;
+	/* owned by build_init, released by build_release */
+	struct aj_strlist caps_store;
+	struct aj_buf shm_store;
+	struct aj_code_blob blob_store;
 };
 
 static void add_resources(struct build *bd, cJSON *container, const struct role *r)
@@ -685,8 +684,7 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 	cJSON *containers = aj_body_add_array(pod, "containers", &bd->oom);
 	cJSON *c = aj_body_add_object(containers, NULL, &bd->oom);
 	cJSON *cmd, *env, *mounts, *m;
-	struct aj_buf addr = AJ_BUF_INIT(AJ_BUF_SMALL);
-	char *text = script(spec, r, bd->digest, bd->blob);
+	char *text = script(spec, r, bd->shape->index_var, bd->digest, bd->blob);
 	size_t i;
 
 	aj_body_add_string(c, "name", r->name, &bd->oom);
@@ -709,9 +707,7 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 	env = aj_body_add_array(c, "env", &bd->oom);
 	for (i = 0; i < j->env.nr; i++)
 		add_env_entry(env, j->env.items[i].key, j->env.items[i].value, &bd->oom);
-	aj_buf_addf(&addr, "%s-master-0.%s", bd->job, bd->job);
-	add_env(env, j, "MASTER_ADDR", addr.failed ? NULL : aj_buf_cstr(&addr), &bd->oom);
-	aj_buf_release(&addr);
+	add_env(env, j, "MASTER_ADDR", bd->shape->master_addr, &bd->oom);
 	add_env(env, j, "MASTER_PORT", MASTER_PORT, &bd->oom);
 	add_env_int(env, j, "WORLD_SIZE", bd->world_size, &bd->oom);
 	add_env_int(env, j, "AJ_NODES", bd->total_pods, &bd->oom);
@@ -781,14 +777,15 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	cJSON *tols, *vols, *v, *dir;
 	size_t i;
 
-	add_labels(labels, &bd->spec->target, &bd->oom);
+	aj_body_add_labels(labels, &bd->spec->target.labels, &bd->oom);
 	aj_body_add_string(labels, "app", bd->job, &bd->oom);
 	aj_body_add_string(labels, "role", r->name, &bd->oom);
 	/* how aj logs and aj status find the pods of an AjJob (backend.h) */
 	aj_body_add_string(labels, "aj.dev/ajjob", bd->job, &bd->oom);
 	aj_body_add_string(labels, "aj.dev/task", r->name, &bd->oom);
 
-	aj_body_add_string(pod, "schedulerName", "volcano", &bd->oom);
+	if (bd->shape->scheduler)
+		aj_body_add_string(pod, "schedulerName", bd->shape->scheduler, &bd->oom);
 	aj_body_add_string(pod, "restartPolicy", "Never", &bd->oom);
 	if (r->task->node_selector.nr) {
 		cJSON *sel = aj_body_add_object(pod, "nodeSelector", &bd->oom);
@@ -806,8 +803,8 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 		cJSON *sel = aj_body_add_object(term, "labelSelector", &bd->oom);
 		cJSON *ml = aj_body_add_object(sel, "matchLabels", &bd->oom);
 
-		/* set on every pod by the Volcano controller, and not user-editable */
-		aj_body_add_string(ml, "volcano.sh/job-name", bd->job, &bd->oom);
+		/* set on every pod by the workload's controller, and not user-editable */
+		aj_body_add_string(ml, bd->shape->peer_label, bd->job, &bd->oom);
 		aj_body_add_string(term, "topologyKey", "kubernetes.io/hostname", &bd->oom);
 	}
 	tols = aj_body_add_array(pod, "tolerations", &bd->oom);
@@ -855,32 +852,6 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	add_container(bd, pod, r);
 }
 
-static void add_metadata(struct build *bd, cJSON *job, const struct aj_build_ctx *ctx)
-{
-	const struct aj_target *t = &bd->spec->target;
-	const char *ns = ctx->namespace_ ? ctx->namespace_ : t->namespace_;
-	cJSON *meta = aj_body_add_object(job, "metadata", &bd->oom);
-	cJSON *labels;
-
-	aj_body_add_string(meta, "name", bd->job, &bd->oom);
-	if (ns)
-		aj_body_add_string(meta, "namespace", ns, &bd->oom);
-	labels = aj_body_add_object(meta, "labels", &bd->oom);
-	add_labels(labels, t, &bd->oom);
-	aj_body_add_string(labels, "app", bd->job, &bd->oom);
-	if (ctx->owner_uid) {
-		cJSON *refs = aj_body_add_array(meta, "ownerReferences", &bd->oom);
-		cJSON *o = aj_body_add_object(refs, NULL, &bd->oom);
-
-		aj_body_add_string(o, "apiVersion", ctx->owner_api_version, &bd->oom);
-		aj_body_add_string(o, "kind", "AjJob", &bd->oom);
-		aj_body_add_string(o, "name", ctx->owner_name, &bd->oom);
-		aj_body_add_string(o, "uid", ctx->owner_uid, &bd->oom);
-		aj_body_add_bool(o, "controller", 1, &bd->oom);
-		aj_body_add_bool(o, "blockOwnerDeletion", 1, &bd->oom);
-	}
-}
-
 static void add_policy(cJSON *policies, const char *event, const char *action, int *oom)
 {
 	cJSON *p = aj_body_add_object(policies, NULL, oom);
@@ -901,7 +872,7 @@ static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 		bd->oom = 1;
 	aj_body_add_string(job, "apiVersion", "batch.volcano.sh/v1alpha1", &bd->oom);
 	aj_body_add_string(job, "kind", "Job", &bd->oom);
-	add_metadata(bd, job, ctx);
+	aj_body_add_metadata(job, bd->job, &bd->spec->target, ctx, &bd->oom);
 	spec = aj_body_add_object(job, "spec", &bd->oom);
 	aj_body_add_string(spec, "schedulerName", "volcano", &bd->oom);
 	aj_body_add_string(spec, "queue", t->queue ? t->queue : "default", &bd->oom);
@@ -935,40 +906,29 @@ static cJSON *build_job(struct build *bd, const struct aj_build_ctx *ctx,
 }
 
 /*
- * The API server refuses a request over etcd's value limit (1.5 MiB by
- * default) whatever is retried: say so before the create. 1 when over
- * (reported), 0 when it fits; out of memory counts as fitting (the caller
- * reports it).
+ * What every pod build needs before the objects: the context, the code
+ * digest and how it travels, the container, code and storage checks,
+ * capabilities and the shared-memory size. bd is released by
+ * build_release() whatever this returns. 0 / -1.
  */
-static int over_request_limit(const cJSON *job, struct aj_errors *err)
+static int build_init(struct build *bd, const struct aj_jobspec *spec,
+		      const struct aj_build_ctx *ctx, const struct aj_pod_shape *shape,
+		      struct aj_errors *err)
 {
-	char *text = cJSON_PrintUnformatted(job);
-	size_t len = text ? strlen(text) : 0;
-
-	cJSON_free(text);
-	if (len <= AJ_REQUEST_MAX)
-		return 0;
-	aj_errors_add(err, NULL, "the Volcano Job would be %zu bytes, over the API server's limit of "
-		      "%u bytes for one object (etcd's default): shorten what the template repeats in "
-		      "every pod (environment.setup, submit_args.env, the command)", len, AJ_REQUEST_MAX);
-	return 1;
-}
-
-static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
-			 cJSON **out, struct aj_errors *err)
-{
-	struct aj_strlist caps = AJ_STRLIST_INIT;
 	struct aj_buf shm = AJ_BUF_INIT(AJ_BUF_SMALL);
-	struct aj_code_blob blob;
-	struct build bd;
-	struct role *r;
-	size_t nr, i;
-	cJSON *job, *arr;
-	int ret = -1, is_blob;
+	struct aj_strlist caps = AJ_STRLIST_INIT;
+	int is_blob;
 
-	*out = NULL;
+	memset(bd, 0, sizeof(*bd));
+	bd->caps_store = caps;
+	bd->shm_store = shm;
+	bd->spec = spec;
+	bd->shape = shape;
+	bd->job = ctx->job_name;
+	bd->caps = &bd->caps_store;
+	bd->err = err;
 	if (!ctx->job_name || !spec->jobs_nr || !spec->tasks_nr || !spec->environment.image)
-		return aj_errors_add(err, NULL, "cannot build a Volcano job: %s",
+		return aj_errors_add(err, NULL, "cannot build a %s job: %s", shape->name,
 				     !ctx->job_name ? "no job name" :
 				     !spec->environment.image ? "config.environment.image is not set" :
 				     "the job shape is not resolved");
@@ -978,73 +938,139 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 	    !(ctx->preview && !strcmp(spec->code.digest, AJ_CODE_DIGEST_PLACEHOLDER)))
 		return aj_errors_add(err, NULL, "code digest \"%s\" is not a SHA-256 in hex",
 				     spec->code.digest);
-	r = aj_calloc(spec->tasks_nr + 1, sizeof(*r));
-	if (!r)
-		return aj_errors_oom(err);
-	memset(&bd, 0, sizeof(bd));
-	bd.spec = spec;
-	bd.job = ctx->job_name;
-	bd.caps = &caps;
-	bd.has_volume = aj_code_volume(spec, &bd.volume);
-	bd.digest = spec->code.digest;
-	is_blob = aj_code_blob(spec, &blob, err);
+	bd->has_volume = aj_code_volume(spec, &bd->volume);
+	bd->digest = spec->code.digest;
+	is_blob = aj_code_blob(spec, &bd->blob_store, err);
 	if (is_blob < 0)
-		goto out;
-	if (bd.digest && is_blob) {
-		bd.blob = &blob;
-	} else if (bd.digest && !aj_code_via_volume(spec, &bd.volume)) {
+		return -1;
+	if (bd->digest && is_blob) {
+		bd->blob = &bd->blob_store;
+	} else if (bd->digest && !aj_code_via_volume(spec, &bd->volume)) {
 		struct aj_where w = where_path("config.jobs[0].submit_args.env");
 
-		ret = aj_errors_add(err, &w, "the job carries code (%s) but its code does not go "
-				    "through a shared volume: set both " AJ_PVC_NAME_VAR " and "
-				    AJ_PVC_DIR_VAR ", or use _extra.code_upload.strategy "
-				    STRATEGY_BLOB, bd.digest);
-		goto out;
+		return aj_errors_add(err, &w, "the job carries code (%s) but its code does not go "
+				     "through a shared volume: set both " AJ_PVC_NAME_VAR " and "
+				     AJ_PVC_DIR_VAR ", or use _extra.code_upload.strategy "
+				     STRATEGY_BLOB, bd->digest);
 	}
-	if ((spec->storage_nr || bd.blob) && aj_storage_secret_name(bd.job, bd.secret)) {
-		ret = aj_errors_add(err, NULL, "job name \"%s\" is too long", bd.job);
-		goto out;
+	if ((spec->storage_nr || bd->blob) && aj_storage_secret_name(bd->job, bd->secret))
+		return aj_errors_add(err, NULL, "job name \"%s\" is too long", bd->job);
+	/* validated: this only reads the values now */
+	if (capabilities(&spec->jobs[0].container.capabilities, &bd->caps_store, err))
+		return -1;
+	if (spec->jobs[0].container.shm_size) {
+		if (shm_quantity(spec->jobs[0].container.shm_size, &bd->shm_store) ||
+		    bd->shm_store.failed)
+			return aj_errors_oom(err);
+		bd->shm = aj_buf_cstr(&bd->shm_store);
 	}
-	if (roles(spec, r, &nr)) {
+	return 0;
+}
+
+static void build_release(struct build *bd)
+{
+	aj_buf_release(&bd->shm_store);
+	aj_strlist_release(&bd->caps_store);
+}
+
+/* The one object of a build in a new array, or NULL (out of memory) with obj freed. */
+static cJSON *one_object(cJSON *obj)
+{
+	cJSON *arr = obj ? cJSON_CreateArray() : NULL;
+
+	if (!arr || !cJSON_AddItemToArray(arr, obj)) {
+		cJSON_Delete(obj);
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
+			 cJSON **out, struct aj_errors *err)
+{
+	struct aj_buf addr = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_pod_shape shape = { "Volcano", "volcano", "VK_TASK_INDEX", "volcano.sh/job-name",
+				      NULL };
+	struct build bd;
+	struct role *r = NULL;
+	size_t nr, i;
+	cJSON *job;
+	int ret = -1;
+
+	*out = NULL;
+	/* the svc plugin names the master pod <job>-master-0 in the subdomain <job> */
+	if (ctx->job_name && aj_buf_addf(&addr, "%s-master-0.%s", ctx->job_name, ctx->job_name))
+		return aj_errors_oom(err);
+	shape.master_addr = aj_buf_cstr(&addr);
+	if (build_init(&bd, spec, ctx, &shape, err))
+		goto out;
+	r = aj_calloc(spec->tasks_nr + 1, sizeof(*r));
+	if (!r || roles(spec, r, &nr)) {
 		ret = aj_errors_oom(err);
 		goto out;
 	}
-	/* validated: these only read the values now */
-	if (max_retry(spec, &bd.max_retry, err) ||
-	    check_names(bd.job, r, nr, err) ||
-	    capabilities(&spec->jobs[0].container.capabilities, &caps, err))
+	if (max_retry(spec, &bd.max_retry, err) || check_names(bd.job, r, nr, err))
 		goto out;
-	if (spec->jobs[0].container.shm_size) {
-		shm_quantity(spec->jobs[0].container.shm_size, &shm);
-		if (shm.failed) {
-			ret = aj_errors_oom(err);
-			goto out;
-		}
-		bd.shm = aj_buf_cstr(&shm);
-	}
 	for (i = 0; i < nr; i++) {
 		bd.total_pods += r[i].replicas;
 		bd.world_size += (long long)r[i].replicas * r[i].ppn;
 	}
-	bd.err = err;
 	job = build_job(&bd, ctx, r, nr);
-	if (!bd.oom && (bd.too_big || over_request_limit(job, err))) {
+	if (!bd.oom && (bd.too_big || aj_request_over_limit(job, "Volcano Job", err))) {
 		cJSON_Delete(job);
 		goto out;
 	}
-	arr = cJSON_CreateArray();
-	if (bd.oom || !arr || !cJSON_AddItemToArray(arr, job)) {
+	if (bd.oom) {
 		cJSON_Delete(job);
-		cJSON_Delete(arr);
-		ret = aj_errors_oom(err);
+		job = NULL;
+	}
+	*out = one_object(job);
+	ret = *out ? 0 : aj_errors_oom(err);
+out:
+	build_release(&bd);
+	aj_buf_release(&addr);
+	aj_free(r);
+	return ret;
+}
+
+int aj_pod_template(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
+		    const struct aj_pod_shape *shape, const char *task, cJSON **out,
+		    struct aj_errors *err)
+{
+	struct build bd;
+	struct role r[2];
+	size_t nr;
+	cJSON *tmpl = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	if (build_init(&bd, spec, ctx, shape, err))
+		goto out;
+	if (spec->heterogeneous || roles(spec, r, &nr)) {
+		ret = spec->heterogeneous ? aj_errors_add(err, NULL, "a %s job has one pod template: "
+							  "heterogeneous tasks cannot be built",
+							  shape->name) : aj_errors_oom(err);
 		goto out;
 	}
-	*out = arr;
+	r[0].name = task;
+	r[0].replicas = spec->nodes;
+	bd.total_pods = spec->nodes;
+	bd.world_size = (long long)spec->nodes * r[0].ppn;
+	tmpl = cJSON_CreateObject();
+	if (!tmpl)
+		bd.oom = 1;
+	else
+		add_pod(&bd, tmpl, &r[0]);
+	if (bd.oom || bd.too_big) {
+		cJSON_Delete(tmpl);
+		ret = bd.oom ? aj_errors_oom(err) : -1;
+		goto out;
+	}
+	*out = tmpl;
 	ret = 0;
 out:
-	aj_buf_release(&shm);
-	aj_strlist_release(&caps);
-	aj_free(r);
+	build_release(&bd);
 	return ret;
 }
 

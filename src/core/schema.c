@@ -29,7 +29,7 @@ struct key {
 static const struct key keys[] = {
 	{ "description", VALUE, "string", "amlt: experiment description" },
 	{ "target", KEYS, "mapping", "where the job runs" },
-	{ "target.service", VALUE, "aml, sing or volcano", "the backend (default aml)" },
+	{ "target.service", VALUE, "aml, kube, sing or volcano", "the backend (default aml)" },
 	{ "target.name", VALUE, "string", "Azure ML compute or Singularity virtual cluster" },
 	{ "target.workspace_name", VALUE, "string", "Azure ML workspace" },
 	{ "target.subscription_id", VALUE, "string", "Azure subscription (Singularity: VC filter)" },

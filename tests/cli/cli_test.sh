@@ -374,6 +374,7 @@ want = {
     "aml": ["base,account.default,storage.default,environment.aml", "aml", "G1"],
     "base": ["-", "-", "-"],
     "heterogeneous": ["base,environment.volcano", "volcano", "heterogeneous"],
+    "kube": ["base,environment.volcano", "kube", "{nodes}xG{processes}"],
     "multinode": ["volcano", "volcano", "range{1,2-4,8+}"],
     "nested": ["volcano", "volcano", "{nodes}xG{processes}"],
     "pretrain": ["multinode", "volcano", "range{1,2-4,8+}"],
@@ -447,7 +448,7 @@ EOF
 	case_ "validate every example"
 	aj template validate
 	expect_rc 0
-	expect_out "9 template(s) valid"
+	expect_out "10 template(s) valid"
 	expect_out_lacks "invalid"
 	expect_err_empty
 

@@ -18,6 +18,9 @@ RULES = [
     (["aj.dev"], ["ajjobs"], ["patch", "delete"]),
     (["aj.dev"], ["ajjobs/status"], ["get", "update", "patch"]),
     (["batch.volcano.sh"], ["jobs"], ["get", "list", "watch", "create", "delete"]),
+    # the kube backend's Indexed Jobs and the headless Service created beside each
+    (["batch"], ["jobs"], ["get", "list", "watch", "create", "delete"]),
+    ([""], ["services"], ["create"]),
     (["events.k8s.io"], ["events"], ["create", "patch"]),
     # the storage Secret (controller/storage.c): written, never read
     ([""], ["secrets"], ["create", "patch"]),

@@ -158,7 +158,9 @@ expect_ok "the restarted controller records the existing Volcano Job" wait_for 3
 expect_ok "an AjJob cancelled before submission ends Cancelled" wait_for 30 phase_is early-cancel Cancelled
 expect_eq "...and never gets a Volcano Job" "0" volcano_count early-cancel
 expect_eq "still exactly one Volcano Job" "1" volcano_count crash-1
-expect_ok "it says it adopted it" grep -q "adopted existing volcano job" "$work/restarted.log"
+expect_ok "it records the one it found and creates none" bash -c \
+  "grep 'recorded volcano job' '$work/restarted.log' | grep -q crash-1 &&
+   ! grep 'created volcano job' '$work/restarted.log' | grep -q crash-1"
 
 # A Volcano Job of the same name that is not ours is never taken over.
 k -n "$ns" create -f - >/dev/null <<YAML

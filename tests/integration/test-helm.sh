@@ -85,6 +85,8 @@ sa=system:serviceaccount:$ns:$full
 other=$(new_namespace other)
 can() { k auth can-i --as="$sa" "$@"; }
 expect_eq "its ServiceAccount may create Volcano Jobs anywhere" "yes" can create jobs.batch.volcano.sh -n "$other"
+expect_eq "...and Indexed Jobs (the kube backend)" "yes" can create jobs.batch -n "$other"
+expect_eq "...and their headless Services" "yes" can create services -n "$other"
 expect_eq "...patch AjJob status" "yes" can patch ajjobs.aj.dev --subresource=status -n "$other"
 expect_eq "...update Leases in its own namespace" "yes" can update leases.coordination.k8s.io -n "$ns"
 expect_eq "...but not elsewhere" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update leases.coordination.k8s.io -n '$other' || true"

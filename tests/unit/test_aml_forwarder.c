@@ -19,7 +19,7 @@ static struct aj_azure_forwarder *make(const char *workspace, const char *allow)
 	struct aj_azure_forwarder *f = NULL;
 	struct aj_errors err = AJ_ERRORS_INIT;
 
-	if (aj_azure_forwarder_new(&o, NULL, &f, &err))
+	if (aj_azure_forwarder_new(&o, NULL, NULL, &f, &err))
 		fail_msg("%s", aj_test_errors_text(&err));
 	aj_errors_release(&err);
 	return f;
@@ -31,7 +31,7 @@ static void refused(const char *workspace, const char *allow, const char *fragme
 	struct aj_azure_forwarder *f = NULL;
 	struct aj_errors err = AJ_ERRORS_INIT;
 
-	assert_int_equal(aj_azure_forwarder_new(&o, NULL, &f, &err), -1);
+	assert_int_equal(aj_azure_forwarder_new(&o, NULL, NULL, &f, &err), -1);
 	assert_null(f);
 	if (!aj_test_errors_contain(&err, fragment))
 		fail_msg("want \"%s\", got: %s", fragment, aj_test_errors_text(&err));

@@ -69,45 +69,14 @@ static const cJSON *build(struct aj_jobspec *s, const struct aj_build_ctx *ctx, 
 	return cJSON_GetArrayItem(*arr, 0);
 }
 
-/*
- * The kubelet turns $$ into $ (and expands $(VAR)) in a container's command:
- * aj doubles every $, so undoing that must give back every byte, and a
- * lone $ (which the kubelet could expand) must never appear.
- */
-static char *kubelet_view(const char *s)
-{
-	char *out = malloc(strlen(s) + 1), *o = out;
-
-	assert_non_null(out);
-	for (; *s; s++) {
-		if (*s == '$') {
-			assert_int_equal(s[1], '$');
-			s++;
-		}
-		*o++ = *s;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* The pod script at path below root as the shell gets it; valid until the next call. */
 static const char *script_of(const cJSON *root, const char *path)
 {
 	static char *last;
 
 	free(last);
-	last = kubelet_view(aj_test_json_str(root, path));
+	last = aj_test_kubelet_view(aj_test_json_str(root, path));
 	return last;
-}
-
-static void env_is(const cJSON *c, int i, const char *name, const char *value)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "env[%d].name", i);
-	assert_string_equal(aj_test_json_str(c, path), name);
-	snprintf(path, sizeof(path), "env[%d].value", i);
-	assert_string_equal(aj_test_json_str(c, path), value);
 }
 
 static void homogeneous_job(void **state)
@@ -191,14 +160,14 @@ static void homogeneous_job(void **state)
 	assert_string_equal(aj_test_json_str(c, "command[7]"), "it's");
 	assert_null(aj_test_json_at(c, "args"));
 	assert_int_equal(aj_test_json_size(c, "env"), 8);
-	env_is(c, 0, "NCCL_DEBUG", "WARN");
-	env_is(c, 1, "AMLT_PERSISTENT_VOLUME_NAME", "pvc1");
-	env_is(c, 2, "MASTER_ADDR", "train-abc-master-0.train-abc");
-	env_is(c, 3, "MASTER_PORT", "6105");
-	env_is(c, 4, "WORLD_SIZE", "16");
-	env_is(c, 5, "AJ_NODES", "2");
-	env_is(c, 6, "AJ_PROCESSES_PER_NODE", "8");
-	env_is(c, 7, "AJ_TASK", "master");
+	aj_test_env_is(c, 0, "NCCL_DEBUG", "WARN");
+	aj_test_env_is(c, 1, "AMLT_PERSISTENT_VOLUME_NAME", "pvc1");
+	aj_test_env_is(c, 2, "MASTER_ADDR", "train-abc-master-0.train-abc");
+	aj_test_env_is(c, 3, "MASTER_PORT", "6105");
+	aj_test_env_is(c, 4, "WORLD_SIZE", "16");
+	aj_test_env_is(c, 5, "AJ_NODES", "2");
+	aj_test_env_is(c, 6, "AJ_PROCESSES_PER_NODE", "8");
+	aj_test_env_is(c, 7, "AJ_TASK", "master");
 	for (k = 0; k < 2; k++) {
 		const cJSON *r = aj_test_json_at(c, k ? "resources.limits" : "resources.requests");
 
@@ -220,8 +189,8 @@ static void homogeneous_job(void **state)
 	assert_string_equal(aj_test_json_str(job, "spec.tasks[1].template.metadata.labels.role"), "worker");
 	assert_non_null(strstr(script_of(c, "command[2]"),
 			       "\nexport NODE_RANK=$((1 + ${VK_TASK_INDEX:-0}))\n"));
-	env_is(c, 7, "AJ_TASK", "worker");
-	env_is(c, 4, "WORLD_SIZE", "16");
+	aj_test_env_is(c, 7, "AJ_TASK", "worker");
+	aj_test_env_is(c, 4, "WORLD_SIZE", "16");
 	cJSON_Delete(arr);
 	aj_jobspec_release(&s);
 }
@@ -263,9 +232,9 @@ static void single_cpu_node(void **state)
 	assert_string_equal(aj_test_json_str(c, "resources.requests.memory"), "8Gi");
 	assert_null(aj_test_json_at(c, "ports"));
 	/* the template's MASTER_PORT wins and is not repeated */
-	env_is(c, 0, "MASTER_PORT", "7000");
-	env_is(c, 1, "MASTER_ADDR", "cpu-job-master-0.cpu-job");
-	env_is(c, 2, "WORLD_SIZE", "1");
+	aj_test_env_is(c, 0, "MASTER_PORT", "7000");
+	aj_test_env_is(c, 1, "MASTER_ADDR", "cpu-job-master-0.cpu-job");
+	aj_test_env_is(c, 2, "WORLD_SIZE", "1");
 	assert_int_equal(aj_test_json_size(c, "env"), 6);
 	assert_string_equal(script_of(c, "command[2]"),
 			    "set -eo pipefail\nexport NODE_RANK=$((0 + ${VK_TASK_INDEX:-0}))\n\"$@\"\n");
@@ -412,12 +381,12 @@ static void heterogeneous_tasks(void **state)
 			    "set -eo pipefail\nexport NODE_RANK=$((3 + ${VK_TASK_INDEX:-0}))\n"
 			    "python -m pip install -e .\npython h100_train.py\n");
 	/* WORLD_SIZE = 1x1 + 2x8 + 4x8 = 49; 7 pods */
-	env_is(aj_test_json_at(m, "containers[0]"), 2, "WORLD_SIZE", "49");
-	env_is(aj_test_json_at(m, "containers[0]"), 3, "AJ_NODES", "7");
-	env_is(aj_test_json_at(m, "containers[0]"), 4, "AJ_PROCESSES_PER_NODE", "1");
-	env_is(aj_test_json_at(h, "containers[0]"), 4, "AJ_PROCESSES_PER_NODE", "8");
-	env_is(aj_test_json_at(h, "containers[0]"), 5, "AJ_TASK", "h100-worker");
-	env_is(aj_test_json_at(h, "containers[0]"), 0, "MASTER_ADDR", "hetero-1-master-0.hetero-1");
+	aj_test_env_is(aj_test_json_at(m, "containers[0]"), 2, "WORLD_SIZE", "49");
+	aj_test_env_is(aj_test_json_at(m, "containers[0]"), 3, "AJ_NODES", "7");
+	aj_test_env_is(aj_test_json_at(m, "containers[0]"), 4, "AJ_PROCESSES_PER_NODE", "1");
+	aj_test_env_is(aj_test_json_at(h, "containers[0]"), 4, "AJ_PROCESSES_PER_NODE", "8");
+	aj_test_env_is(aj_test_json_at(h, "containers[0]"), 5, "AJ_TASK", "h100-worker");
+	aj_test_env_is(aj_test_json_at(h, "containers[0]"), 0, "MASTER_ADDR", "hetero-1-master-0.hetero-1");
 	cJSON_Delete(arr);
 	aj_jobspec_release(&s);
 }
@@ -1321,7 +1290,7 @@ static void hostile_arguments_survive_bash(void **state)
 	argc = cJSON_GetArraySize(cmd);
 	assert_int_equal(argc, 4 + (int)n);     /* bash -lc SCRIPT aj ARG... */
 	for (i = 0; i < (size_t)argc; i++)
-		argv[i] = kubelet_view(cJSON_GetArrayItem(cmd, (int)i)->valuestring);
+		argv[i] = aj_test_kubelet_view(cJSON_GetArrayItem(cmd, (int)i)->valuestring);
 	assert_string_equal(argv[3], "aj");
 	assert_int_equal(aj_test_spawn(argv, NULL, NULL, &out, &len), 0);
 	for (i = 0; i < (size_t)argc; i++)
@@ -1357,10 +1326,11 @@ static void table_lists_backends(void **state)
 
 	(void)state;
 	assert_string_equal(all[0]->name, "aml");
-	assert_string_equal(all[1]->name, "sing");
-	assert_string_equal(all[2]->name, "volcano");
-	assert_null(all[3]);
-	assert_ptr_equal(aj_backend_find("sing"), all[1]);
+	assert_string_equal(all[1]->name, "kube");
+	assert_string_equal(all[2]->name, "sing");
+	assert_string_equal(all[3]->name, "volcano");
+	assert_null(all[4]);
+	assert_ptr_equal(aj_backend_find("sing"), all[2]);
 	assert_null(aj_backend_find("k8s"));
 	assert_null(aj_backend_find(NULL));
 }

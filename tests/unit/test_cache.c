@@ -14,6 +14,7 @@
 #include "core/resolve.h"
 #include "core/source.h"
 #include "core/strmap.h"
+#include "runner_volcano.h"
 #include "status.h"
 
 static cJSON *parse(const char *json)
@@ -22,6 +23,18 @@ static cJSON *parse(const char *json)
 
 	assert_non_null(o);
 	return o;
+}
+
+/* Volcano Jobs live under the volcano runner's slot, summarized by it, as the watch stores them. */
+#define VOLCANO aj_runner_slot(&aj_runner_volcano)
+
+static int volcano_put(struct aj_cache *c, cJSON *obj)
+{
+	struct aj_owned_facts f;
+
+	memset(&f, 0, sizeof(f));
+	aj_runner_volcano.summarize(obj, &f);
+	return aj_cache_owned_put(c, VOLCANO, obj, &f);
 }
 
 static void a_submitted_ajjob_keeps_only_its_summary(void **state)
@@ -58,7 +71,7 @@ static void a_submitted_ajjob_keeps_only_its_summary(void **state)
 	assert_true(v.has_phase);
 	assert_int_equal(v.phase, AJ_PHASE_SUBMITTED);
 	assert_int_equal(v.observed_generation, 1);
-	assert_string_equal(v.volcano_job, "bert");
+	assert_string_equal(v.job, "bert");
 	assert_true(v.cancel);
 	assert_null(v.object);
 	assert_non_null(v.status);
@@ -147,36 +160,36 @@ static void the_storage_renewal_time_stays_in_the_status(void **state)
 static void volcano_jobs_remember_their_controlling_ajjob(void **state)
 {
 	struct aj_cache c;
-	struct aj_volcano_view v;
+	struct aj_owned_view v;
 
 	(void)state;
 	assert_int_equal(aj_cache_init(&c), 0);
-	assert_int_equal(aj_cache_volcano_put(&c, parse(
+	assert_int_equal(volcano_put(&c, parse(
 		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"bert\",\"uid\":\"v9\","
 		"\"deletionTimestamp\":\"2026-01-01T00:00:00Z\",\"ownerReferences\":["
 		"{\"kind\":\"ConfigMap\",\"name\":\"x\",\"uid\":\"c\",\"controller\":false},"
 		"{\"kind\":\"AjJob\",\"name\":\"bert\",\"uid\":\"u1\",\"controller\":true}]},"
 		"\"spec\":{\"maxRetry\":3},"
 		"\"status\":{\"state\":{\"phase\":\"Running\"},\"retryCount\":2}}")), 0);
-	assert_int_equal(aj_cache_volcano_get(&c, "ml/bert", &v), 1);
+	assert_int_equal(aj_cache_owned_get(&c, VOLCANO, "ml/bert", &v), 1);
 	assert_string_equal(v.owner_uid, "u1");
 	assert_string_equal(v.owner_name, "bert");
 	assert_string_equal(v.phase, "Running");
 	/* what the state machine reads: the PodGroup's name, restarts, deletion */
 	assert_string_equal(v.uid, "v9");
-	assert_int_equal(v.retry_count, 2);
-	assert_int_equal(v.max_retry, 3);
+	assert_int_equal(v.n[0], 2);
+	assert_int_equal(v.n[1], 3);
 	assert_true(v.deleting);
-	aj_volcano_view_release(&v);
+	aj_owned_view_release(&v);
 
-	assert_int_equal(aj_cache_volcano_put(&c, parse(
+	assert_int_equal(volcano_put(&c, parse(
 		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"stray\"}}")), 0);
-	assert_int_equal(aj_cache_volcano_get(&c, "ml/stray", &v), 1);
+	assert_int_equal(aj_cache_owned_get(&c, VOLCANO, "ml/stray", &v), 1);
 	assert_null(v.owner_uid);
 	assert_null(v.phase);
 	assert_false(v.deleting);
-	assert_int_equal(v.retry_count, 0);
-	aj_volcano_view_release(&v);
+	assert_int_equal(v.n[0], 0);
+	aj_owned_view_release(&v);
 	aj_cache_release(&c);
 }
 
@@ -205,33 +218,33 @@ static cJSON *built_volcano_job(const char *yaml)
 static void volcano_jobs_remember_whether_they_mount_the_storage_secret(void **state)
 {
 	struct aj_cache c;
-	struct aj_volcano_view v;
+	struct aj_owned_view v;
 
 	(void)state;
 	assert_int_equal(aj_cache_init(&c), 0);
-	assert_int_equal(aj_cache_volcano_put(&c, built_volcano_job(
+	assert_int_equal(volcano_put(&c, built_volcano_job(
 		"config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}], "
 		"storage: {data: {storage_account_name: acct1, container_name: results, mount_dir: /mnt/d}}}")), 0);
-	assert_int_equal(aj_cache_volcano_get(&c, "ml/bert", &v), 1);
-	assert_int_equal(v.storage, 1);
+	assert_int_equal(aj_cache_owned_get(&c, VOLCANO, "ml/bert", &v), 1);
+	assert_int_equal(v.flags, AJ_OWNED_MOUNTS_STORAGE);
 	assert_string_equal(v.owner_uid, "u1");
-	aj_volcano_view_release(&v);
+	aj_owned_view_release(&v);
 
-	assert_int_equal(aj_cache_volcano_put(&c, built_volcano_job(
+	assert_int_equal(volcano_put(&c, built_volcano_job(
 		"config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}")), 0);
-	assert_int_equal(aj_cache_volcano_get(&c, "ml/bert", &v), 1);
-	assert_int_equal(v.storage, 0);
-	aj_volcano_view_release(&v);
+	assert_int_equal(aj_cache_owned_get(&c, VOLCANO, "ml/bert", &v), 1);
+	assert_int_equal(v.flags, 0);
+	aj_owned_view_release(&v);
 
 	/* another job's Secret, or one whose name merely starts like it, is not this job's */
-	assert_int_equal(aj_cache_volcano_put(&c, parse(
+	assert_int_equal(volcano_put(&c, parse(
 		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"gpt\"},\"spec\":{\"tasks\":["
 		"{\"template\":{\"spec\":{\"volumes\":[{\"secret\":{\"secretName\":\"bert-storage\"}},"
 		"{\"secret\":{\"secretName\":\"gpt-storage2\"}},{\"secret\":{\"secretName\":\"gpt\"}},"
 		"{\"secret\":{\"secretName\":7}}]}}}]}}")), 0);
-	assert_int_equal(aj_cache_volcano_get(&c, "ml/gpt", &v), 1);
-	assert_int_equal(v.storage, 0);
-	aj_volcano_view_release(&v);
+	assert_int_equal(aj_cache_owned_get(&c, VOLCANO, "ml/gpt", &v), 1);
+	assert_int_equal(v.flags, 0);
+	aj_owned_view_release(&v);
 	aj_cache_release(&c);
 }
 
@@ -436,9 +449,9 @@ static cJSON *reversed(const cJSON *v)
 static void an_unchanged_status_is_recognised_and_a_changed_one_is_not(void **state)
 {
 	struct aj_status submitted = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				       "Volcano Job bert is Pending", "volcano", 1, "bert", 0, 0, 0, NULL };
+				       "Volcano Job bert is Pending", "volcano", 1, "volcano", "bert", 0, 0, 0, NULL };
 	struct aj_status running = { AJ_PHASE_RUNNING, 1, "VolcanoJobRunning",
-				     "Volcano Job bert is Running", "volcano", 1, NULL, 0, 0, 0, NULL };
+				     "Volcano Job bert is Running", "volcano", 1, "volcano", NULL, 0, 0, 0, NULL };
 	struct aj_cache c;
 	struct aj_ajjob_view v;
 	cJSON *written, *obj, *next;
@@ -489,7 +502,7 @@ static void the_lifecycle_status_comes_back_from_the_cache(void **state)
 {
 	struct aj_status waiting = { AJ_PHASE_RUNNING, 1, "Unschedulable",
 				     "Volcano Job bert is Pending: queue resource quota insufficient",
-				     "volcano", 1, "bert", 0, 2,
+				     "volcano", 1, "volcano", "bert", 0, 2,
 				     AJ_STATUS_FLAG(AJ_COND_RESTARTING) |
 				     AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE),
 				     "queue resource quota insufficient" };
@@ -537,7 +550,7 @@ static void many_records_stay_small_and_freed_ones_are_reused(void **state)
 	enum { N = 10000 };
 	struct aj_cache c;
 	struct aj_ajjob_view v;
-	struct aj_volcano_view vv;
+	struct aj_owned_view vv;
 	struct aj_strmap keep;
 	char json[1024], key[64];
 	size_t full;
@@ -564,7 +577,7 @@ static void many_records_stay_small_and_freed_ones_are_reused(void **state)
 				 "\"uid\":\"0f8e4a52-6d1c-4c0e-9b8a-%012d\",\"controller\":true}]},"
 				 "\"status\":{\"state\":{\"phase\":\"%s\"}}}", i, i, i,
 				 round ? "Running" : "Pending");
-			assert_int_equal(aj_cache_volcano_put(&c, parse(json)), 0);
+			assert_int_equal(volcano_put(&c, parse(json)), 0);
 		}
 	assert_int_equal(aj_cache_ajjob_count(&c), N);
 	full = aj_cache_bytes(&c);
@@ -574,14 +587,14 @@ static void many_records_stay_small_and_freed_ones_are_reused(void **state)
 	assert_int_equal(aj_cache_ajjob_get(&c, "training/job-4321", &v), 1);
 	assert_string_equal(v.uid, "0f8e4a52-6d1c-4c0e-9b8a-000000004321");
 	assert_string_equal(v.resource_version, "14421");
-	assert_string_equal(v.volcano_job, "job-4321");
+	assert_string_equal(v.job, "job-4321");
 	assert_int_equal(v.phase, AJ_PHASE_SUBMITTED);
 	assert_null(v.object);
 	aj_ajjob_view_release(&v);
-	assert_int_equal(aj_cache_volcano_get(&c, "training/job-9999", &vv), 1);
+	assert_int_equal(aj_cache_owned_get(&c, VOLCANO, "training/job-9999", &vv), 1);
 	assert_string_equal(vv.owner_name, "job-9999");
 	assert_string_equal(vv.phase, "Running");
-	aj_volcano_view_release(&vv);
+	aj_owned_view_release(&vv);
 
 	/* The even ones are listed again; the odd ones were deleted meanwhile. */
 	aj_strmap_init(&keep);
@@ -590,13 +603,13 @@ static void many_records_stay_small_and_freed_ones_are_reused(void **state)
 		assert_int_equal(aj_strmap_put(&keep, key, NULL, NULL), 0);
 	}
 	assert_int_equal(aj_cache_sweep(&c, AJ_CACHE_AJJOBS, &keep), N / 2);
-	assert_int_equal(aj_cache_sweep(&c, AJ_CACHE_VOLCANO, &keep), N / 2);
+	assert_int_equal(aj_cache_sweep(&c, AJ_CACHE_OWNED + VOLCANO, &keep), N / 2);
 	aj_strmap_release(&keep);
 	assert_int_equal(aj_cache_ajjob_count(&c), N / 2);
 	assert_int_equal(aj_cache_ajjob_get(&c, "training/job-4321", &v), 0);
-	assert_int_equal(aj_cache_volcano_get(&c, "training/job-4321", &vv), 0);
+	assert_int_equal(aj_cache_owned_get(&c, VOLCANO, "training/job-4321", &vv), 0);
 	assert_int_equal(aj_cache_ajjob_get(&c, "training/job-4320", &v), 1);
-	assert_string_equal(v.volcano_job, "job-4320");
+	assert_string_equal(v.job, "job-4320");
 	aj_ajjob_view_release(&v);
 
 	/* New AjJobs take the room the deleted ones left. */
@@ -690,7 +703,7 @@ static void compaction_survives_running_out_of_memory(void **state)
 				snprintf(uid, sizeof(uid), "small-%d", i);
 				assert_string_equal(v.uid, uid);
 			} else {
-				assert_string_equal(v.volcano_job, key + 2);
+				assert_string_equal(v.job, key + 2);
 				moved++;
 			}
 			aj_ajjob_view_release(&v);

@@ -70,8 +70,9 @@ static void the_tally_sets_every_phase_of_every_backend_zeros_included(void **st
 	assert_line(text, "aj_ajjobs{phase=\"Failed\",backend=\"aml\"} 1");
 	assert_line(text, "aj_ajjobs{phase=\"Pending\",backend=\"unknown\"} 2");
 	assert_line(text, "aj_ajjobs{phase=\"Cancelling\",backend=\"sing\"} 0");
-	/* 7 phases x (aml, sing, volcano, unknown) */
-	assert_int_equal(count_prefix(text, "aj_ajjobs{"), 7 * 4);
+	assert_line(text, "aj_ajjobs{phase=\"Succeeded\",backend=\"kube\"} 0");
+	/* 7 phases x (aml, kube, sing, volcano, unknown) */
+	assert_int_equal(count_prefix(text, "aj_ajjobs{"), 7 * 5);
 
 	/* The next scrape's tally replaces the last one: emptied phases read 0. */
 	aj_jobtally_init(&t);
@@ -81,7 +82,7 @@ static void the_tally_sets_every_phase_of_every_backend_zeros_included(void **st
 	assert_line(text, "aj_ajjobs{phase=\"Running\",backend=\"volcano\"} 0");
 	assert_line(text, "aj_ajjobs{phase=\"Succeeded\",backend=\"volcano\"} 1");
 	assert_line(text, "aj_ajjobs{phase=\"Pending\",backend=\"unknown\"} 0");
-	assert_int_equal(count_prefix(text, "aj_ajjobs{"), 7 * 4);
+	assert_int_equal(count_prefix(text, "aj_ajjobs{"), 7 * 5);
 	aj_metrics_release(&m);
 }
 

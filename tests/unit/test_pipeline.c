@@ -242,7 +242,7 @@ static void services_come_from_the_table(void **state)
 	assert_int_equal(load_yaml("base: []\nconfig:\n  target: {service: k8s, rdma: z}\n"
 				   "  jobs: [{sku: G1}]\n", &one, &pl, &err), -1);
 	assert_true(aj_test_errors_contain(&err, "test.yaml:3:21: config.target.service: unknown "
-					   "value \"k8s\" (expected one of: aml, sing, volcano)"));
+					   "value \"k8s\" (expected one of: aml, kube, sing, volcano)"));
 	assert_true(aj_test_errors_contain(&err, "config.target.rdma: expected boolean"));
 	assert_null(pl.backend);
 	aj_pipeline_release(&pl);

@@ -42,7 +42,7 @@ static void the_lifecycle_conditions_and_the_retry_count(void **state)
 {
 	struct aj_status st = { AJ_PHASE_RUNNING, 1, "VolcanoJobRestarting",
 				"Volcano Job t is Restarting: restart 2 of at most 3", "volcano", 1,
-				"t", 0, 2, AJ_STATUS_FLAG(AJ_COND_RESTARTING), NULL };
+				"volcano", "t", 0, 2, AJ_STATUS_FLAG(AJ_COND_RESTARTING), NULL };
 	cJSON *s1, *s2, *s3;
 	int changed;
 
@@ -89,7 +89,8 @@ static void the_lifecycle_conditions_and_the_retry_count(void **state)
 static void transitions_move_only_the_conditions_that_flip(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				"created Volcano Job train-x", "volcano", 1, "train-x", 0, 0, 0, NULL };
+				"created Volcano Job train-x", "volcano", 1, "volcano", "train-x", 0, 0, 0,
+				NULL };
 	cJSON *s1, *s2, *s3;
 	int changed;
 
@@ -110,10 +111,10 @@ static void transitions_move_only_the_conditions_that_flip(void **state)
 	assert_false(changed);
 	cJSON_Delete(s2);
 
-	/* Running: only Running flips; Submitted keeps its time. volcano_job NULL keeps it. */
+	/* Running: only Running flips; Submitted keeps its time. job NULL keeps it. */
 	st.phase = AJ_PHASE_RUNNING;
 	st.reason = "VolcanoJobRunning";
-	st.volcano_job = NULL;
+	st.job = NULL;
 	s3 = aj_status_next(s1, &st, "2026-01-01T00:10:00Z", &changed);
 	assert_true(changed);
 	assert_string_equal(field(s3, "phase"), "Running");
@@ -129,8 +130,8 @@ static void transitions_move_only_the_conditions_that_flip(void **state)
 static void the_storage_renewal_time_is_written_and_kept(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
-				"Volcano Job train-x submitted", "volcano", 1, "train-x", 1506484173,
-				0, 0, NULL };
+				"Volcano Job train-x submitted", "volcano", 1, "volcano", "train-x",
+				1506484173, 0, 0, NULL };
 	cJSON *s1, *s2, *s3, *plain;
 	int changed;
 
@@ -141,7 +142,7 @@ static void the_storage_renewal_time_is_written_and_kept(void **state)
 			    "2017-09-27T03:49:33Z");
 	/* mirroring a phase later writes none: the one written stays */
 	st.storage_renew_after = 0;
-	st.volcano_job = NULL;
+	st.job = NULL;
 	st.phase = AJ_PHASE_RUNNING;
 	s2 = aj_status_next(s1, &st, "2026-01-01T00:05:00Z", &changed);
 	assert_string_equal(field(cJSON_GetObjectItem(s2, "volcano"), "storageRenewAfter"),
@@ -154,7 +155,7 @@ static void the_storage_renewal_time_is_written_and_kept(void **state)
 			    "2017-09-27T04:49:33Z");
 	/* a job without storage has none */
 	st.storage_renew_after = 0;
-	st.volcano_job = "train-y";
+	st.job = "train-y";
 	plain = aj_status_next(NULL, &st, "2026-01-01T00:00:00Z", &changed);
 	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(plain, "volcano"), "storageRenewAfter"));
 	cJSON_Delete(s1);
@@ -167,7 +168,7 @@ static void an_invalid_template_fails_without_submitting(void **state)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidTemplate",
 				"template/gpu.yaml:3:5: config.jobs[0].sku: required",
-				"volcano", 2, NULL, 0, 0, 0, NULL };
+				"volcano", 2, "volcano", NULL, 0, 0, 0, NULL };
 	cJSON *s;
 	int changed;
 

@@ -77,6 +77,15 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
 - apiGroups: [batch.volcano.sh]
   resources: [jobs]
   verbs: [get, list, watch, create, delete]
+# The kube backend's Indexed Jobs (batch/v1), created, watched and deleted on
+# cancel, and the headless Service created beside each (owned by the AjJob,
+# removed by the garbage collector with it).
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [get, list, watch, create, delete]
+- apiGroups: [""]
+  resources: [services]
+  verbs: [create]
 - apiGroups: [events.k8s.io]
   resources: [events]
   verbs: [create, patch]

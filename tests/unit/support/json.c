@@ -73,3 +73,29 @@ int aj_test_json_size(const cJSON *root, const char *path)
 		fail_msg("%s: no array or object there", path);
 	return cJSON_GetArraySize(v);
 }
+
+char *aj_test_kubelet_view(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	assert_non_null(out);
+	for (; *s; s++) {
+		if (*s == '$') {
+			assert_int_equal(s[1], '$');
+			s++;
+		}
+		*o++ = *s;
+	}
+	*o = '\0';
+	return out;
+}
+
+void aj_test_env_is(const cJSON *container, int i, const char *name, const char *value)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "env[%d].name", i);
+	assert_string_equal(aj_test_json_str(container, path), name);
+	snprintf(path, sizeof(path), "env[%d].value", i);
+	assert_string_equal(aj_test_json_str(container, path), value);
+}

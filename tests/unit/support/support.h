@@ -62,4 +62,21 @@ const char *aj_test_json_str(const cJSON *root, const char *path);
 long aj_test_json_int(const cJSON *root, const char *path);
 int aj_test_json_size(const cJSON *root, const char *path);
 
+/*
+ * The kubelet turns $$ into $ (and expands $(VAR)) in a container's command
+ * and env: aj doubles every $, so undoing that must give back every byte,
+ * and a lone $ (which the kubelet could expand) must never appear. Returns
+ * a malloc'd string (free).
+ */
+char *aj_test_kubelet_view(const char *s);
+/* env[i] of a built container is name=value. */
+void aj_test_env_is(const cJSON *container, int i, const char *name, const char *value);
+
+struct aj_plan;
+/*
+ * A controller plan's Events are `want`: "Reason[!] Reason..." in order, !
+ * marking one told once; fails the test naming the case otherwise.
+ */
+void aj_test_plan_events(const char *name, const char *want, const struct aj_plan *p);
+
 #endif

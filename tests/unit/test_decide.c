@@ -5,19 +5,34 @@
 
 #include <cjson/cJSON.h>
 
-#include "lifecycle.h"
+#include "cache.h"
+#include "reconcile.h"
+#include "runner_volcano.h"
+
+/*
+ * The volcano runner's decide(): every phase transition, submission,
+ * adoption, conflicts, cancellation and storage renewal, one row each,
+ * with the expected plan written out by hand.
+ */
 
 #define R AJ_STATUS_FLAG(AJ_COND_RESTARTING)
 #define S AJ_STATUS_FLAG(AJ_COND_SUSPENDED)
 #define U AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE)
-#define FAIL AJ_LIFE_NEED_FAILURE
-#define WHY AJ_LIFE_NEED_REASON
-#define PODS AJ_LIFE_NEED_PODS
+#define FAIL AJ_VOLCANO_NEED_FAILURE
+#define WHY AJ_VOLCANO_NEED_REASON
+#define PODS AJ_NEED_PODS
+#define BUILD AJ_NEED_BUILD
+#define OBJECT AJ_NEED_OBJECT
 
-/* One observation and the plan expected for it, written out by hand. */
+static void decide(const struct aj_seen *s, struct aj_plan *p)
+{
+	aj_runner_volcano.decide(s, p);
+}
+
+/* One observation of a submitted AjJob and the plan expected for it. */
 struct row {
 	const char *name;
-	struct aj_life_seen seen;
+	struct aj_seen seen;
 	unsigned need;
 	int delete_job;
 	enum aj_phase phase;
@@ -28,10 +43,15 @@ struct row {
 	long long requeue_after, reason_due;
 };
 
-/* Seen fields in the order of struct aj_life_seen, with the job always "t". */
-#define SEEN(prev, pflags, preason, cancel, exists, deleting, phase, retries, max)             \
-	{ "t", prev, pflags, preason, cancel, exists, deleting, phase, retries, max,           \
-	  1000, 990, 0, 0, NULL, NULL, 0 }
+/* A submitted AjJob whose Volcano Job is always "t", ours; no storage Secrets. */
+#define SEEN_AT(now_, at_, due_, prev_, pflags, preason, cancel_, exists_, deleting_, phase_,   \
+		retries, max)                                                                   \
+	{ .now = now_, .ajjob = "t", .prev = prev_, .prev_flags = pflags,                     \
+	  .prev_reason = preason, .cancel = cancel_, .submitted = 1, .submitted_at = at_,       \
+	  .reason_due = due_, .storage_due = AJ_CACHE_DUE_UNKNOWN, .job = "t", .uid = "v1",     \
+	  .exists = exists_, .deleting = deleting_, .ours = exists_,                            \
+	  .o = { phase_, 0, { retries, max } } }
+#define SEEN(...) SEEN_AT(1000, 990, 0, __VA_ARGS__)
 
 static const struct row rows[] = {
 	/* --- mirrored phases --- */
@@ -116,33 +136,19 @@ static const struct row rows[] = {
 	  0, 0 },
 
 	/* --- waiting: the reason after a grace, then now and then --- */
-	{ "pending, too early to ask", { "t", AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3,
-					 1000, 998, 0, 0, NULL, NULL, 0 },
+	{ "pending, too early to ask", SEEN_AT(1000, 998, 0, AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
 	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 3, 0 },
 	{ "pending, time to ask", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
 	  WHY, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "", "", 0, 0 },
 	{ "no phase yet is pending", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, NULL, 0, 3),
 	  WHY, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "", "", 0, 0 },
-	{ "an empty message is no reason", { "t", AJ_PHASE_SUBMITTED, 0, "", 0, 1, 0, "Pending", 0, 3,
-					     1000, 900, 1010, 0, NULL, NULL, 0 },
+	{ "an empty message is no reason", SEEN_AT(1000, 900, 1010, AJ_PHASE_SUBMITTED, 0, "", 0, 1, 0, "Pending", 0, 3),
 	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 10, 0 },
-	{ "asked lately: the reason known stays", { "t", AJ_PHASE_SUBMITTED, U, "queue resource quota insufficient",
-						   0, 1, 0, "Pending", 0, 3, 1000, 900, 1010, 0, NULL, NULL, 0 },
+	{ "asked lately: the reason known stays", SEEN_AT(1000, 900, 1010, AJ_PHASE_SUBMITTED, U,
+						   "queue resource quota insufficient", 0, 1, 0, "Pending", 0, 3),
 	  0, 0, AJ_PHASE_SUBMITTED, "Unschedulable", U,
 	  "Volcano Job t is Pending: queue resource quota insufficient", "", 10, 0 },
 };
-
-static void check_events(const struct row *r, const struct aj_life_plan *p)
-{
-	char got[256] = "";
-	size_t i, n = 0;
-
-	for (i = 0; i < p->nr_events; i++)
-		n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%s%s", i ? " " : "",
-				      p->events[i].reason, p->events[i].once ? "!" : "");
-	if (strcmp(got, r->events))
-		fail_msg("%s: events \"%s\", expected \"%s\"", r->name, got, r->events);
-}
 
 static void every_observation_gives_its_plan(void **state)
 {
@@ -151,33 +157,35 @@ static void every_observation_gives_its_plan(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct row *r = &rows[i];
-		struct aj_life_plan p;
+		struct aj_plan p;
+		int del;
 
-		aj_life_decide(&r->seen, &p);
+		decide(&r->seen, &p);
 		if (p.need != r->need)
 			fail_msg("%s: need %u, expected %u", r->name, p.need, r->need);
 		if (p.need)
 			continue;
-		if (p.delete_job != r->delete_job || p.phase != r->phase || p.flags != r->flags ||
+		del = !!(p.act & AJ_DO_DELETE);
+		if (!(p.act & AJ_DO_STATUS) || !p.submitted || del != r->delete_job || p.phase != r->phase || p.flags != r->flags ||
 		    strcmp(p.reason, r->reason) || strcmp(p.message, r->message) ||
 		    p.requeue_after != r->requeue_after || p.reason_due != r->reason_due)
 			fail_msg("%s: got delete %d phase %s reason %s flags %u requeue %lld due %lld "
-				 "message \"%s\"", r->name, p.delete_job, aj_phase_name(p.phase),
+				 "message \"%s\"", r->name, del, aj_phase_name(p.phase),
 				 p.reason, p.flags, p.requeue_after, p.reason_due, p.message);
-		check_events(r, &p);
+		aj_test_plan_events(r->name, r->events, &p);
 	}
 }
 
 /* The second decision, once the plan's needs were fetched. */
 static void fetched_facts_finish_the_plan(void **state)
 {
-	struct aj_life_seen s = SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Failed", 3, 3);
-	struct aj_life_plan p;
+	struct aj_seen s = SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Failed", 3, 3);
+	struct aj_plan p;
 
 	(void)state;
 	s.have = FAIL | PODS;
 	s.failure = "task worker, pod t-worker-1: exit code 3 (Error)";
-	aj_life_decide(&s, &p);
+	decide(&s, &p);
 	assert_int_equal(p.need, 0);
 	assert_int_equal(p.phase, AJ_PHASE_FAILED);
 	assert_string_equal(p.reason, "VolcanoJobFailed");
@@ -188,21 +196,21 @@ static void fetched_facts_finish_the_plan(void **state)
 	assert_true(p.events[0].warning);
 
 	s.failure = NULL;
-	s.retry_count = 0;
-	aj_life_decide(&s, &p);
+	s.o.n[AJ_VOLCANO_RETRIES] = 0;
+	decide(&s, &p);
 	assert_string_equal(p.message, "Volcano Job t is Failed (no failed pod is left to name)");
 
 	/* cancel: pods left come back later; none left is Cancelled, told once */
-	s = (struct aj_life_seen)SEEN(AJ_PHASE_CANCELLING, 0, NULL, 1, 0, 0, NULL, 0, 0);
+	s = (struct aj_seen)SEEN(AJ_PHASE_CANCELLING, 0, NULL, 1, 0, 0, NULL, 0, 0);
 	s.have = PODS | FAIL;
 	s.pods_left = 2;
-	aj_life_decide(&s, &p);
+	decide(&s, &p);
 	assert_int_equal(p.phase, AJ_PHASE_CANCELLING);
 	assert_string_equal(p.message, "cancelling (aj.dev/cancel): 2 pods of Volcano Job t still there");
-	assert_int_equal(p.requeue_after, AJ_LIFE_PODS_RECHECK);
+	assert_int_equal(p.requeue_after, 2);
 	assert_int_equal(p.nr_events, 0);
 	s.pods_left = 0;
-	aj_life_decide(&s, &p);
+	decide(&s, &p);
 	assert_int_equal(p.phase, AJ_PHASE_CANCELLED);
 	assert_string_equal(p.reason, "Cancelled");
 	assert_string_equal(p.message, "cancelled by request (aj.dev/cancel)");
@@ -212,32 +220,222 @@ static void fetched_facts_finish_the_plan(void **state)
 	assert_true(p.events[0].once);
 
 	/* the scheduler's reason: Unschedulable, one Warning, asked again later */
-	s = (struct aj_life_seen)SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3);
+	s = (struct aj_seen)SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3);
 	s.have = WHY;
 	s.reason = "resource in cluster is overused: overused cpu, overused nvidia.com/gpu";
-	aj_life_decide(&s, &p);
+	decide(&s, &p);
 	assert_int_equal(p.phase, AJ_PHASE_SUBMITTED);
 	assert_string_equal(p.reason, "Unschedulable");
 	assert_int_equal(p.flags, U);
 	assert_string_equal(p.unschedulable, s.reason);
 	assert_string_equal(p.message, "Volcano Job t is Pending: resource in cluster is overused: "
 				       "overused cpu, overused nvidia.com/gpu");
-	assert_int_equal(p.reason_due, 1000 + AJ_LIFE_REASON_EVERY);
-	assert_int_equal(p.requeue_after, AJ_LIFE_REASON_EVERY);
+	assert_int_equal(p.reason_due, 1000 + AJ_REASON_EVERY);
+	assert_int_equal(p.requeue_after, AJ_REASON_EVERY);
 	assert_int_equal(p.nr_events, 1);
 	assert_string_equal(p.events[0].reason, "Unschedulable");
 	assert_true(p.events[0].warning);
 	assert_false(p.events[0].once);
 	/* the reason known before gives no second Warning */
 	s.prev_flags = U;
-	aj_life_decide(&s, &p);
+	decide(&s, &p);
 	assert_int_equal(p.nr_events, 0);
 	/* no reason found this time: the condition clears */
 	s.reason = NULL;
-	aj_life_decide(&s, &p);
+	decide(&s, &p);
 	assert_int_equal(p.flags, 0);
 	assert_string_equal(p.reason, "VolcanoJobPending");
 	assert_string_equal(p.message, "Volcano Job t is Pending");
+}
+
+/* An AjJob not yet submitted, at its steps; its object "t" as the cache or a GET saw it. */
+#define NEW(cancel_, exists_, ours_, have_, done_)                                            \
+	.now = 1000, .ajjob = "t", .prev = AJ_PHASE_PENDING, .cancel = cancel_,                \
+	.storage_due = 5000, .job = "t", .exists = exists_, .ours = ours_,                    \
+	.have = have_, .done = done_
+
+struct step_row {
+	const char *name;
+	struct aj_seen seen;
+	unsigned need, act;
+	enum aj_phase phase;       /* with AJ_DO_STATUS */
+	int submitted;
+	const char *reason, *message, *events;
+	long long requeue_after;
+	int requeue_low;
+};
+
+#define ST AJ_DO_STATUS
+#define STORAGE AJ_DO_STORAGE
+#define CREATE AJ_DO_CREATE
+#define RETRY AJ_DO_RETRY
+#define NOTE AJ_DO_STORAGE_NOTE
+
+#define FAILED(reason_, message_)                                                            \
+	.act = ST, .phase = AJ_PHASE_FAILED, .reason = reason_, .message = message_,           \
+	.events = reason_
+
+static const struct step_row submission[] = {
+	{ "first look: build", { NEW(0, 0, 0, 0, 0) }, .need = BUILD },
+	{ "invalid template: Failed, nothing created",
+	  { NEW(0, 0, 0, BUILD, 0), .build_error = "gpu.yaml:3:5: config.jobs[0].sku: required" },
+	  FAILED("InvalidTemplate", "gpu.yaml:3:5: config.jobs[0].sku: required") },
+	{ "built, no Secrets: create", { NEW(0, 0, 0, BUILD, 0) }, .act = CREATE },
+	{ "built with Secrets: the Secret first", { NEW(0, 0, 0, BUILD, 0), .storage_on = 1 },
+	  .act = STORAGE },
+	{ "Secret written: create, its renewal noted",
+	  { NEW(0, 0, 0, BUILD, STORAGE), .storage_on = 1, .storage_written = 5000 },
+	  .act = CREATE | NOTE },
+	{ "Secret refused for good: Failed",
+	  { NEW(0, 0, 0, BUILD, STORAGE), .storage_on = 1,
+	    .storage_error = "storage data: account acct1 refused the key" },
+	  FAILED("InvalidTemplate", "storage data: account acct1 refused the key") },
+	{ "Secret not written, may work later: Warning and retry",
+	  { NEW(0, 0, 0, BUILD, STORAGE), .storage_on = 1, .storage_error = "Azure said 503",
+	    .storage_retry = 1 },
+	  .act = RETRY, .events = "StorageSecretFailed" },
+	{ "created: the status waits until no create does",
+	  { NEW(0, 0, 0, BUILD, CREATE), .create = AJ_CREATE_OK }, .events = "", .requeue_low = 1 },
+	{ "already there but not cached: ask the server",
+	  { NEW(0, 0, 0, BUILD, CREATE), .create = AJ_CREATE_EXISTS }, .need = OBJECT },
+	{ "already there, gone by the GET: start over",
+	  { NEW(0, 0, 0, BUILD | OBJECT, CREATE), .create = AJ_CREATE_EXISTS }, .act = RETRY },
+	{ "rejected by admission: Failed with its message",
+	  { NEW(0, 0, 0, BUILD, CREATE), .create = AJ_CREATE_REJECTED,
+	    .create_error = "spec.tasks[0].replicas: must be positive" },
+	  FAILED("VolcanoJobRejected",
+		 "Volcano Job t was rejected: spec.tasks[0].replicas: must be positive") },
+	{ "ours (created, or adopted after a crash): Submitted, told once",
+	  { NEW(0, 1, 1, 0, 0), .storage_on = 1 },
+	  .act = ST, .phase = AJ_PHASE_SUBMITTED, .submitted = 1, .reason = "VolcanoJobCreated",
+	  .message = "Volcano Job t submitted", .events = "VolcanoJobCreated!",
+	  .requeue_after = AJ_REASON_GRACE + 1 },
+	{ "someone else's: NameConflict", { NEW(0, 1, 0, 0, 0) },
+	  FAILED("NameConflict", "a Volcano Job named t already exists and does not belong to this AjJob") },
+	{ "cancelled before submission: nothing built", { NEW(1, 0, 0, 0, 0) },
+	  .act = ST, .phase = AJ_PHASE_CANCELLED, .reason = "Cancelled",
+	  .message = "cancelled by request (aj.dev/cancel) before submission", .events = "Cancelled" },
+	{ "cancelled, the name taken by another: still just Cancelled", { NEW(1, 1, 0, 0, 0) },
+	  .act = ST, .phase = AJ_PHASE_CANCELLED, .reason = "Cancelled",
+	  .message = "cancelled by request (aj.dev/cancel) before submission", .events = "Cancelled" },
+};
+
+/* A submitted, running AjJob whose storage Secret may be due. */
+#define RUNNING_AT(due_, renew_, mounts, have_, done_)                                       \
+	.now = 1000, .ajjob = "t", .prev = AJ_PHASE_RUNNING, .submitted = 1, .job = "t",       \
+	.exists = 1, .ours = 1, .storage_on = 1, .storage_due = due_, .storage_renew = renew_,  \
+	.o = { "Running", mounts, { 0, 3 } }, .have = have_, .done = done_
+
+struct storage_row {
+	const char *name;
+	struct aj_seen seen;
+	unsigned need, act;
+	long long storage_due, storage_requeue, renew_after;
+	const char *events;
+};
+
+#define M AJ_OWNED_MOUNTS_STORAGE
+
+static const struct storage_row renewals[] = {
+	{ "not due yet: mirror only", { RUNNING_AT(2000, 0, M, 0, 0) }, .act = ST, .events = "" },
+	{ "due: build again", { RUNNING_AT(900, 0, M, 0, 0) }, .need = BUILD, .events = "" },
+	{ "due and built: write", { RUNNING_AT(900, 0, M, BUILD, 0) }, .act = STORAGE, .events = "" },
+	{ "written: the new renewal noted and in the status",
+	  { RUNNING_AT(900, 0, M, BUILD, STORAGE), .storage_written = 1600 },
+	  .act = ST | NOTE, .storage_due = 1600, .renew_after = 1600, .events = "" },
+	{ "writing failed: Warning, a minute later again, mirroring goes on",
+	  { RUNNING_AT(900, 0, M, BUILD, STORAGE), .storage_error = "Azure said 503" },
+	  .act = ST | NOTE, .storage_due = 1060, .storage_requeue = 60,
+	  .events = "StorageRenewalFailed" },
+	{ "the template no longer builds: the same",
+	  { RUNNING_AT(900, 0, M, BUILD, 0), .build_error = "AjTemplate storage.default is gone" },
+	  .act = ST | NOTE, .storage_due = 1060, .storage_requeue = 60,
+	  .events = "StorageRenewalFailed" },
+	{ "after a restart: the status says when", { RUNNING_AT(AJ_CACHE_DUE_UNKNOWN, 1500, M, 0, 0) },
+	  .act = ST | NOTE, .storage_due = 1500, .storage_requeue = 500, .events = "" },
+	{ "after a restart, overdue: build", { RUNNING_AT(AJ_CACHE_DUE_UNKNOWN, 1000, M, 0, 0) },
+	  .need = BUILD, .events = "" },
+	{ "after a restart, no Secret mounted: none due",
+	  { RUNNING_AT(AJ_CACHE_DUE_UNKNOWN, 1500, 0, 0, 0) }, .act = ST | NOTE, .events = "" },
+	{ "cancelling: no renewal", { RUNNING_AT(900, 0, M, 0, 0), .cancel = 1 },
+	  .act = ST | AJ_DO_DELETE, .events = "Cancelling" },
+};
+
+static void submission_steps_in_order(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(submission) / sizeof(submission[0]); i++) {
+		const struct step_row *r = &submission[i];
+		struct aj_plan p;
+
+		decide(&r->seen, &p);
+		if (p.need != r->need || p.act != r->act || p.requeue_low != r->requeue_low ||
+		    p.requeue_after != r->requeue_after)
+			fail_msg("%s: need %u act %u low %d requeue %lld", r->name, p.need, p.act,
+				 p.requeue_low, p.requeue_after);
+		if (r->events)
+			aj_test_plan_events(r->name, r->events, &p);
+		if (!(p.act & AJ_DO_STATUS))
+			continue;
+		if (p.phase != r->phase || p.submitted != r->submitted ||
+		    strcmp(p.reason, r->reason) || strcmp(p.message, r->message))
+			fail_msg("%s: phase %s submitted %d reason %s message \"%s\"", r->name,
+				 aj_phase_name(p.phase), p.submitted, p.reason, p.message);
+		/* a Submitted status names the object and carries the Secret's renewal */
+		if (p.submitted && (!p.job || strcmp(p.job, "t") || p.storage_renew_after != 5000))
+			fail_msg("%s: job %s renew %lld", r->name, p.job ? p.job : "(null)",
+				 p.storage_renew_after);
+	}
+}
+
+static void storage_secrets_are_renewed_when_due(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(renewals) / sizeof(renewals[0]); i++) {
+		const struct storage_row *r = &renewals[i];
+		struct aj_plan p;
+
+		decide(&r->seen, &p);
+		if (p.need != r->need || p.act != r->act ||
+		    ((p.act & AJ_DO_STORAGE_NOTE) && p.storage_due != r->storage_due) ||
+		    p.storage_requeue != r->storage_requeue || p.storage_renew_after != r->renew_after)
+			fail_msg("%s: need %u act %u due %lld requeue %lld renew %lld", r->name, p.need,
+				 p.act, p.storage_due, p.storage_requeue, p.storage_renew_after);
+		aj_test_plan_events(r->name, r->events, &p);
+		if ((p.act & AJ_DO_STATUS) && !r->seen.cancel &&
+		    strcmp(p.message, "Volcano Job t is Running"))
+			fail_msg("%s: mirrored \"%s\"", r->name, p.message);
+	}
+}
+
+/* Events say which step they are about. */
+static void events_name_their_action(void **state)
+{
+	struct aj_seen s = { NEW(0, 1, 1, 0, 0) };
+	struct aj_plan p;
+
+	(void)state;
+	decide(&s, &p);
+	assert_string_equal(p.events[0].action, "Create");
+	assert_string_equal(p.events[0].note, "created Volcano Job t");
+	s = (struct aj_seen){ NEW(0, 0, 0, BUILD, 0), .build_error = "bad" };
+	decide(&s, &p);
+	assert_string_equal(p.events[0].action, "Resolve");
+	assert_true(p.events[0].warning);
+	s = (struct aj_seen){ NEW(1, 0, 0, 0, 0) };
+	decide(&s, &p);
+	assert_string_equal(p.events[0].action, "Cancel");
+	assert_false(p.events[0].warning);
+	s = (struct aj_seen)SEEN(AJ_PHASE_RUNNING, 0, NULL, 1, 1, 0, "Running", 0, 3);
+	decide(&s, &p);
+	assert_string_equal(p.events[0].action, "Delete");
+	s = (struct aj_seen)SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Running", 0, 3);
+	decide(&s, &p);
+	assert_string_equal(p.events[0].action, "Observe");
 }
 
 static void rejections_that_fail_the_ajjob(void **state)
@@ -254,7 +452,7 @@ static void rejections_that_fail_the_ajjob(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		if (aj_life_create_rejected(codes[i].code) != codes[i].rejected)
+		if (aj_create_rejected(codes[i].code) != codes[i].rejected)
 			fail_msg("HTTP %ld: rejected %d, expected %d", codes[i].code,
 				 !codes[i].rejected, codes[i].rejected);
 }
@@ -281,15 +479,15 @@ static void the_failed_pod_is_the_first_to_fail(void **state)
 	char out[256];
 
 	(void)state;
-	assert_int_equal(aj_life_failure_from_pods(pods, out, sizeof(out)), 1);
+	assert_int_equal(aj_volcano_failure_from_pods(pods, out, sizeof(out)), 1);
 	assert_string_equal(out, "task worker, pod t-worker-0: exit code 3 (Error)");
-	assert_int_equal(aj_life_failure_from_pods(evicted, out, sizeof(out)), 1);
+	assert_int_equal(aj_volcano_failure_from_pods(evicted, out, sizeof(out)), 1);
 	assert_string_equal(out, "task a100-worker, pod t-a100-worker-0: Evicted: "
 				 "ephemeral local storage usage exceeds the limit");
-	assert_int_equal(aj_life_failure_from_pods(none, out, sizeof(out)), 0);
+	assert_int_equal(aj_volcano_failure_from_pods(none, out, sizeof(out)), 0);
 	assert_string_equal(out, "");
 	/* a short buffer is cut, never overrun */
-	assert_int_equal(aj_life_failure_from_pods(pods, out, 12), 1);
+	assert_int_equal(aj_volcano_failure_from_pods(pods, out, 12), 1);
 	assert_string_equal(out, "task worker");
 	cJSON_Delete(pods);
 	cJSON_Delete(evicted);
@@ -315,11 +513,11 @@ static void the_scheduler_reason_from_podgroup_or_events(void **state)
 	cJSON *empty = cJSON_Parse("{\"items\":[]}");
 
 	(void)state;
-	assert_string_equal(aj_life_podgroup_reason(pg), "1 node(s) didn't match pod anti-affinity rules");
-	assert_null(aj_life_podgroup_reason(pg_ok));
-	assert_null(aj_life_podgroup_reason(NULL));
-	assert_string_equal(aj_life_latest_event(events), "resource in cluster is overused: overused cpu");
-	assert_null(aj_life_latest_event(empty));
+	assert_string_equal(aj_volcano_podgroup_reason(pg), "1 node(s) didn't match pod anti-affinity rules");
+	assert_null(aj_volcano_podgroup_reason(pg_ok));
+	assert_null(aj_volcano_podgroup_reason(NULL));
+	assert_string_equal(aj_volcano_latest_event(events), "resource in cluster is overused: overused cpu");
+	assert_null(aj_volcano_latest_event(empty));
 	cJSON_Delete(pg);
 	cJSON_Delete(pg_ok);
 	cJSON_Delete(events);
@@ -331,6 +529,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_observation_gives_its_plan),
 		cmocka_unit_test(fetched_facts_finish_the_plan),
+		cmocka_unit_test(submission_steps_in_order),
+		cmocka_unit_test(storage_secrets_are_renewed_when_due),
+		cmocka_unit_test(events_name_their_action),
 		cmocka_unit_test(rejections_that_fail_the_ajjob),
 		cmocka_unit_test(the_failed_pod_is_the_first_to_fail),
 		cmocka_unit_test(the_scheduler_reason_from_podgroup_or_events),

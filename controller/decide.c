@@ -1,0 +1,251 @@
+/* The decisions every cluster runner shares (runner.h): pure. */
+#include "runner.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cache.h"
+
+/* A failed renewal of the storage Secret is tried again after this long. */
+#define STORAGE_RETRY_SECONDS 60
+/* Pods of a cancelled job still there: look again after this many seconds. */
+#define PODS_RECHECK 2
+
+void aj_plan_event(struct aj_plan *p, int warning, const char *reason, const char *action,
+		   const char *note, int once)
+{
+	struct aj_plan_event *e;
+
+	if (p->nr_events >= AJ_PLAN_EVENTS)
+		return;
+	e = &p->events[p->nr_events++];
+	e->warning = warning;
+	e->reason = reason;
+	e->action = action;
+	e->note = note;
+	e->once = once;
+}
+
+/* reason_prefix + what, kept in the plan. */
+static const char *prefixed(const struct aj_runner *r, struct aj_plan *p, const char *what)
+{
+	snprintf(p->reason_buf, sizeof(p->reason_buf), "%s%s", r->reason_prefix, what);
+	return p->reason_buf;
+}
+
+/* Fail before anything was created (or with a name taken): the AjJob is at fault. */
+static void fail_unsubmitted(struct aj_plan *p, const char *reason, const char *message)
+{
+	p->act |= AJ_DO_STATUS;
+	p->phase = AJ_PHASE_FAILED;
+	p->reason = reason;
+	snprintf(p->message, sizeof(p->message), "%s", message);
+	aj_plan_event(p, 1, reason, "Resolve", p->message, 0);
+}
+
+int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
+{
+	if (s->submitted)
+		return 0;
+	if (s->exists && s->ours) {
+		/* Created, in this reconcile's turn before or before a crash: record it. */
+		p->act |= AJ_DO_STATUS;
+		p->phase = AJ_PHASE_SUBMITTED;
+		p->submitted = 1;
+		p->job = s->job;
+		p->reason = prefixed(r, p, "Created");
+		p->storage_renew_after = s->storage_due > 0 ? s->storage_due : 0;
+		snprintf(p->message, sizeof(p->message), "%s %s submitted", r->kind, s->job);
+		snprintf(p->note, sizeof(p->note), "created %s %s", r->kind, s->job);
+		aj_plan_event(p, 0, p->reason, "Create", p->note, 1);
+		/* a job that stays Pending changes nothing the watch would tell: look then */
+		p->requeue_after = AJ_REASON_GRACE + 1;
+		return 1;
+	}
+	if (s->cancel) {
+		p->act |= AJ_DO_STATUS;
+		p->phase = AJ_PHASE_CANCELLED;
+		p->reason = "Cancelled";
+		snprintf(p->message, sizeof(p->message),
+			 "cancelled by request (aj.dev/cancel) before submission");
+		aj_plan_event(p, 0, "Cancelled", "Cancel", p->message, 0);
+		return 1;
+	}
+	if (s->exists) {
+		snprintf(p->note, sizeof(p->note),
+			 "a %s named %s already exists and does not belong to this AjJob", r->kind,
+			 s->job);
+		fail_unsubmitted(p, "NameConflict", p->note);
+		return 1;
+	}
+	if (!(s->have & AJ_NEED_BUILD)) {
+		p->need |= AJ_NEED_BUILD;
+		return 1;
+	}
+	if (s->build_error) {
+		fail_unsubmitted(p, "InvalidTemplate", s->build_error);
+		return 1;
+	}
+	/* The Secret first: the object refers to it. */
+	if (s->storage_on && !(s->done & AJ_DO_STORAGE)) {
+		p->act |= AJ_DO_STORAGE;
+		return 1;
+	}
+	if (s->storage_error) {
+		if (!s->storage_retry) {
+			fail_unsubmitted(p, "InvalidTemplate", s->storage_error);
+			return 1;
+		}
+		aj_plan_event(p, 1, "StorageSecretFailed", "Mint", s->storage_error, 0);
+		p->act |= AJ_DO_RETRY;
+		return 1;
+	}
+	if (s->storage_written) {
+		p->act |= AJ_DO_STORAGE_NOTE;
+		p->storage_due = s->storage_written;
+	}
+	if (!(s->done & AJ_DO_CREATE)) {
+		p->act |= AJ_DO_CREATE;
+		return 1;
+	}
+	switch (s->create) {
+	case AJ_CREATE_REJECTED:
+		snprintf(p->note, sizeof(p->note), "%s %s was rejected: %s", r->kind, s->job,
+			 s->create_error ? s->create_error : "(no message)");
+		fail_unsubmitted(p, prefixed(r, p, "Rejected"), p->note);
+		break;
+	case AJ_CREATE_EXISTS:
+		/* not in the cache: ask the server whose it is (then adopt or refuse) */
+		if (!(s->have & AJ_NEED_OBJECT))
+			p->need |= AJ_NEED_OBJECT;
+		else
+			p->act |= AJ_DO_RETRY;   /* gone again in between: start over */
+		break;
+	default:
+		/*
+		 * Created: the status is written on the next turn, once no AjJob
+		 * waits for its create, so a burst of new AjJobs spends the API
+		 * budget on creates first.
+		 */
+		p->requeue_low = 1;
+		break;
+	}
+	return 1;
+}
+
+int aj_decide_storage(const struct aj_seen *s, struct aj_plan *p)
+{
+	long long due = s->storage_due;
+	int now_due;
+
+	if (!s->storage_on || s->cancel || !s->exists)
+		return 0;
+	if (due == AJ_CACHE_DUE_UNKNOWN) {
+		/* after a restart the status says when; a job mounting no Secret needs none */
+		due = s->o.flags & AJ_OWNED_MOUNTS_STORAGE ? s->storage_renew : 0;
+		now_due = (s->o.flags & AJ_OWNED_MOUNTS_STORAGE) && due <= s->now;
+		if (!now_due) {
+			p->act |= AJ_DO_STORAGE_NOTE;
+			p->storage_due = due;
+			p->storage_requeue = due ? due - s->now : 0;
+		}
+	} else {
+		now_due = due && due <= s->now;
+	}
+	if (!now_due)
+		return 0;
+	if (!(s->have & AJ_NEED_BUILD)) {
+		p->need |= AJ_NEED_BUILD;
+		return 1;
+	}
+	if (!(s->done & AJ_DO_STORAGE) && !s->build_error) {
+		p->act |= AJ_DO_STORAGE;
+		return 1;
+	}
+	if (s->build_error || s->storage_error) {
+		/* the Secret keeps the old SAS until they expire: mirror on, try again later */
+		aj_plan_event(p, 1, "StorageRenewalFailed", "Mint",
+			      s->build_error ? s->build_error : s->storage_error, 0);
+		p->act |= AJ_DO_STORAGE_NOTE;
+		p->storage_due = s->now + STORAGE_RETRY_SECONDS;
+		p->storage_requeue = STORAGE_RETRY_SECONDS;
+		return 0;
+	}
+	p->act |= AJ_DO_STORAGE_NOTE;
+	p->storage_due = s->storage_written;
+	p->storage_renew_after = s->storage_written;
+	return 0;
+}
+
+void aj_decide_cancel(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
+{
+	p->act |= AJ_DO_STATUS;
+	p->submitted = 1;
+	p->phase = AJ_PHASE_CANCELLING;
+	p->reason = "Cancelling";
+	if (s->exists) {
+		if (!s->deleting)
+			p->act |= AJ_DO_DELETE;
+		snprintf(p->message, sizeof(p->message),
+			 "cancelling (aj.dev/cancel): %s %s is being deleted with its pods", r->kind,
+			 s->job);
+	} else if (!(s->have & AJ_NEED_PODS)) {
+		p->need |= AJ_NEED_PODS;
+		return;
+	} else if (s->pods_left > 0) {
+		snprintf(p->message, sizeof(p->message),
+			 "cancelling (aj.dev/cancel): %lld pod%s of %s %s still there",
+			 s->pods_left, s->pods_left == 1 ? "" : "s", r->kind, s->job);
+		p->requeue_after = PODS_RECHECK;
+	} else {
+		p->phase = AJ_PHASE_CANCELLED;
+		p->reason = "Cancelled";
+		snprintf(p->message, sizeof(p->message), "cancelled by request (aj.dev/cancel)");
+		snprintf(p->note, sizeof(p->note), "cancelled: %s %s and its pods are gone",
+			 r->kind, s->job);
+		aj_plan_event(p, 0, "Cancelled", "Observe", p->note, 1);
+		return;
+	}
+	if (s->prev != AJ_PHASE_CANCELLING)
+		aj_plan_event(p, 0, "Cancelling", "Delete", p->message, 0);
+}
+
+void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
+{
+	p->act |= AJ_DO_STATUS;
+	p->submitted = 1;
+	p->phase = AJ_PHASE_FAILED;
+	p->reason = prefixed(r, p, "Deleted");
+	snprintf(p->message, sizeof(p->message), "%s %s was deleted before it finished", r->kind,
+		 s->job);
+	aj_plan_event(p, 1, p->reason, "Observe", p->message, 1);
+}
+
+void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size)
+{
+	char clean[256];
+	size_t i, n = 0;
+	uint64_t h = 1469598103934665603ull;
+
+	if (!(ajjob[0] >= 'a' && ajjob[0] <= 'z')) {
+		clean[n++] = 'j';
+		clean[n++] = '-';
+	}
+	for (i = 0; ajjob[i] && n < sizeof(clean) - 1; i++) {
+		char c = ajjob[i];
+
+		h = (h ^ (unsigned char)c) * 1099511628211ull;
+		clean[n++] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+	}
+	clean[n] = '\0';
+	if (n <= max) {
+		snprintf(out, size, "%s", clean);
+		return;
+	}
+	/* Too long: keep a readable prefix and make it unique with a hash. */
+	n = max - 9;
+	while (n > 0 && clean[n - 1] == '-')
+		n--;
+	snprintf(out, size, "%.*s-%08x", (int)n, clean, (unsigned)(h ^ (h >> 32)));
+}

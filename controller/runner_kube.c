@@ -1,0 +1,256 @@
+/*
+ * The kube runner: an AjJob becomes a batch/v1 Indexed Job and its headless
+ * Service (src/backend/kube.c), both owned by the AjJob. The controller
+ * watches the Job and follows its conditions and counts through the AjJob
+ * state machine:
+ *
+ *   no condition, no pod ready   Submitted (KubeJobPending)
+ *   Suspended                    Submitted + Suspended (waiting for Kueue)
+ *   a pod ready or succeeded     Running
+ *   FailureTarget                as before (KubeJobFailing: its pods are stopping)
+ *   Complete                     Succeeded
+ *   Failed                       Failed, with the Job's reason and message
+ *                                (PodFailurePolicy names the pod, index and exit code)
+ *
+ * Cancel deletes the Job with Foreground propagation (its pods first); the
+ * Service stays until the AjJob goes (garbage collector).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "core/json.h"
+#include "kube/client.h"
+#include "runner.h"
+
+/* pod host names are <job>-<index>, at most 63: room for five-digit indexes */
+#define KUBE_NAME_MAX 57
+#define NEED_FAILURE AJ_NEED_RUNNER    /* the Failed condition's reason and message */
+#define FLAG_QUEUED 2u                 /* the Job carries a Kueue queue label */
+#define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+enum { N_ACTIVE, N_SUCCEEDED };
+
+static const struct aj_kube_resource batch_jobs = { "batch", "v1", "jobs", 1 };
+static const struct aj_kube_resource services = { "", "v1", "services", 1 };
+
+extern const struct aj_runner aj_runner_kube;
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int is(const char *a, const char *b)
+{
+	return a && !strcmp(a, b);
+}
+
+/* The condition of `type` when its status is True, else NULL. */
+static const cJSON *condition(const cJSON *job, const char *type)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, get(get(job, "status"), "conditions"))
+		if (is(str(c, "type"), type) && is(str(c, "status"), "True"))
+			return c;
+	return NULL;
+}
+
+/* Does the pod template mount the job's storage Secret (<name>-storage)? */
+static int mounts_storage(const cJSON *obj)
+{
+	const char *name = str(get(obj, "metadata"), "name");
+	char secret[AJ_STORAGE_SECRET_SIZE];
+	const cJSON *vol;
+
+	if (!name || aj_storage_secret_name(name, secret))
+		return 0;
+	cJSON_ArrayForEach(vol, get(get(get(get(obj, "spec"), "template"), "spec"), "volumes"))
+		if (is(str(get(vol, "secret"), "secretName"), secret))
+			return 1;
+	return 0;
+}
+
+static void kube_name(const char *ajjob, char *out, size_t size)
+{
+	aj_runner_object_name(ajjob, KUBE_NAME_MAX, out, size);
+}
+
+static void summarize(const cJSON *obj, struct aj_owned_facts *out)
+{
+	const cJSON *st = get(obj, "status");
+	long long ready = aj_json_whole(get(st, "ready"), 2147483647.0, 0);
+
+	out->n[N_ACTIVE] = aj_json_whole(get(st, "active"), 2147483647.0, 0);
+	out->n[N_SUCCEEDED] = aj_json_whole(get(st, "succeeded"), 2147483647.0, 0);
+	out->phase = condition(obj, "Complete") ? "Complete" :
+		     condition(obj, "Failed") ? "Failed" :
+		     condition(obj, "FailureTarget") ? "Failing" :
+		     condition(obj, "Suspended") ? "Suspended" :
+		     ready > 0 || out->n[N_SUCCEEDED] > 0 ? "Running" : "Pending";
+	out->flags = (str(get(get(obj, "metadata"), "labels"), QUEUE_LABEL) ? FLAG_QUEUED : 0) |
+		     (mounts_storage(obj) ? AJ_OWNED_MOUNTS_STORAGE : 0);
+}
+
+/* The Job ended: Succeeded or Failed, told once. */
+static void finished(const struct aj_seen *s, struct aj_plan *p)
+{
+	if (is(s->o.phase, "Complete")) {
+		p->phase = AJ_PHASE_SUCCEEDED;
+		p->reason = "KubeJobComplete";
+		snprintf(p->message, sizeof(p->message),
+			 "Job %s is Complete: all %lld indexes succeeded", s->job, s->o.n[N_SUCCEEDED]);
+		aj_plan_event(p, 0, p->reason, "Observe", p->message, 1);
+		return;
+	}
+	if (!(s->have & NEED_FAILURE)) {
+		p->need |= NEED_FAILURE;
+		return;
+	}
+	p->phase = AJ_PHASE_FAILED;
+	p->reason = "KubeJobFailed";
+	snprintf(p->message, sizeof(p->message), "Job %s is Failed: %s", s->job,
+		 s->failure ? s->failure : "(the Job gives no reason)");
+	aj_plan_event(p, 1, p->reason, "Observe", p->message, 1);
+}
+
+/* The Job's conditions and counts as the AjJob's phase. */
+static void mirror(const struct aj_seen *s, struct aj_plan *p)
+{
+	unsigned suspended = AJ_STATUS_FLAG(AJ_COND_SUSPENDED);
+
+	if (is(s->o.phase, "Running")) {
+		p->phase = AJ_PHASE_RUNNING;
+		p->reason = "KubeJobRunning";
+		snprintf(p->message, sizeof(p->message), "Job %s is running: %lld pods active, "
+			 "%lld succeeded", s->job, s->o.n[N_ACTIVE], s->o.n[N_SUCCEEDED]);
+	} else if (is(s->o.phase, "Failing")) {
+		/* failed, its pods are stopping: the Failed condition follows (Running if it ran) */
+		p->phase = AJ_PHASE_SUBMITTED;
+		p->reason = "KubeJobFailing";
+		snprintf(p->message, sizeof(p->message), "Job %s is failing: %lld pods are being "
+			 "stopped", s->job, s->o.n[N_ACTIVE]);
+	} else if (is(s->o.phase, "Suspended")) {
+		p->phase = AJ_PHASE_SUBMITTED;
+		p->reason = "KubeJobSuspended";
+		p->flags |= suspended;
+		snprintf(p->message, sizeof(p->message), "Job %s is suspended%s", s->job,
+			 s->o.flags & FLAG_QUEUED ? ": waiting for Kueue to admit it" : "");
+		if (!(s->prev_flags & suspended))
+			aj_plan_event(p, 0, p->reason, "Observe", p->message, 0);
+	} else {
+		p->phase = AJ_PHASE_SUBMITTED;
+		p->reason = "KubeJobPending";
+		snprintf(p->message, sizeof(p->message), "Job %s is pending: %lld pods active, "
+			 "none ready", s->job, s->o.n[N_ACTIVE]);
+	}
+	if ((s->prev_flags & suspended) && !(p->flags & suspended))
+		aj_plan_event(p, 0, "KubeJobResumed", "Observe", p->message, 0);
+	/* never back: a suspended or restarting job that ran stays Running */
+	if (aj_phase_rank(p->phase) < aj_phase_rank(s->prev))
+		p->phase = s->prev;
+	if (p->phase == AJ_PHASE_RUNNING && s->prev != AJ_PHASE_RUNNING)
+		aj_plan_event(p, 0, "KubeJobRunning", "Observe", p->message, 0);
+}
+
+static void decide(const struct aj_seen *s, struct aj_plan *p)
+{
+	int ended = s->exists && (is(s->o.phase, "Complete") || is(s->o.phase, "Failed"));
+
+	memset(p, 0, sizeof(*p));
+	if (aj_decide_submit(&aj_runner_kube, s, p) || aj_decide_storage(s, p))
+		return;
+	p->act |= AJ_DO_STATUS;
+	p->submitted = 1;
+	/* a job that ended before the cancel was acted on keeps its outcome */
+	if ((s->cancel && !ended) || s->prev == AJ_PHASE_CANCELLING)
+		aj_decide_cancel(&aj_runner_kube, s, p);
+	else if (!s->exists)
+		aj_decide_gone(&aj_runner_kube, s, p);
+	else if (ended)
+		finished(s, p);
+	else
+		mirror(s, p);
+}
+
+/* --- what the cache does not hold --- */
+
+/* "Reason: message" of the Job's Failed condition into out; 1 when there is one. */
+static int job_failure(const cJSON *job, char *out, size_t size)
+{
+	const cJSON *c = condition(job, "Failed");
+	const char *r = str(c, "reason"), *m = str(c, "message");
+
+	out[0] = '\0';
+	if (!c)
+		return 0;
+	snprintf(out, size, "%s%s%s", r ? r : "Failed", m ? ": " : "", m ? m : "");
+	return 1;
+}
+
+static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct aj_errors *err)
+{
+	struct aj_run_scratch *sc = aj_run_scratch(run);
+
+	if (need & NEED_FAILURE) {
+		struct aj_kube_ref ref = { &batch_jobs, aj_run_ns(run), s->job, NULL };
+		cJSON *job = NULL;
+
+		if (aj_kube_get(aj_run_kube(run), &ref, &job, NULL, err))
+			return -1;
+		s->failure = job_failure(job, sc->text, sizeof(sc->text)) ? sc->text : NULL;
+		cJSON_Delete(job);
+		s->have |= NEED_FAILURE;
+	}
+	if (need & AJ_NEED_PODS) {
+		cJSON *pods = NULL;
+		char sel[320];
+
+		snprintf(sel, sizeof(sel), "batch.kubernetes.io/job-name=%s", s->job);
+		if (aj_run_pods(run, sel, &pods, err))
+			return -1;
+		s->pods_left = cJSON_GetArraySize(get(pods, "items"));
+		cJSON_Delete(pods);
+		s->have |= AJ_NEED_PODS;
+	}
+	return 0;
+}
+
+static const char *const service_names[] = { "kube", NULL };
+static const struct aj_kube_resource *const also[] = { &services };
+
+static const struct aj_access access[] = {
+	{ "create", "batch", "jobs", NULL },
+	{ "delete", "batch", "jobs", NULL },
+	{ "get", "batch", "jobs", NULL },
+	{ "create", "", "services", NULL },
+	{ "create", "", "secrets", NULL },
+	{ "patch", "", "secrets", NULL },
+	{ "list", "", "pods", NULL },
+	{ NULL, NULL, NULL, NULL }
+};
+
+const struct aj_runner aj_runner_kube = {
+	.name = "kube",
+	.services = service_names,
+	.kind = "Job",
+	.reason_prefix = "KubeJob",
+	.status_member = "kube",
+	.owns = &batch_jobs,
+	.owns_crd = "jobs.batch",
+	.also = also,
+	.also_nr = 1,
+	.access = access,
+	.summarize = summarize,
+	.object_name = kube_name,
+	.decide = decide,
+	.observe = observe,
+	.cancel = aj_run_delete_owned,
+};

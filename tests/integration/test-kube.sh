@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The kube backend on the cluster fixture: kube-controller-manager's Job controller,
+# kube-scheduler and kwok's nodes. First without the controller: `aj render` of the example
+# template/kube (and of children that set target.labels or target.queue) applied with kubectl.
+# The Job runs to Complete with the rank contract on its pods (host names in the headless
+# Service, JOB_COMPLETION_INDEX, MASTER_ADDR, WORLD_SIZE); one failing rank fails the whole Job
+# by its podFailurePolicy and stops the other ranks; with target.queue the Job waits suspended
+# (as Kueue expects) until it is unsuspended. Then through aj-controller (deploy/rbac.yaml's
+# permissions): AjJob -> Job and Service -> pods -> Succeeded, a failing rank -> Failed with
+# the Job's reason, and a cancel.
+source "$(dirname "$0")/lib.sh"
+cluster_test kube
+
+# A template home: the examples, and children of template/kube that choose what kwok does.
+cp -r "$repo_root/examples/.azure_jobs" "$work/home"
+export AJ_HOME=$work/home
+child() { # child NAME TARGET-YAML: template/NAME is template/kube with more target keys
+  printf 'base: kube\nconfig:\n  target:\n%s\n' "$2" >"$work/home/template/$1.yaml"
+}
+child kube-fail '    labels: {aj.dev/kwok-fail-task: worker-1, aj.dev/kwok-exit-code: "3", aj.dev/kwok-slow-task: worker, aj.dev/kwok-slow-seconds: "120"}'
+child kube-queued '    queue: team-a'
+child kube-held '    labels: {aj.dev/kwok-hold: "true"}'
+
+# apply NAME TEMPLATE NODES: the List that aj renders, created in $ns
+apply() {
+  "$AJ_BIN" render -t "$2" -n "$3" --namespace "$ns" --name "$1" -o json -- python train.py >"$work/$1.json" &&
+    k create -f "$work/$1.json" >/dev/null
+}
+jobf() { k -n "$ns" get jobs.batch "$1" -o jsonpath="$2"; }
+cond() { jobf "$1" "{.status.conditions[?(@.type==\"$2\")].status}"; }
+cond_true() { [[ $(cond "$1" "$2") == True ]]; }
+kpods() { k -n "$ns" get pods -l "batch.kubernetes.io/job-name=$1" -o jsonpath="$2"; }
+
+# --- the example runs to Complete ---
+expect_ok "aj render -t kube gives a List that the API server creates" apply kj kube 2
+expect_eq "...a headless Service and an Indexed Job" "None Indexed 2 2 0" bash -c \
+  "echo \$('$AJ_KUBECTL' -n '$ns' get service kj -o jsonpath='{.spec.clusterIP}') \$('$AJ_KUBECTL' -n '$ns' get jobs.batch kj -o jsonpath='{.spec.completionMode} {.spec.completions} {.spec.parallelism} {.spec.backoffLimit}')"
+expect_ok "the Job is Complete" wait_for 90 cond_true kj Complete
+expect_eq "...both indexes succeeded" "2 0,1" jobf kj '{.status.succeeded} {.status.completedIndexes}'
+expect_eq "...its two pods succeeded" "Succeeded Succeeded" kpods kj '{.items[*].status.phase}'
+expect_ok "...on two different GPU nodes" bash -c \
+  "n=\$('$AJ_KUBECTL' -n '$ns' get pods -l batch.kubernetes.io/job-name=kj -o jsonpath='{.items[*].spec.nodeName}'); [[ \$n =~ ^kwok-[ah]100-[0-9]+\ kwok-[ah]100-[0-9]+\$ ]] && [[ \$(tr ' ' '\n' <<<\"\$n\" | sort -u | wc -l) == 2 ]]"
+
+# --- the rank contract on the Job controller's pods, while they run ---
+expect_ok "a held job of three ranks is created" apply kh kube-held 3
+all_running() { [[ $(kpods kh '{.items[*].status.phase}') == "Running Running Running" ]]; }
+expect_ok "...its three pods run" wait_for 90 all_running
+envf() { # envf POD VAR: a variable of the pod's container, as written or from its field
+  k -n "$ns" get pod "$1" -o jsonpath="{.spec.containers[0].env[?(@.name==\"$2\")].value}{.spec.containers[0].env[?(@.name==\"$2\")].valueFrom.fieldRef.fieldPath}"
+}
+for i in 0 1 2; do
+  pod=$(kpods kh "{.items[?(@.metadata.annotations.batch\\.kubernetes\\.io/job-completion-index==\"$i\")].metadata.name}")
+  expect_ok "index $i has a pod ($pod)" test -n "$pod"
+  expect_eq "$pod: host name <job>-<index> in the Service's subdomain" "kh-$i.kh" \
+    k -n "$ns" get pod "$pod" -o jsonpath='{.spec.hostname}.{.spec.subdomain}'
+  expect_eq "$pod: the Job controller's JOB_COMPLETION_INDEX, from the pod's index" \
+    "metadata.labels['batch.kubernetes.io/job-completion-index']" envf "$pod" JOB_COMPLETION_INDEX
+  for v in MASTER_ADDR:kh-0.kh WORLD_SIZE:3 AJ_NODES:3 AJ_TASK:worker; do
+    expect_eq "$pod: ${v%%:*}" "${v#*:}" envf "$pod" "${v%%:*}"
+  done
+  expect_eq "$pod: labels aj.dev/ajjob and aj.dev/task" "kh worker" \
+    k -n "$ns" get pod "$pod" -o jsonpath='{.metadata.labels.aj\.dev/ajjob} {.metadata.labels.aj\.dev/task}'
+  # the command as the kubelet hands it to bash: $$ is $
+  expect_ok "$pod: the script makes NODE_RANK of the index" bash -c \
+    "'$AJ_KUBECTL' -n '$ns' get pod '$pod' -o jsonpath='{.spec.containers[0].command[2]}' | sed 's/[$][$]/\$/g' | grep -qF 'NODE_RANK=\$((0 + \${JOB_COMPLETION_INDEX:-0}))'"
+done
+hostnames() {
+  k -n "$ns" get endpointslices -l kubernetes.io/service-name=kh -o jsonpath='{.items[*].endpoints[*].hostname}' | tr ' ' '\n' | sort | xargs
+}
+hostnames_are() { [[ $(hostnames) == "kh-0 kh-1 kh-2" ]]; }
+expect_ok "the headless Service resolves the three host names (EndpointSlice)" wait_for 30 hostnames_are
+k -n "$ns" delete jobs.batch kh --wait=false >/dev/null
+
+# --- one failing rank fails the Job and stops the others ---
+expect_ok "a job whose index 1 exits 3 is created" apply kf kube-fail 3
+expect_ok "the Job is Failed" wait_for 90 cond_true kf Failed
+expect_eq "...by its pod failure policy" "PodFailurePolicy" jobf kf '{.status.conditions[?(@.type=="Failed")].reason}'
+# the ranks it stopped count as failed too
+expect_eq "...with no success" "3 " jobf kf '{.status.failed} {.status.succeeded}'
+expect_eq "...which is index 1, exit code 3" "1 3" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get pods -l batch.kubernetes.io/job-name=kf -o jsonpath='{range .items[?(@.status.phase==\"Failed\")]}{.metadata.annotations.batch\.kubernetes\.io/job-completion-index} {.status.containerStatuses[0].state.terminated.exitCode}{end}'"
+no_active() { [[ -z $(kpods kf '{.items[?(@.status.phase=="Running")].metadata.name}') ]] && [[ -z $(jobf kf '{.status.active}') ]]; }
+expect_ok "...and its running ranks are stopped (they had 120 s to go)" wait_for 60 no_active
+
+# --- target.queue: suspended until admitted, as Kueue admits ---
+expect_ok "a job with target.queue is created" apply kq kube-queued 2
+expect_eq "...with the Kueue queue label, suspended" "team-a true" \
+  jobf kq '{.metadata.labels.kueue\.x-k8s\.io/queue-name} {.spec.suspend}'
+expect_ok "...the Job controller says so" wait_for 30 cond_true kq Suspended
+sleep 3
+expect_eq "...and creates no pod" "" kpods kq '{.items[*].metadata.name}'
+k -n "$ns" patch jobs.batch kq --type=merge -p '{"spec":{"suspend":false}}' >/dev/null
+expect_ok "unsuspended (what Kueue does on admission), it runs to Complete" wait_for 90 cond_true kq Complete
+
+# --- refusals come from aj, before anything reaches the cluster ---
+expect_fail "a heterogeneous template is refused, naming the key" \
+  "config._extra.volcano.tasks: service kube builds one Indexed Job" \
+  bash -c "printf 'base: heterogeneous\nconfig:\n  target: {service: kube}\n' >'$work/home/template/kube-h.yaml' && '$AJ_BIN' render -t kube-h"
+# --- through aj-controller: AjJob -> Job -> pods -> Succeeded; a failing rank -> Failed; cancel ---
+start_controller main
+submit_ajjob aj-ok kube 2
+expect_ok "AjJob aj-ok: Succeeded" wait_for 90 phase_is aj-ok Succeeded
+expect_eq "...its Job is Complete with both indexes" "True 2" jobf aj-ok '{.status.conditions[?(@.type=="Complete")].status} {.status.succeeded}'
+expect_eq "...the status names the Job and the backend" "aj-ok kube" jpath aj-ok '{.status.kube.jobName} {.status.backend}'
+expect_eq "...the AjJob owns the Job and the Service" "AjJob AjJob" bash -c \
+  "echo \$('$AJ_KUBECTL' -n '$ns' get jobs.batch aj-ok -o jsonpath='{.metadata.ownerReferences[0].kind}') \$('$AJ_KUBECTL' -n '$ns' get service aj-ok -o jsonpath='{.metadata.ownerReferences[0].kind}')"
+submit_ajjob aj-fail kube 3 '{"target": {"labels": {"aj.dev/kwok-fail-task": "worker-1", "aj.dev/kwok-exit-code": "3", "aj.dev/kwok-slow-task": "worker", "aj.dev/kwok-slow-seconds": "120"}}}'
+expect_ok "AjJob aj-fail: Failed" wait_for 90 phase_is aj-fail Failed
+expect_ok "...naming the pod failure policy, the index and the exit code" bash -c \
+  "m=\$('$AJ_KUBECTL' -n '$ns' get ajjob aj-fail -o jsonpath='{.status.message}'); [[ \$m == *PodFailurePolicy* && \$m == *'exit code 3'* && \$m == *'index 1'* ]]"
+submit_ajjob aj-cancel kube 2 '{"target": {"labels": {"aj.dev/kwok-hold": "true"}}}'
+expect_ok "AjJob aj-cancel: Running" wait_for 90 phase_is aj-cancel Running
+k -n "$ns" annotate ajjob aj-cancel aj.dev/cancel=true >/dev/null
+expect_ok "...cancelled: Cancelled" wait_for 90 phase_is aj-cancel Cancelled
+expect_eq "...its Job and pods are gone" "" kpods aj-cancel '{.items[*].metadata.name}'
+stop_controllers
+finish

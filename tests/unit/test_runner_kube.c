@@ -1,0 +1,226 @@
+/*
+ * The kube runner (controller/runner_kube.c): what the cache keeps of a
+ * batch/v1 Job (summarize, on Job objects written by hand as the Job
+ * controller writes them) and decide(): every phase the Job's conditions
+ * and counts give, Kueue's suspension, the failure's reason, deletion and
+ * cancellation, one row each, the expected plan written out by hand.
+ */
+#include "support.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cache.h"
+#include "runner.h"
+
+extern const struct aj_runner aj_runner_kube;
+
+#define S AJ_STATUS_FLAG(AJ_COND_SUSPENDED)
+#define FAIL AJ_NEED_RUNNER
+#define PODS AJ_NEED_PODS
+
+static void summary_of(const char *json, struct aj_owned_facts *f)
+{
+	cJSON *job = cJSON_Parse(json);
+
+	assert_non_null(job);
+	memset(f, 0, sizeof(*f));
+	aj_runner_kube.summarize(job, f);
+	/* the phase is one of the runner's words, never a pointer into the object */
+	cJSON_Delete(job);
+}
+
+static void summarize_reads_conditions_and_counts(void **state)
+{
+	struct aj_owned_facts f;
+
+	(void)state;
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"spec\": {}}", &f);
+	assert_string_equal(f.phase, "Pending");
+	assert_int_equal(f.n[0], 0);
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"status\": {\"active\": 3, \"ready\": 0}}", &f);
+	assert_string_equal(f.phase, "Pending");
+	assert_int_equal(f.n[0], 3);
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"status\": {\"active\": 3, \"ready\": 1}}", &f);
+	assert_string_equal(f.phase, "Running");
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"status\": {\"active\": 2, \"ready\": 0, "
+		   "\"succeeded\": 1}}", &f);
+	assert_string_equal(f.phase, "Running");
+	assert_int_equal(f.n[1], 1);
+	summary_of("{\"metadata\": {\"name\": \"t\", \"labels\": {\"kueue.x-k8s.io/queue-name\": \"q\"}},"
+		   " \"status\": {\"conditions\": [{\"type\": \"Suspended\", \"status\": \"True\"}]}}", &f);
+	assert_string_equal(f.phase, "Suspended");
+	assert_int_equal(f.flags & 2u, 2u);
+	/* a condition that is not True does not count */
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"status\": {\"active\": 1, \"ready\": 1, "
+		   "\"conditions\": [{\"type\": \"Suspended\", \"status\": \"False\"}]}}", &f);
+	assert_string_equal(f.phase, "Running");
+	assert_int_equal(f.flags, 0);
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"status\": {\"succeeded\": 2, \"conditions\": ["
+		   "{\"type\": \"SuccessCriteriaMet\", \"status\": \"True\"},"
+		   "{\"type\": \"Complete\", \"status\": \"True\"}]}}", &f);
+	assert_string_equal(f.phase, "Complete");
+	assert_int_equal(f.n[1], 2);
+	/* FailureTarget comes first, while the pods stop: the end is the Failed condition */
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"status\": {\"active\": 2, \"ready\": 2, \"conditions\": ["
+		   "{\"type\": \"FailureTarget\", \"status\": \"True\"}]}}", &f);
+	assert_string_equal(f.phase, "Failing");
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"status\": {\"failed\": 3, \"conditions\": ["
+		   "{\"type\": \"FailureTarget\", \"status\": \"True\"},"
+		   "{\"type\": \"Failed\", \"status\": \"True\", \"reason\": \"PodFailurePolicy\"}]}}", &f);
+	assert_string_equal(f.phase, "Failed");
+}
+
+/* One observation of a submitted AjJob and the plan expected for it. */
+struct row {
+	const char *name;
+	struct aj_seen seen;
+	unsigned need;
+	int delete_job;
+	enum aj_phase phase;
+	const char *reason;
+	unsigned flags;
+	const char *message;
+	const char *events;        /* "Reason[!] Reason..." in order; ! marks told-once */
+};
+
+/* A submitted AjJob "t" whose Job "t" is ours: prev phase, its flags, cancel, exists, Job facts. */
+#define SEEN(prev_, pflags, cancel_, exists_, deleting_, phase_, flags_, active, succeeded)      \
+	{ .now = 1000, .ajjob = "t", .prev = prev_, .prev_flags = pflags, .cancel = cancel_,     \
+	  .submitted = 1, .submitted_at = 990, .storage_due = AJ_CACHE_DUE_UNKNOWN, .job = "t",  \
+	  .uid = "u1", .exists = exists_, .deleting = deleting_, .ours = exists_,                \
+	  .o = { phase_, flags_, { active, succeeded } } }
+
+static const struct row rows[] = {
+	{ "created, no pod yet", SEEN(AJ_PHASE_SUBMITTED, 0, 0, 1, 0, "Pending", 0, 0, 0),
+	  0, 0, AJ_PHASE_SUBMITTED, "KubeJobPending", 0, "Job t is pending: 0 pods active, none ready", "" },
+	{ "pods placed, none ready", SEEN(AJ_PHASE_SUBMITTED, 0, 0, 1, 0, "Pending", 0, 3, 0),
+	  0, 0, AJ_PHASE_SUBMITTED, "KubeJobPending", 0, "Job t is pending: 3 pods active, none ready", "" },
+	{ "a pod ready: Running, told", SEEN(AJ_PHASE_SUBMITTED, 0, 0, 1, 0, "Running", 0, 3, 0),
+	  0, 0, AJ_PHASE_RUNNING, "KubeJobRunning", 0, "Job t is running: 3 pods active, 0 succeeded",
+	  "KubeJobRunning" },
+	{ "running again: no second event", SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Running", 0, 2, 1),
+	  0, 0, AJ_PHASE_RUNNING, "KubeJobRunning", 0, "Job t is running: 2 pods active, 1 succeeded", "" },
+	{ "a disrupted pod is replaced: never back to Submitted",
+	  SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Pending", 0, 3, 0),
+	  0, 0, AJ_PHASE_RUNNING, "KubeJobPending", 0, "Job t is pending: 3 pods active, none ready", "" },
+	{ "failing: the pods stop first", SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Failing", 0, 2, 0),
+	  0, 0, AJ_PHASE_RUNNING, "KubeJobFailing", 0, "Job t is failing: 2 pods are being stopped", "" },
+	{ "failing before it ran", SEEN(AJ_PHASE_SUBMITTED, 0, 0, 1, 0, "Failing", 0, 1, 0),
+	  0, 0, AJ_PHASE_SUBMITTED, "KubeJobFailing", 0, "Job t is failing: 1 pods are being stopped", "" },
+	{ "complete", SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Complete", 0, 0, 4),
+	  0, 0, AJ_PHASE_SUCCEEDED, "KubeJobComplete", 0, "Job t is Complete: all 4 indexes succeeded",
+	  "KubeJobComplete!" },
+	{ "failed: the Job's reason is read first", SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Failed", 0, 0, 0),
+	  FAIL, 0, AJ_PHASE_FAILED, NULL, 0, "", "" },
+	{ "suspended for Kueue", SEEN(AJ_PHASE_SUBMITTED, 0, 0, 1, 0, "Suspended", 2u, 0, 0),
+	  0, 0, AJ_PHASE_SUBMITTED, "KubeJobSuspended", S,
+	  "Job t is suspended: waiting for Kueue to admit it", "KubeJobSuspended" },
+	{ "still suspended: no second event", SEEN(AJ_PHASE_SUBMITTED, S, 0, 1, 0, "Suspended", 2u, 0, 0),
+	  0, 0, AJ_PHASE_SUBMITTED, "KubeJobSuspended", S,
+	  "Job t is suspended: waiting for Kueue to admit it", "" },
+	{ "suspended by hand", SEEN(AJ_PHASE_SUBMITTED, 0, 0, 1, 0, "Suspended", 0, 0, 0),
+	  0, 0, AJ_PHASE_SUBMITTED, "KubeJobSuspended", S, "Job t is suspended", "KubeJobSuspended" },
+	{ "admitted and running", SEEN(AJ_PHASE_SUBMITTED, S, 0, 1, 0, "Running", 2u, 2, 0),
+	  0, 0, AJ_PHASE_RUNNING, "KubeJobRunning", 0, "Job t is running: 2 pods active, 0 succeeded",
+	  "KubeJobResumed KubeJobRunning" },
+	{ "suspended again while running (Kueue preempted it)",
+	  SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Suspended", 2u, 0, 0),
+	  0, 0, AJ_PHASE_RUNNING, "KubeJobSuspended", S,
+	  "Job t is suspended: waiting for Kueue to admit it", "KubeJobSuspended" },
+	{ "deleted behind our back", SEEN(AJ_PHASE_RUNNING, 0, 0, 0, 0, NULL, 0, 0, 0),
+	  0, 0, AJ_PHASE_FAILED, "KubeJobDeleted", 0, "Job t was deleted before it finished",
+	  "KubeJobDeleted!" },
+	{ "cancel: delete the Job", SEEN(AJ_PHASE_RUNNING, 0, 1, 1, 0, "Running", 0, 2, 0),
+	  0, 1, AJ_PHASE_CANCELLING, "Cancelling", 0,
+	  "cancelling (aj.dev/cancel): Job t is being deleted with its pods", "Cancelling" },
+	{ "cancel under way: no second delete", SEEN(AJ_PHASE_CANCELLING, 0, 1, 1, 1, "Running", 0, 2, 0),
+	  0, 0, AJ_PHASE_CANCELLING, "Cancelling", 0,
+	  "cancelling (aj.dev/cancel): Job t is being deleted with its pods", "" },
+	{ "Job gone: are its pods?", SEEN(AJ_PHASE_CANCELLING, 0, 1, 0, 0, NULL, 0, 0, 0),
+	  PODS, 0, AJ_PHASE_CANCELLING, NULL, 0, "", "" },
+	{ "cancel after the end keeps the outcome", SEEN(AJ_PHASE_RUNNING, 0, 1, 1, 0, "Complete", 0, 0, 2),
+	  0, 0, AJ_PHASE_SUCCEEDED, "KubeJobComplete", 0, "Job t is Complete: all 2 indexes succeeded",
+	  "KubeJobComplete!" },
+};
+
+static void every_observation_gives_its_plan(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *r = &rows[i];
+		struct aj_plan p;
+		int del;
+
+		aj_runner_kube.decide(&r->seen, &p);
+		if (p.need != r->need)
+			fail_msg("%s: need %u, expected %u", r->name, p.need, r->need);
+		if (p.need)
+			continue;
+		del = !!(p.act & AJ_DO_DELETE);
+		if (!(p.act & AJ_DO_STATUS) || !p.submitted || del != r->delete_job ||
+		    p.phase != r->phase || p.flags != r->flags || strcmp(p.reason, r->reason) ||
+		    strcmp(p.message, r->message))
+			fail_msg("%s: got delete %d phase %s reason %s flags %u message \"%s\"", r->name,
+				 del, aj_phase_name(p.phase), p.reason, p.flags, p.message);
+		aj_test_plan_events(r->name, r->events, &p);
+	}
+}
+
+/* The second decision, once the Job's Failed condition was read. */
+static void the_failure_is_named(void **state)
+{
+	struct aj_seen s = SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Failed", 0, 0, 0);
+	struct aj_plan p;
+
+	(void)state;
+	s.have = FAIL;
+	s.failure = "PodFailurePolicy: Container worker for pod ns/t-1-abcde failed with exit code 3 "
+		    "matching FailJob rule at index 1";
+	aj_runner_kube.decide(&s, &p);
+	assert_int_equal(p.need, 0);
+	assert_int_equal(p.phase, AJ_PHASE_FAILED);
+	assert_string_equal(p.reason, "KubeJobFailed");
+	assert_string_equal(p.message, "Job t is Failed: PodFailurePolicy: Container worker for pod "
+				       "ns/t-1-abcde failed with exit code 3 matching FailJob rule at index 1");
+	assert_int_equal(p.nr_events, 1);
+	assert_true(p.events[0].warning);
+	assert_true(p.events[0].once);
+	s.failure = NULL;
+	aj_runner_kube.decide(&s, &p);
+	assert_string_equal(p.message, "Job t is Failed: (the Job gives no reason)");
+}
+
+/* The Job's name: the AjJob's when it fits the pods' host names, else a prefix and a hash. */
+static void object_names(void **state)
+{
+	char out[128];
+
+	(void)state;
+	aj_runner_kube.object_name("train-1", out, sizeof(out));
+	assert_string_equal(out, "train-1");
+	aj_runner_kube.object_name("7up.run", out, sizeof(out));
+	assert_string_equal(out, "j-7up-run");
+	aj_runner_kube.object_name("a-very-long-ajjob-name-that-goes-on-and-on-past-the-limit-of-the-pods",
+				   out, sizeof(out));
+	/* 57 - 9 bytes of prefix, its trailing '-' dropped, then '-' and eight hex digits */
+	assert_int_equal(strlen(out), 47 + 9);
+	assert_memory_equal(out, "a-very-long-ajjob-name-that-goes-on-and-on-past-", 48);
+	assert_int_equal(strspn(out + 48, "0123456789abcdef"), 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(summarize_reads_conditions_and_counts),
+		cmocka_unit_test(every_observation_gives_its_plan),
+		cmocka_unit_test(the_failure_is_named),
+		cmocka_unit_test(object_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
