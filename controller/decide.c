@@ -1,6 +1,7 @@
 /* The decisions every cluster runner shares (runner.h): pure. */
 #include "runner.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -219,4 +220,32 @@ void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct a
 	snprintf(p->message, sizeof(p->message), "%s %s was deleted before it finished", r->kind,
 		 s->job);
 	aj_plan_event(p, 1, p->reason, "Observe", p->message, 1);
+}
+
+void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size)
+{
+	char clean[256];
+	size_t i, n = 0;
+	uint64_t h = 1469598103934665603ull;
+
+	if (!(ajjob[0] >= 'a' && ajjob[0] <= 'z')) {
+		clean[n++] = 'j';
+		clean[n++] = '-';
+	}
+	for (i = 0; ajjob[i] && n < sizeof(clean) - 1; i++) {
+		char c = ajjob[i];
+
+		h = (h ^ (unsigned char)c) * 1099511628211ull;
+		clean[n++] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+	}
+	clean[n] = '\0';
+	if (n <= max) {
+		snprintf(out, size, "%s", clean);
+		return;
+	}
+	/* Too long: keep a readable prefix and make it unique with a hash. */
+	n = max > 9 ? max - 9 : 0;
+	while (n > 0 && clean[n - 1] == '-')
+		n--;
+	snprintf(out, size, "%.*s-%08x", (int)n, clean, (unsigned)(h ^ (h >> 32)));
 }

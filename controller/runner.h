@@ -219,6 +219,13 @@ void aj_decide_cancel(const struct aj_runner *r, const struct aj_seen *s, struct
 void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p);
 void aj_plan_event(struct aj_plan *p, int warning, const char *reason, const char *action,
 		   const char *note, int once);
+/*
+ * An object name for AjJob `ajjob`: stable, a DNS-1035 label (lower case,
+ * other characters '-', "j-" in front of a first character that is no
+ * letter), at most max characters (longer: a prefix and 8 hex digits of a
+ * hash of the whole name).
+ */
+void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size);
 
 /* --- what runners may use while acting (reconcile.c) --- */
 

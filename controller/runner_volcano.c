@@ -5,7 +5,6 @@
  */
 #include "runner_volcano.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,33 +47,9 @@ static int is(const char *a, const char *b)
 	return a && !strcmp(a, b);
 }
 
-/* Volcano object name for an AjJob name: stable, DNS-1035, short enough. */
 static void volcano_name(const char *ajjob, char *out, size_t size)
 {
-	char clean[256];
-	size_t i, n = 0;
-	uint64_t h = 1469598103934665603ull;
-
-	if (!(ajjob[0] >= 'a' && ajjob[0] <= 'z')) {
-		clean[n++] = 'j';
-		clean[n++] = '-';
-	}
-	for (i = 0; ajjob[i] && n < sizeof(clean) - 1; i++) {
-		char c = ajjob[i];
-
-		h = (h ^ (unsigned char)c) * 1099511628211ull;
-		clean[n++] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
-	}
-	clean[n] = '\0';
-	if (n <= VOLCANO_NAME_MAX) {
-		snprintf(out, size, "%s", clean);
-		return;
-	}
-	/* Too long: keep a readable prefix and make it unique with a hash. */
-	n = VOLCANO_NAME_MAX - 9;
-	while (n > 0 && clean[n - 1] == '-')
-		n--;
-	snprintf(out, size, "%.*s-%08x", (int)n, clean, (unsigned)(h ^ (h >> 32)));
+	aj_runner_object_name(ajjob, VOLCANO_NAME_MAX, out, size);
 }
 
 /* Does a task's pod mount the job's storage Secret (<name>-storage)? */
