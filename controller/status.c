@@ -5,52 +5,6 @@
 
 #include "core/timestamp.h"
 
-static const char *const phase_names[] = {
-	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled", "Cancelling"
-};
-
-const char *const aj_status_conditions[AJ_STATUS_CONDITIONS] = {
-	"Submitted", "Running", "Succeeded", "Failed", "Restarting", "Suspended", "Unschedulable"
-};
-
-const char *aj_phase_name(enum aj_phase p)
-{
-	return phase_names[p];
-}
-
-int aj_phase_parse(const char *s, enum aj_phase *out)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(phase_names) / sizeof(phase_names[0]); i++)
-		if (s && !strcmp(s, phase_names[i])) {
-			*out = (enum aj_phase)i;
-			return 0;
-		}
-	return -1;
-}
-
-int aj_phase_terminal(enum aj_phase p)
-{
-	return p == AJ_PHASE_SUCCEEDED || p == AJ_PHASE_FAILED || p == AJ_PHASE_CANCELLED;
-}
-
-int aj_phase_rank(enum aj_phase p)
-{
-	switch (p) {
-	case AJ_PHASE_PENDING:
-		return 0;
-	case AJ_PHASE_SUBMITTED:
-		return 1;
-	case AJ_PHASE_RUNNING:
-		return 2;
-	case AJ_PHASE_CANCELLING:
-		return 3;
-	default:
-		return 4;
-	}
-}
-
 static const char *str_of(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);

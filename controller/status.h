@@ -2,9 +2,7 @@
  * status.h - the AjJob status the controller writes, computed purely from
  * what it observed, so every transition is unit-tested without a cluster.
  *
- * Phase: Pending → Submitted → Running → Succeeded | Failed, and from any
- * of the first three Cancelling → Cancelled (docs/api.md draws it). A phase
- * never goes back: aj_phase_rank() orders them.
+ * Phases and condition types are the AjJob contract's (core/ajjob.h).
  * Conditions (metav1.Condition shape), always all seven once written:
  *   Submitted      the backend object exists (or was created and has finished)
  *   Running        the backend reports the job running
@@ -23,31 +21,13 @@
 
 #include <cjson/cJSON.h>
 
-enum aj_phase {
-	AJ_PHASE_PENDING,
-	AJ_PHASE_SUBMITTED,
-	AJ_PHASE_RUNNING,
-	AJ_PHASE_SUCCEEDED,
-	AJ_PHASE_FAILED,
-	AJ_PHASE_CANCELLED,
-	AJ_PHASE_CANCELLING
-};
+/* the phases and condition types: the AjJob contract */
+#include "core/ajjob.h"
 
-/* The condition types written, in the order written. */
-#define AJ_STATUS_CONDITIONS 7
-/* Indexes into aj_status_conditions of the conditions aj_status.flags sets. */
-enum { AJ_COND_RESTARTING = 4, AJ_COND_SUSPENDED = 5, AJ_COND_UNSCHEDULABLE = 6 };
+/* Bits of aj_status.flags: AJ_STATUS_FLAG(AJ_COND_RESTARTING) and so on. */
 #define AJ_STATUS_FLAG(cond) (1u << (cond))
 /* status.<member> member: when the storage Secret is due for renewal (RFC 3339) */
 #define AJ_STATUS_RENEW "storageRenewAfter"
-extern const char *const aj_status_conditions[AJ_STATUS_CONDITIONS];
-
-const char *aj_phase_name(enum aj_phase p);
-/* 0 and *out set, or -1 for an unknown name. */
-int aj_phase_parse(const char *s, enum aj_phase *out);
-int aj_phase_terminal(enum aj_phase p);
-/* Pending 0 < Submitted 1 < Running 2 < Cancelling 3 < the terminal ones 4. */
-int aj_phase_rank(enum aj_phase p);
 
 struct aj_status {
 	enum aj_phase phase;

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/jobspec.h"
 
-static int aml_check(const struct aj_jobspec *spec, struct aj_errors *err)
+static int aml_validate(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	int ret = aj_azureml_validate(spec, "aml", err);
 
@@ -21,11 +21,6 @@ static int aml_check(const struct aj_jobspec *spec, struct aj_errors *err)
 	return ret;
 }
 
-static int aml_validate(struct aj_jobspec *spec, struct aj_errors *err)
-{
-	return aml_check(spec, err);
-}
-
 static int aml_build(const struct aj_jobspec *spec, const struct aj_build_ctx *ctx,
 		     cJSON **out, struct aj_errors *err)
 {
@@ -34,7 +29,7 @@ static int aml_build(const struct aj_jobspec *spec, const struct aj_build_ctx *c
 	cJSON *id;
 
 	*out = NULL;
-	if (aml_check(spec, err) || aj_azureml_body_start(&b, spec, ctx, NULL, err))
+	if (aj_azureml_body_start(&b, spec, ctx, NULL, err))
 		return -1;
 	identity = spec->jobs[0].identity;
 	aj_body_add_string(b.properties, "computeId", spec->target.name, &b.oom);
@@ -45,4 +40,10 @@ static int aml_build(const struct aj_jobspec *spec, const struct aj_build_ctx *c
 	return aj_azureml_body_finish(&b, spec, out, err);
 }
 
-const struct aj_backend aj_backend_aml = { "aml", aml_validate, aml_build };
+const struct aj_backend aj_backend_aml = {
+	.name = "aml",
+	.target = AJ_TARGET_AZURE,
+	.code_route = aj_azureml_code_route,
+	.validate = aml_validate,
+	.build = aml_build,
+};

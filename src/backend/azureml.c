@@ -94,6 +94,12 @@ static int output_clash(const struct aj_jobspec *spec, size_t i, struct aj_error
 	return ret;
 }
 
+enum aj_code_route aj_azureml_code_route(const struct aj_jobspec *spec)
+{
+	(void)spec;
+	return AJ_CODE_DATASTORE;
+}
+
 int aj_azureml_validate(const struct aj_jobspec *spec, const char *service,
 			struct aj_errors *err)
 {

@@ -24,6 +24,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "backend.h"
+
 struct aj_buf;
 struct aj_build_ctx;
 struct aj_errors;
@@ -36,6 +38,9 @@ struct aj_jobspec;
  */
 #define AJ_AZUREML_CODE_NAME "aj-code"
 #define AJ_AZUREML_CODE_DIR "aj-code"
+
+/* Both services take the files through the datastore: AJ_CODE_DATASTORE. */
+enum aj_code_route aj_azureml_code_route(const struct aj_jobspec *spec);
 
 struct aj_azureml_body {
 	cJSON *root;              /* {"properties": {...}} */

@@ -1,11 +1,10 @@
+/*
+ * backend.c - the table of backends: one row each.
+ */
 #include "backend.h"
 
 #include <stddef.h>
-#include <string.h>
-
-#include "core/buf.h"
-#include "core/jobspec.h"
-#include "core/strlist.h"
+#include <strings.h>
 
 extern const struct aj_backend aj_backend_aml;
 extern const struct aj_backend aj_backend_sing;
@@ -23,7 +22,7 @@ const struct aj_backend *aj_backend_find(const char *service)
 	size_t i;
 
 	for (i = 0; service && backends[i]; i++)
-		if (!strcmp(backends[i]->name, service))
+		if (!strcasecmp(backends[i]->name, service))
 			return backends[i];
 	return NULL;
 }
@@ -31,114 +30,4 @@ const struct aj_backend *aj_backend_find(const char *service)
 const struct aj_backend *const *aj_backend_all(void)
 {
 	return backends;
-}
-
-static int is_lower_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-int aj_dns_label(const char *s, size_t max)
-{
-	size_t len = strlen(s), i;
-
-	if (!len || len > max || !is_lower_alnum(s[0]) || !is_lower_alnum(s[len - 1]))
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!is_lower_alnum(s[i]) && s[i] != '-')
-			return 0;
-	return 1;
-}
-
-int aj_shell_quote(struct aj_buf *b, const char *s)
-{
-	int ret = aj_buf_addch(b, '\'');
-
-	for (; *s && !ret; s++)
-		ret = *s == '\'' ? aj_buf_addstr(b, "'\\''") : aj_buf_addch(b, *s);
-	return ret ? -1 : aj_buf_addch(b, '\'');
-}
-
-int aj_shell_add_lines(struct aj_buf *b, const struct aj_strlist *lines)
-{
-	size_t i;
-
-	for (i = 0; i < lines->nr; i++)
-		if (aj_buf_addstr(b, lines->items[i]) || aj_buf_addch(b, '\n'))
-			return -1;
-	return 0;
-}
-
-int aj_shell_add_command(struct aj_buf *b, const struct aj_jobspec *spec,
-			 const struct aj_task *task, int by_argv)
-{
-	size_t i;
-
-	if (spec->jobs_nr && aj_shell_add_lines(b, &spec->jobs[0].command))
-		return -1;
-	if (task->has_command)
-		return aj_shell_add_lines(b, &task->command);
-	if (by_argv)
-		return task->command.nr ? aj_buf_addstr(b, "\"$@\"\n") : 0;
-	for (i = 0; i < task->command.nr; i++)
-		if ((i && aj_buf_addch(b, ' ')) || aj_shell_quote(b, task->command.items[i]))
-			return -1;
-	return task->command.nr ? aj_buf_addch(b, '\n') : 0;
-}
-
-int aj_kubelet_escape(struct aj_buf *b, const char *s)
-{
-	const char *d;
-
-	while ((d = strchr(s, '$'))) {
-		if (aj_buf_add(b, s, (size_t)(d - s + 1)) || aj_buf_addch(b, '$'))
-			return -1;
-		s = d + 1;
-	}
-	return aj_buf_addstr(b, s);
-}
-
-/* Attach item under key (or append it to an array parent); frees it on failure. */
-static cJSON *attach(cJSON *parent, const char *key, cJSON *item, int *oom)
-{
-	int ok;
-
-	if (!parent || !item) {
-		cJSON_Delete(item);
-		*oom = 1;
-		return NULL;
-	}
-	ok = cJSON_IsArray(parent) ? cJSON_AddItemToArray(parent, item) :
-		cJSON_AddItemToObject(parent, key, item);
-	if (!ok) {
-		cJSON_Delete(item);
-		*oom = 1;
-		return NULL;
-	}
-	return item;
-}
-
-cJSON *aj_body_add_object(cJSON *parent, const char *key, int *oom)
-{
-	return attach(parent, key, parent ? cJSON_CreateObject() : NULL, oom);
-}
-
-cJSON *aj_body_add_array(cJSON *parent, const char *key, int *oom)
-{
-	return attach(parent, key, parent ? cJSON_CreateArray() : NULL, oom);
-}
-
-void aj_body_add_string(cJSON *parent, const char *key, const char *value, int *oom)
-{
-	attach(parent, key, parent ? cJSON_CreateString(value) : NULL, oom);
-}
-
-void aj_body_add_int(cJSON *parent, const char *key, long long value, int *oom)
-{
-	attach(parent, key, parent ? cJSON_CreateNumber((double)value) : NULL, oom);
-}
-
-void aj_body_add_bool(cJSON *parent, const char *key, int value, int *oom)
-{
-	attach(parent, key, parent ? cJSON_CreateBool(value) : NULL, oom);
 }

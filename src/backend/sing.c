@@ -63,7 +63,7 @@ static int instance_types(const struct aj_jobspec *spec, struct aj_strlist *type
 	return 0;
 }
 
-static int sing_check(const struct aj_jobspec *spec, struct aj_errors *err)
+static int sing_validate(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	struct aj_strlist types = AJ_STRLIST_INIT;
 	int ret = aj_azureml_validate(spec, "sing", err);
@@ -74,10 +74,6 @@ static int sing_check(const struct aj_jobspec *spec, struct aj_errors *err)
 	return ret;
 }
 
-static int sing_validate(struct aj_jobspec *spec, struct aj_errors *err)
-{
-	return sing_check(spec, err);
-}
 
 static int vc_known(const struct aj_target *t)
 {
@@ -146,7 +142,7 @@ static int sing_build(const struct aj_jobspec *spec, const struct aj_build_ctx *
 	char *vc;
 
 	*out = NULL;
-	if (aj_azureml_validate(spec, "sing", err) || instance_types(spec, &types, err)) {
+	if (instance_types(spec, &types, err)) {
 		aj_strlist_release(&types);
 		return -1;
 	}
@@ -172,4 +168,10 @@ static int sing_build(const struct aj_jobspec *spec, const struct aj_build_ctx *
 	return aj_azureml_body_finish(&b, spec, out, err);
 }
 
-const struct aj_backend aj_backend_sing = { "sing", sing_validate, sing_build };
+const struct aj_backend aj_backend_sing = {
+	.name = "sing",
+	.target = AJ_TARGET_AZURE,
+	.code_route = aj_azureml_code_route,
+	.validate = sing_validate,
+	.build = sing_build,
+};

@@ -21,7 +21,7 @@
  * exit are stopped); a pod evicted or failed restarts the whole gang, at most
  * _extra.volcano.max_retry times (default 3), then the job fails.
  *
- * Code: with both shared-volume variables set (backend.h) the claim is
+ * Code: with both shared-volume variables set (codeship.h) the claim is
  * mounted in every pod; with a code digest in the spec each pod
  * first copies <mount>/.aj-code/<digest> into the emptyDir at AJ_WORK_DIR and
  * runs there (spec->code.digest). The CLI put it there (cli_code_upload.c).
@@ -32,6 +32,8 @@
 #include <strings.h>
 
 #include "backend.h"
+#include "codeship.h"
+#include "common.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -40,19 +42,16 @@
 #include "core/schema.h"
 #include "core/sku.h"
 #include "core/strlist.h"
+#include "storage_secret.h"
 
 #define MASTER_PORT "6105"
 #define RDMA_PORT 18515
 #define RDMA_RESOURCE "rdma/rdma_shared_device_a"
-#define SHM_PATH "/dev/shm"
 #define TASKS_PATH "config._extra.volcano.tasks"
 #define MAX_RETRY_PATH "config._extra.volcano.max_retry"
-#define STRATEGY_PATH "config._extra.code_upload.strategy"
-#define STRATEGY_EXEC "kubectl-exec"
 #define STRATEGY_BLOB "blob"
 #define MAX_RETRY_DEFAULT 3
 #define MAX_RETRY_LIMIT 100
-#define ENV_PATH "config.jobs[0].submit_args.env."
 #define SCRATCH_PATH "config.jobs[0].submit_args.container_args.scratch_mount_path"
 
 /* Name limits: the job name feeds <job>-svc / <job>-ssh (63) and a DNS-1035 Service. */
@@ -119,7 +118,8 @@ static const char *capability_name(const char *in)
 /* Capabilities upper-cased, deduplicated, in written order. 0 / -1. */
 static int capabilities(const struct aj_strlist *in, struct aj_strlist *out, struct aj_errors *err)
 {
-	struct aj_where w = where_path("config.jobs[0].submit_args.container_args.capabilities");
+	char path[80] = "";
+	struct aj_where w = where_path(path);
 	int ret = 0;
 	size_t i, k;
 
@@ -128,6 +128,8 @@ static int capabilities(const struct aj_strlist *in, struct aj_strlist *out, str
 		char *cap;
 
 		if (!name) {
+			snprintf(path, sizeof(path),
+				 "config.jobs[0].submit_args.container_args.capabilities[%zu]", i);
 			if (!strcasecmp(in->items[i], "ALL") || !strcasecmp(in->items[i], "CAP_ALL"))
 				ret = aj_errors_add(err, &w, "ALL is not allowed: list each capability");
 			else
@@ -149,424 +151,6 @@ static int capabilities(const struct aj_strlist *in, struct aj_strlist *out, str
 	return ret;
 }
 
-/* Do two absolute paths overlap (one is the other or below it)? */
-static int paths_overlap(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), n;
-
-	while (la > 1 && a[la - 1] == '/')
-		la--;
-	while (lb > 1 && b[lb - 1] == '/')
-		lb--;
-	n = la < lb ? la : lb;
-	if (strncmp(a, b, n))
-		return 0;
-	return la == lb || (la < lb ? b[n] == '/' || n == 1 : a[n] == '/' || n == 1);
-}
-
-int aj_code_volume(const struct aj_jobspec *spec, struct aj_code_volume *v)
-{
-	const char *pvc = spec->jobs_nr ? aj_kvlist_get(&spec->jobs[0].env, AJ_PVC_NAME_VAR) : NULL;
-	const char *dir = spec->jobs_nr ? aj_kvlist_get(&spec->jobs[0].env, AJ_PVC_DIR_VAR) : NULL;
-
-	if (!pvc || !*pvc || !dir || !*dir)
-		return 0;
-	v->pvc = pvc;
-	v->mount_dir = dir;
-	return 1;
-}
-
-static const char *code_strategy(const struct aj_jobspec *spec)
-{
-	const struct aj_node *n = spec->extra && spec->extra->type == AJ_NODE_MAP ?
-		aj_node_at(spec->extra, "code_upload.strategy") : NULL;
-
-	return n && n->type == AJ_NODE_STRING ? n->str : NULL;
-}
-
-int aj_code_via_volume(const struct aj_jobspec *spec, struct aj_code_volume *v)
-{
-	const char *strategy = code_strategy(spec);
-
-	return (!strategy || !strcmp(strategy, STRATEGY_EXEC)) && aj_code_volume(spec, v);
-}
-
-int aj_code_via_blob(const struct aj_jobspec *spec)
-{
-	const char *strategy = code_strategy(spec);
-
-	return strategy && !strcmp(strategy, STRATEGY_BLOB);
-}
-
-int aj_sha256_hex(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return !s[64];
-}
-
-/* A DNS-1123 subdomain: dot-separated DNS labels, at most 253 bytes in all. */
-static int dns_subdomain(const char *s)
-{
-	char label[LABEL_MAX + 1];
-	const char *dot;
-	size_t n;
-
-	if (strlen(s) > 253)
-		return 0;
-	for (;; s = dot + 1) {
-		dot = strchr(s, '.');
-		n = dot ? (size_t)(dot - s) : strlen(s);
-		if (n > LABEL_MAX)
-			return 0;
-		memcpy(label, s, n);
-		label[n] = '\0';
-		if (!aj_dns_label(label, LABEL_MAX))
-			return 0;
-		if (!dot)
-			return 1;
-	}
-}
-
-/* The shared volume's variables, when both are set. */
-static int check_code_volume(const struct aj_jobspec *spec, struct aj_errors *err)
-{
-	const struct aj_node *strategy = spec->extra && spec->extra->type == AJ_NODE_MAP ?
-		aj_node_at(spec->extra, "code_upload.strategy") : NULL;
-	struct aj_code_volume v;
-	int ret = 0;
-
-	if (strategy && strategy->type != AJ_NODE_NULL &&
-	    (strategy->type != AJ_NODE_STRING || (strcmp(strategy->str, STRATEGY_EXEC) &&
-						  strcmp(strategy->str, STRATEGY_BLOB)))) {
-		struct aj_where w;
-
-		aj_node_where(strategy, STRATEGY_PATH, &w);
-		ret = aj_errors_add(err, &w, "expected " STRATEGY_EXEC " or " STRATEGY_BLOB);
-	}
-	if (!aj_code_volume(spec, &v))
-		return ret;
-	if (!dns_subdomain(v.pvc)) {
-		struct aj_where w = where_path(ENV_PATH AJ_PVC_NAME_VAR);
-
-		ret = aj_errors_add(err, &w, "\"%s\" is not a PersistentVolumeClaim name "
-				    "(lowercase letters, digits, '-' and '.')", v.pvc);
-	}
-	if (v.mount_dir[0] != '/' || !v.mount_dir[strspn(v.mount_dir, "/")]) {
-		struct aj_where w = where_path(ENV_PATH AJ_PVC_DIR_VAR);
-
-		ret = aj_errors_add(err, &w, "\"%s\" must be an absolute path other than /",
-				    v.mount_dir);
-	} else if (paths_overlap(v.mount_dir, SHM_PATH) || paths_overlap(v.mount_dir, AJ_WORK_DIR)) {
-		struct aj_where w = where_path(ENV_PATH AJ_PVC_DIR_VAR);
-
-		ret = aj_errors_add(err, &w, "%s overlaps %s", v.mount_dir,
-				    paths_overlap(v.mount_dir, SHM_PATH) ?
-				    "the shared-memory mount " SHM_PATH :
-				    "the work directory " AJ_WORK_DIR);
-	}
-	return ret;
-}
-
-#define STORAGE_NAME_MAX 63
-#define BLOB_PATH "config._extra.code_upload.blob"
-#define UPLOAD_DIR_DEFAULT "aj-code"
-#define SAS_DAYS_MAX 7
-#define RETRIES_DEFAULT 5
-#define RETRIES_MAX 100
-/* aj's own directory: the work directory, the Secret and the blobfuse2 caches */
-#define AJ_ROOT "/aj"
-#define MOUNT_WAIT_SECONDS 60
-#define AZCOPY_URL "https://aka.ms/downloadazcopy-v10-linux"
-
-int aj_storage_secret_name(const char *job, char out[AJ_STORAGE_SECRET_SIZE])
-{
-	int n = snprintf(out, AJ_STORAGE_SECRET_SIZE, "%s" AJ_STORAGE_SECRET_SUFFIX, job);
-
-	return n < 0 || n >= AJ_STORAGE_SECRET_SIZE ? -1 : 0;
-}
-
-int aj_storage_account_name(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n < 3 || n > 24)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!is_lower_alnum(s[i]))
-			return 0;
-	return 1;
-}
-
-int aj_storage_container_name(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n >= 3 && !strstr(s, "--") && aj_dns_label(s, 63);
-}
-
-/*
- * A storage name becomes a Secret key and a cache directory: letters,
- * digits, '-' and '_', starting with a letter or digit.
- */
-static int storage_name(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (!n || n > STORAGE_NAME_MAX || !isalnum((unsigned char)s[0]))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_')
-			return 0;
-	return 1;
-}
-
-/* Absolute, not /, and no empty, "." or ".." component (a trailing '/' is fine). */
-static int clean_abs_path(const char *s)
-{
-	const char *p = s;
-
-	if (s[0] != '/' || !s[1])
-		return 0;
-	while (*p == '/') {
-		size_t n = strcspn(p + 1, "/");
-
-		if (!n)
-			return !p[1] && p != s;     /* "//" inside, or a lone "/" */
-		if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
-			return 0;
-		p += n + 1;
-	}
-	return 1;
-}
-
-/* config.storage on Volcano: names, Azure names, and where each mount goes. */
-static int check_storage(const struct aj_jobspec *spec, struct aj_errors *err)
-{
-	struct aj_code_volume v;
-	int ret = 0, has_volume = aj_code_volume(spec, &v);
-	size_t i, k;
-
-	for (i = 0; i < spec->storage_nr; i++) {
-		const struct aj_storage *st = &spec->storage[i];
-		char path[320];
-		struct aj_where w = where_path(path);
-		const char *dir = st->mount_dir;
-
-		snprintf(path, sizeof(path), "config.storage.%s", st->name);
-		if (!storage_name(st->name))
-			ret = aj_errors_add(err, &w, "storage name \"%s\" must be at most %d letters, "
-					    "digits, '-' and '_', starting with a letter or digit",
-					    st->name, STORAGE_NAME_MAX);
-		snprintf(path, sizeof(path), "config.storage.%s.storage_account_name", st->name);
-		if (st->account && !aj_storage_account_name(st->account))
-			ret = aj_errors_add(err, &w, "\"%s\" is not a storage account name "
-					    "(3-24 lowercase letters and digits)", st->account);
-		snprintf(path, sizeof(path), "config.storage.%s.container_name", st->name);
-		if (st->container && !aj_storage_container_name(st->container))
-			ret = aj_errors_add(err, &w, "\"%s\" is not a container name (3-63 lowercase "
-					    "letters, digits and single '-', alphanumeric at both ends)",
-					    st->container);
-		if (!dir)
-			continue;
-		snprintf(path, sizeof(path), "config.storage.%s.mount_dir", st->name);
-		if (!clean_abs_path(dir)) {
-			ret = aj_errors_add(err, &w, "\"%s\" must be an absolute path other than / "
-					    "without empty, . or .. components", dir);
-			continue;
-		}
-		if (paths_overlap(dir, SHM_PATH))
-			ret = aj_errors_add(err, &w, "%s overlaps the shared-memory mount " SHM_PATH, dir);
-		if (paths_overlap(dir, AJ_ROOT))
-			ret = aj_errors_add(err, &w, "%s overlaps " AJ_ROOT ", which holds the work "
-					    "directory " AJ_WORK_DIR ", the storage Secret and caches", dir);
-		if (has_volume && paths_overlap(dir, v.mount_dir))
-			ret = aj_errors_add(err, &w, "%s overlaps the shared volume %s (%s)", dir,
-					    v.pvc, v.mount_dir);
-		for (k = 0; k < i; k++)
-			if (spec->storage[k].mount_dir &&
-			    paths_overlap(dir, spec->storage[k].mount_dir))
-				ret = aj_errors_add(err, &w, "%s overlaps storage mount %s (%s)", dir,
-						    spec->storage[k].name, spec->storage[k].mount_dir);
-	}
-	return ret;
-}
-
-/* An optional integer under _extra.code_upload.blob, in [min, max]. */
-static int blob_int(const struct aj_node *blob, const char *key, int min, int max, int *out,
-		    struct aj_errors *err)
-{
-	const struct aj_node *n = aj_node_get(blob, key);
-	char path[96];
-	struct aj_where w;
-
-	if (!n || n->type == AJ_NODE_NULL)
-		return 0;
-	if (n->type == AJ_NODE_INT && n->v.integer >= min && n->v.integer <= max) {
-		*out = (int)n->v.integer;
-		return 0;
-	}
-	snprintf(path, sizeof(path), BLOB_PATH ".%s", key);
-	aj_node_where(n, path, &w);
-	return aj_errors_add(err, &w, "expected an integer from %d to %d", min, max);
-}
-
-/* A string under _extra.code_upload.blob that `ok` accepts; required or not. */
-static int blob_str(const struct aj_node *blob, const char *key, int required,
-		    int (*ok)(const char *), const char *what, const char **out,
-		    struct aj_errors *err)
-{
-	const struct aj_node *n = blob ? aj_node_get(blob, key) : NULL;
-	char path[96];
-	struct aj_where w;
-
-	snprintf(path, sizeof(path), BLOB_PATH ".%s", key);
-	if (!n || n->type == AJ_NODE_NULL) {
-		w = where_path(path);
-		return required ? aj_errors_add(err, &w, "required with strategy " STRATEGY_BLOB) : 0;
-	}
-	aj_node_where(n, path, &w);
-	if (n->type != AJ_NODE_STRING)
-		return aj_errors_add(err, &w, "expected a string");
-	if (!ok(n->str))
-		return aj_errors_add(err, &w, "\"%s\" is not %s", n->str, what);
-	*out = n->str;
-	return 0;
-}
-
-/* upload_dir: '/'-separated names of [A-Za-z0-9._-], none empty, "." or "..". */
-static int upload_dir_name(const char *s)
-{
-	size_t n;
-
-	if (strlen(s) > 512)
-		return 0;
-	for (;; s += n + 1) {
-		n = strcspn(s, "/");
-		if (!n || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.') ||
-		    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n)
-			return 0;
-		if (!s[n])
-			return 1;
-	}
-}
-
-int aj_code_blob(const struct aj_jobspec *spec, struct aj_code_blob *b, struct aj_errors *err)
-{
-	const char *strategy = code_strategy(spec);
-	const struct aj_node *blob;
-	int ret = 0;
-
-	memset(b, 0, sizeof(*b));
-	if (!strategy || strcmp(strategy, STRATEGY_BLOB))
-		return 0;
-	b->upload_dir = UPLOAD_DIR_DEFAULT;
-	b->sas_expiry_days = 1;
-	b->pod_download_retries = RETRIES_DEFAULT;
-	blob = aj_node_at(spec->extra, "code_upload.blob");
-	if (blob && blob->type != AJ_NODE_MAP && blob->type != AJ_NODE_NULL) {
-		struct aj_where w;
-
-		aj_node_where(blob, BLOB_PATH, &w);
-		return aj_errors_add(err, &w, "expected a mapping");
-	}
-	if (blob && blob->type == AJ_NODE_NULL)
-		blob = NULL;
-	if (blob_str(blob, "storage_account", 1, aj_storage_account_name,
-		     "a storage account name (3-24 lowercase letters and digits)", &b->account, err))
-		ret = -1;
-	if (blob_str(blob, "container", 1, aj_storage_container_name,
-		     "a container name (3-63 lowercase letters, digits and single '-')",
-		     &b->container, err))
-		ret = -1;
-	if (blob_str(blob, "upload_dir", 0, upload_dir_name,
-		     "a relative blob path of letters, digits, '.', '_', '-' and '/'",
-		     &b->upload_dir, err))
-		ret = -1;
-	if (blob && (blob_int(blob, "sas_expiry_days", 1, SAS_DAYS_MAX, &b->sas_expiry_days, err) ||
-		     blob_int(blob, "pod_download_retries", 0, RETRIES_MAX, &b->pod_download_retries,
-			      err)))
-		ret = -1;
-	return ret ? -1 : 1;
-}
-
-int aj_code_blob_name(const struct aj_code_blob *b, const char *digest, struct aj_buf *out)
-{
-	return aj_buf_addf(out, "%s/%s.tar.gz", b->upload_dir, digest);
-}
-
-const char aj_code_check_script[] = "test -d \"$1/$2\"";
-
-const char aj_code_receive_script[] =
-	"set -e\n"
-	"store=$1 want=$2 size=$3\n"
-	"mkdir -p \"$store\"\n"
-	"find \"$store\" -maxdepth 1 -name '.tmp-*' -mmin +1440 -exec rm -rf {} + 2>/dev/null || true\n"
-	"tmp=$(mktemp -d \"$store/.tmp-$want.XXXXXX\")\n"
-	"trap 'rm -rf \"$tmp\"' EXIT\n"
-	"head -c \"$size\" >\"$tmp/archive\"\n"
-	"got=$(sha256sum \"$tmp/archive\" | cut -d ' ' -f 1)\n"
-	"if [ \"$got\" != \"$want\" ]; then\n"
-	"  echo \"aj: digest mismatch: received $(wc -c <\"$tmp/archive\") of $size bytes"
-	" with SHA-256 $got, expected $want\" >&2\n"
-	"  exit 3\n"
-	"fi\n"
-	"mkdir \"$tmp/$want\"\n"
-	"tar -xzf \"$tmp/archive\" -C \"$tmp/$want\"\n"
-	"mv \"$tmp/$want\" \"$store/\" 2>/dev/null || test -d \"$store/$want\"\n";
-
-cJSON *aj_code_helper_pod(const struct aj_jobspec *spec, const char *name, const char *ns)
-{
-	struct aj_code_volume v;
-	cJSON *pod, *meta, *labels, *ps, *c, *cmd, *m, *sc, *vol;
-	int oom = 0;
-
-	if (!aj_code_volume(spec, &v) || !spec->environment.image)
-		return NULL;
-	pod = cJSON_CreateObject();
-	if (!pod)
-		return NULL;
-	aj_body_add_string(pod, "apiVersion", "v1", &oom);
-	aj_body_add_string(pod, "kind", "Pod", &oom);
-	meta = aj_body_add_object(pod, "metadata", &oom);
-	aj_body_add_string(meta, "name", name, &oom);
-	if (ns)
-		aj_body_add_string(meta, "namespace", ns, &oom);
-	labels = aj_body_add_object(meta, "labels", &oom);
-	aj_body_add_string(labels, "app.kubernetes.io/managed-by", "aj", &oom);
-	aj_body_add_string(labels, "app.kubernetes.io/component", "code-upload", &oom);
-	ps = aj_body_add_object(pod, "spec", &oom);
-	aj_body_add_string(ps, "restartPolicy", "Never", &oom);
-	aj_body_add_int(ps, "activeDeadlineSeconds", AJ_CODE_HELPER_DEADLINE, &oom);
-	aj_body_add_int(ps, "terminationGracePeriodSeconds", 0, &oom);
-	c = aj_body_add_object(aj_body_add_array(ps, "containers", &oom), NULL, &oom);
-	aj_body_add_string(c, "name", "upload", &oom);
-	aj_body_add_string(c, "image", spec->environment.image, &oom);
-	cmd = aj_body_add_array(c, "command", &oom);
-	aj_body_add_string(cmd, NULL, "sleep", &oom);
-	aj_body_add_string(cmd, NULL, "3600", &oom);
-	m = aj_body_add_object(aj_body_add_array(c, "volumeMounts", &oom), NULL, &oom);
-	aj_body_add_string(m, "name", "shared", &oom);
-	aj_body_add_string(m, "mountPath", v.mount_dir, &oom);
-	sc = aj_body_add_object(c, "securityContext", &oom);
-	aj_body_add_bool(sc, "allowPrivilegeEscalation", 0, &oom);
-	aj_body_add_string(aj_body_add_array(aj_body_add_object(sc, "capabilities", &oom), "drop", &oom),
-			   NULL, "ALL", &oom);
-	aj_body_add_string(aj_body_add_object(sc, "seccompProfile", &oom), "type", "RuntimeDefault",
-			   &oom);
-	vol = aj_body_add_object(aj_body_add_array(ps, "volumes", &oom), NULL, &oom);
-	aj_body_add_string(vol, "name", "shared", &oom);
-	aj_body_add_string(aj_body_add_object(vol, "persistentVolumeClaim", &oom), "claimName", v.pvc,
-			   &oom);
-	if (oom) {
-		cJSON_Delete(pod);
-		return NULL;
-	}
-	return pod;
-}
 
 /* _extra.volcano.max_retry: how often the gang restarts before failing. */
 static int max_retry(const struct aj_jobspec *spec, int *out, struct aj_errors *err)
@@ -599,16 +183,16 @@ static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 	aj_strlist_release(&caps);
 	if (!a->scratch_mount_path)
 		return ret;
-	if (paths_overlap(a->scratch_mount_path, SHM_PATH) ||
-	    paths_overlap(a->scratch_mount_path, AJ_WORK_DIR)) {
+	if (aj_paths_overlap(a->scratch_mount_path, AJ_SHM_PATH) ||
+	    aj_paths_overlap(a->scratch_mount_path, AJ_WORK_DIR)) {
 		struct aj_where w = where_path(SCRATCH_PATH);
 
 		ret = aj_errors_add(err, &w, "%s overlaps %s", a->scratch_mount_path,
-				    paths_overlap(a->scratch_mount_path, SHM_PATH) ?
-				    "the shared-memory mount " SHM_PATH :
+				    aj_paths_overlap(a->scratch_mount_path, AJ_SHM_PATH) ?
+				    "the shared-memory mount " AJ_SHM_PATH :
 				    "the work directory " AJ_WORK_DIR);
 	}
-	if (aj_code_volume(spec, &v) && paths_overlap(a->scratch_mount_path, v.mount_dir)) {
+	if (aj_code_volume(spec, &v) && aj_paths_overlap(a->scratch_mount_path, v.mount_dir)) {
 		struct aj_where w = where_path(SCRATCH_PATH);
 
 		ret = aj_errors_add(err, &w, "%s overlaps the shared volume %s (%s)",
@@ -616,13 +200,13 @@ static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 	}
 	/* the Secret holds the blob code URL and the storage configurations */
 	if ((spec->storage_nr || aj_code_via_blob(spec)) &&
-	    paths_overlap(a->scratch_mount_path, AJ_STORAGE_SECRET_DIR)) {
+	    aj_paths_overlap(a->scratch_mount_path, AJ_STORAGE_SECRET_DIR)) {
 		struct aj_where w = where_path(SCRATCH_PATH);
 
 		ret = aj_errors_add(err, &w, "%s overlaps the Blob Secret mount " AJ_STORAGE_SECRET_DIR,
 				    a->scratch_mount_path);
 	}
-	if (spec->storage_nr && paths_overlap(a->scratch_mount_path, AJ_STORAGE_CACHE_DIR)) {
+	if (spec->storage_nr && aj_paths_overlap(a->scratch_mount_path, AJ_STORAGE_CACHE_DIR)) {
 		struct aj_where w = where_path(SCRATCH_PATH);
 
 		ret = aj_errors_add(err, &w, "%s overlaps the storage cache " AJ_STORAGE_CACHE_DIR,
@@ -630,7 +214,7 @@ static int check_container(const struct aj_jobspec *spec, struct aj_errors *err)
 	}
 	for (i = 0; i < spec->storage_nr; i++) {
 		if (spec->storage[i].mount_dir &&
-		    paths_overlap(a->scratch_mount_path, spec->storage[i].mount_dir)) {
+		    aj_paths_overlap(a->scratch_mount_path, spec->storage[i].mount_dir)) {
 			struct aj_where w = where_path(SCRATCH_PATH);
 
 			ret = aj_errors_add(err, &w, "%s overlaps storage mount %s (%s)",
@@ -651,25 +235,48 @@ static void clear_tasks(struct aj_jobspec *spec)
 	spec->tasks_nr = 0;
 }
 
-/* Heterogeneous: read and check config._extra.volcano.tasks into spec->tasks. */
-static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
+/*
+ * Heterogeneous: read config._extra.volcano.tasks into spec->tasks, master
+ * first (it holds node rank 0). A failed read leaves no tasks.
+ */
+static int volcano_prepare(struct aj_jobspec *spec, struct aj_errors *err)
 {
 	const struct aj_node *volcano = spec->extra && spec->extra->type == AJ_NODE_MAP ?
 		aj_node_get(spec->extra, "volcano") : NULL;
 	const struct aj_node *tasks = volcano && volcano->type == AJ_NODE_MAP ?
 		aj_node_get(volcano, "tasks") : NULL;
-	size_t i, masters = 0;
-	int ret;
+	size_t i;
 
-	ret = aj_jobspec_read_tasks(tasks, TASKS_PATH, spec, err);
-	if (ret) {
+	if (!spec->heterogeneous || spec->tasks_nr)
+		return 0;
+	if (aj_jobspec_read_tasks(tasks, TASKS_PATH, spec, err)) {
 		clear_tasks(spec);
-		return ret;
+		return -1;
 	}
-	for (i = 0; i < spec->tasks_nr; i++) {
-		struct aj_task *t = &spec->tasks[i];
-		struct aj_where w = where_path(TASKS_PATH);
+	for (i = 1; i < spec->tasks_nr; i++) {
+		if (!strcmp(spec->tasks[i].name, "master")) {
+			struct aj_task m = spec->tasks[i];
 
+			memmove(&spec->tasks[1], &spec->tasks[0], i * sizeof(m));
+			spec->tasks[0] = m;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The tasks prepare read: names, exactly one master of one replica, commands. */
+static int check_tasks(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	char path[320] = "";
+	struct aj_where w = where_path(path);
+	size_t i, masters = 0;
+	int ret = 0;
+
+	for (i = 0; i < spec->tasks_nr; i++) {
+		const struct aj_task *t = &spec->tasks[i];
+
+		snprintf(path, sizeof(path), TASKS_PATH ".%s", t->name);
 		if (!aj_dns_label(t->name, LABEL_MAX))
 			ret = aj_errors_add(err, &w, "task name \"%s\" must be a lowercase DNS label "
 					    "(letters, digits, '-')", t->name);
@@ -678,23 +285,13 @@ static int validate_tasks(struct aj_jobspec *spec, struct aj_errors *err)
 			if (t->replicas != 1)
 				ret = aj_errors_add(err, &w, "task master must have replicas: 1, not %d",
 						    t->replicas);
-			if (i) {        /* keep master first: it holds node rank 0 */
-				struct aj_task m = *t;
-
-				memmove(&spec->tasks[1], &spec->tasks[0], i * sizeof(*t));
-				spec->tasks[0] = m;
-			}
 		}
 		if (t->has_command && !t->command.nr)
 			ret = aj_errors_add(err, &w, "task %s: command must not be empty", t->name);
 	}
-	if (masters != 1) {
-		struct aj_where w = where_path(TASKS_PATH);
-
+	snprintf(path, sizeof(path), TASKS_PATH);
+	if (masters != 1)
 		ret = aj_errors_add(err, &w, "exactly one task named master is required");
-	}
-	if (ret)
-		clear_tasks(spec);
 	return ret;
 }
 
@@ -728,7 +325,7 @@ static int label_key(const char *s)
 		return 0;
 	memcpy(prefix, s, n);
 	prefix[n] = '\0';
-	return dns_subdomain(prefix) && label_name(slash + 1, strlen(slash + 1), 0);
+	return aj_dns_subdomain(prefix) && label_name(slash + 1, strlen(slash + 1), 0);
 }
 
 /*
@@ -746,13 +343,13 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 		ret = aj_errors_add(err, &w, "\"%s\" is not a valid namespace (a lowercase "
 				    "DNS label of at most 63 characters)", t->namespace_);
 	}
-	if (t->queue && !dns_subdomain(t->queue)) {
+	if (t->queue && !aj_dns_subdomain(t->queue)) {
 		struct aj_where w = where_path("config.target.queue");
 
 		ret = aj_errors_add(err, &w, "\"%s\" is not a valid queue name (a lowercase "
 				    "DNS subdomain of at most 253 characters)", t->queue);
 	}
-	if (t->priority_class && !dns_subdomain(t->priority_class)) {
+	if (t->priority_class && !aj_dns_subdomain(t->priority_class)) {
 		struct aj_where w = where_path("config.target.priority_class");
 
 		ret = aj_errors_add(err, &w, "\"%s\" is not a valid priority class name (a "
@@ -787,7 +384,7 @@ static int check_extra_keys(const struct aj_jobspec *spec, struct aj_errors *err
 	return ret;
 }
 
-static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
+static int volcano_validate(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	struct aj_code_blob blob;
 	int ret = 0, retries;
@@ -799,13 +396,14 @@ static int volcano_validate(struct aj_jobspec *spec, struct aj_errors *err)
 	}
 	if (spec->jobs_nr && check_container(spec, err))
 		ret = -1;
-	if (check_code_volume(spec, err) || max_retry(spec, &retries, err))
+	if (aj_codeship_check(spec, err) || max_retry(spec, &retries, err))
 		ret = -1;
-	if (check_storage(spec, err) || aj_code_blob(spec, &blob, err) < 0)
+	if (aj_storage_secret_check(spec, err) || aj_code_blob(spec, &blob, err) < 0)
 		ret = -1;
 	if (check_target_names(&spec->target, err))
 		ret = -1;
-	if (spec->heterogeneous && !spec->tasks_nr && validate_tasks(spec, err))
+	/* no tasks: prepare could not read them and has said why */
+	if (spec->heterogeneous && spec->tasks_nr && check_tasks(spec, err))
 		ret = -1;
 	if (check_extra_keys(spec, err))
 		ret = -1;
@@ -938,128 +536,15 @@ static void add_env_int(cJSON *env, const struct aj_job *j, const char *name, lo
 	add_env(env, j, name, num, oom);
 }
 
-/*
- * Copy the code from the shared volume into the work directory; a missing
- * upload stops the pod with a message rather than running without code.
- */
-static int code_copy(struct aj_buf *b, const struct aj_code_volume *v, const char *digest)
-{
-	struct aj_buf src = AJ_BUF_INIT(AJ_BUF_SMALL), msg = AJ_BUF_INIT(AJ_BUF_SMALL);
-	int ret;
-
-	aj_buf_addf(&src, "%s/" AJ_CODE_STORE "/%s", v->mount_dir, digest);
-	aj_buf_addf(&msg, "aj: code %s is not in volume %s at %s: upload it with aj code upload",
-		    digest, v->pvc, aj_buf_cstr(&src));
-	ret = src.failed || msg.failed ||
-	      aj_buf_addstr(b, "test -d ") || aj_shell_quote(b, aj_buf_cstr(&src)) ||
-	      aj_buf_addstr(b, " || { echo ") || aj_shell_quote(b, aj_buf_cstr(&msg)) ||
-	      aj_buf_addstr(b, " >&2; exit 1; }\ncp -a ") ||
-	      aj_buf_addstr(&src, "/.") || aj_shell_quote(b, aj_buf_cstr(&src)) ||
-	      aj_buf_addstr(b, " " AJ_WORK_DIR "/\ncd " AJ_WORK_DIR "\n") ? -1 : 0;
-	aj_buf_release(&src);
-	aj_buf_release(&msg);
-	return ret;
-}
-
-/*
- * Mount each storage entry with blobfuse2 (its configuration from the
- * Secret, its cache in the emptyDir) and wait until the kernel shows the
- * mount; a failed mount stops the pod.
- */
-static int storage_mounts(struct aj_buf *b, const struct aj_jobspec *spec)
-{
-	struct aj_buf arg = AJ_BUF_INIT(AJ_BUF_SMALL);
-	int ret = 0;
-	size_t i;
-
-	if (!spec->storage_nr)
-		return 0;
-	ret = aj_buf_addf(b, "aj_mounted() {\n"
-			  "  for _ in $(seq %d); do mountpoint -q \"$1\" && return 0; sleep 1; done\n"
-			  "  echo \"aj: storage $2 is not mounted at $1 after %d s\" >&2\n"
-			  "  return 1\n"
-			  "}\n", MOUNT_WAIT_SECONDS, MOUNT_WAIT_SECONDS);
-	for (i = 0; !ret && i < spec->storage_nr; i++) {
-		const struct aj_storage *st = &spec->storage[i];
-
-		aj_buf_reset(&arg);
-		ret = aj_buf_addf(&arg, AJ_STORAGE_CACHE_DIR "/%s", st->name) ||
-		      aj_buf_addstr(b, "mkdir -p ") || aj_shell_quote(b, st->mount_dir) ||
-		      aj_buf_addstr(b, " ") || aj_shell_quote(b, aj_buf_cstr(&arg)) ||
-		      aj_buf_addstr(b, "\nblobfuse2 mount ") || aj_shell_quote(b, st->mount_dir);
-		aj_buf_reset(&arg);
-		ret = ret || aj_buf_addf(&arg, "--config-file=" AJ_STORAGE_SECRET_DIR "/%s"
-					 AJ_STORAGE_KEY_SUFFIX, st->name) ||
-		      aj_buf_addstr(b, " ") || aj_shell_quote(b, aj_buf_cstr(&arg));
-		aj_buf_reset(&arg);
-		ret = ret || aj_buf_addf(&arg, "--tmp-path=" AJ_STORAGE_CACHE_DIR "/%s", st->name) ||
-		      aj_buf_addstr(b, " ") || aj_shell_quote(b, aj_buf_cstr(&arg)) ||
-		      aj_buf_addstr(b, "\naj_mounted ") || aj_shell_quote(b, st->mount_dir) ||
-		      aj_buf_addstr(b, " ") || aj_shell_quote(b, st->name) || aj_buf_addstr(b, "\n");
-	}
-	aj_buf_release(&arg);
-	return ret ? -1 : 0;
-}
-
-/*
- * The blob strategy: install azcopy (always, so the version is known),
- * download the archive with the read URL from the Secret, retrying, check
- * its SHA-256 against the digest the AjJob carries, unpack it into the work
- * directory. The URL is read from the file when used, never echoed.
- */
-static int code_download(struct aj_buf *b, const struct aj_code_blob *blob, const char *digest)
-{
-	int tries = blob->pod_download_retries + 1;
-
-	return aj_buf_addf(b,
-		"aj_fetch() {\n"
-		"  if command -v curl >/dev/null 2>&1; then curl -fsSL -o \"$2\" \"$1\"\n"
-		"  else wget -q -O \"$2\" \"$1\"; fi\n"
-		"}\n"
-		"aj_retry() {\n"
-		"  local what=$1 i\n"
-		"  shift\n"
-		"  for i in $(seq %d); do\n"
-		"    \"$@\" && return 0\n"
-		"    if [ \"$i\" -lt %d ]; then sleep $((i * 5)); fi\n"
-		"  done\n"
-		"  echo \"aj: $what failed after %d attempts\" >&2\n"
-		"  return 1\n"
-		"}\n"
-		"aj_dl=$(mktemp -d)\n"
-		"case $(uname -m) in\n"
-		"  aarch64|arm64) aj_azcopy=" AZCOPY_URL "-arm64 ;;\n"
-		"  *) aj_azcopy=" AZCOPY_URL " ;;\n"
-		"esac\n"
-		"aj_retry 'installing azcopy' aj_fetch \"$aj_azcopy\" \"$aj_dl/azcopy.tgz\"\n"
-		"tar -xzf \"$aj_dl/azcopy.tgz\" -C \"$aj_dl\" --strip-components=1 --wildcards '*/azcopy'\n"
-		"export AZCOPY_LOG_LOCATION=\"$aj_dl\" AZCOPY_JOB_PLAN_LOCATION=\"$aj_dl\"\n"
-		"aj_retry 'downloading the code' \"$aj_dl/azcopy\" copy "
-		"\"$(cat " AJ_STORAGE_SECRET_DIR "/" AJ_CODE_URL_KEY ")\" \"$aj_dl/code.tar.gz\" "
-		"--output-level=essential --log-level=ERROR\n"
-		"unset AZCOPY_LOG_LOCATION AZCOPY_JOB_PLAN_LOCATION\n"
-		"aj_got=$(sha256sum \"$aj_dl/code.tar.gz\" | cut -d ' ' -f 1)\n",
-		tries, tries, tries) ||
-	       aj_buf_addstr(b, "if [ \"$aj_got\" != ") || aj_shell_quote(b, digest) ||
-	       aj_buf_addstr(b, " ]; then\n  echo \"aj: the code archive has SHA-256 $aj_got, "
-			     "expected \"") || aj_shell_quote(b, digest) ||
-	       aj_buf_addstr(b, " >&2\n  exit 1\nfi\n"
-			     "tar -xzf \"$aj_dl/code.tar.gz\" -C " AJ_WORK_DIR "\n"
-			     "rm -rf \"$aj_dl\"\n"
-			     "cd " AJ_WORK_DIR "\n") ? -1 : 0;
-}
-
 static char *script(const struct aj_jobspec *spec, const struct role *r, const char *digest,
 		    const struct aj_code_blob *blob)
 {
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_LARGE);
-	struct aj_code_volume v;
 
 	if (aj_buf_addf(&b, "set -eo pipefail\nexport NODE_RANK=$((%d + ${VK_TASK_INDEX:-0}))\n",
 			r->offset) ||
-	    storage_mounts(&b, spec) ||
-	    (digest && blob && code_download(&b, blob, digest)) ||
-	    (digest && !blob && aj_code_volume(spec, &v) && code_copy(&b, &v, digest)) ||
+	    aj_storage_secret_script(&b, spec) ||
+	    aj_codeship_script(&b, spec, digest, blob) ||
 	    aj_shell_add_lines(&b, &spec->environment.setup) ||
 	    aj_shell_add_command(&b, spec, r->task, 1)) {
 		aj_buf_release(&b);
@@ -1237,7 +722,7 @@ static void add_container(struct build *bd, cJSON *pod, const struct role *r)
 	mounts = aj_body_add_array(c, "volumeMounts", &bd->oom);
 	m = aj_body_add_object(mounts, NULL, &bd->oom);
 	aj_body_add_string(m, "name", "dshm", &bd->oom);
-	aj_body_add_string(m, "mountPath", SHM_PATH, &bd->oom);
+	aj_body_add_string(m, "mountPath", AJ_SHM_PATH, &bd->oom);
 	if (a->scratch_mount_path) {
 		m = aj_body_add_object(mounts, NULL, &bd->oom);
 		aj_body_add_string(m, "name", "scratch", &bd->oom);
@@ -1521,9 +1006,8 @@ static int volcano_build(const struct aj_jobspec *spec, const struct aj_build_ct
 		ret = aj_errors_oom(err);
 		goto out;
 	}
-	if (check_container(spec, err) ||
-	    check_code_volume(spec, err) || check_storage(spec, err) ||
-	    max_retry(spec, &bd.max_retry, err) ||
+	/* validated: these only read the values now */
+	if (max_retry(spec, &bd.max_retry, err) ||
 	    check_names(bd.job, r, nr, err) ||
 	    capabilities(&spec->jobs[0].container.capabilities, &caps, err))
 		goto out;
@@ -1561,4 +1045,12 @@ out:
 	return ret;
 }
 
-const struct aj_backend aj_backend_volcano = { "volcano", volcano_validate, volcano_build };
+const struct aj_backend aj_backend_volcano = {
+	.name = "volcano",
+	.target = AJ_TARGET_CLUSTER,
+	.code_route = aj_codeship_route,
+	.tasks_key = "volcano.tasks",
+	.prepare = volcano_prepare,
+	.validate = volcano_validate,
+	.build = volcano_build,
+};

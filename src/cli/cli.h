@@ -36,6 +36,7 @@
 #include "core/jobspec.h"
 #include "core/resolve.h"
 #include "core/source.h"
+#include "pipeline/pipeline.h"
 
 struct aj_errors;
 struct aj_kube;
@@ -149,13 +150,15 @@ int aj_cli_sku_list_run(const struct aj_cli_opts *o);
 int aj_cli_image_list_run(const struct aj_cli_opts *o);
 
 /*
- * The pipeline aj run and aj render share (cli_run.c): the template
- * resolved, its JobSpec, the backend, the object name and namespace.
- * aj_cli_pipeline_load: resolve o->template_name (canonical), convert with
- * the command line's shape, validate, set the code digest as `digest`
- * says, name the job. aj_cli_pipeline_build: the backend's objects into
- * *out (the caller's); `preview` for output that is only shown.
- * aj_cli_pipeline_ajjob: the AjJob for it (NULL on failure, err filled).
+ * The pipeline (pipeline/pipeline.h) as aj run and aj render use it
+ * (cli_run.c): the template home as the source, the command line as the
+ * inputs, then the object name and namespace.
+ * aj_cli_pipeline_load: load canonical with the command line's shape and
+ * command, the code digest as `digest` says, and name the job.
+ * aj_cli_pipeline_build: the backend's objects into *out (the caller's);
+ * `preview` for output that is only shown.
+ * aj_cli_pipeline_ajjob: the AjJob for it (core/ajjob.h; NULL on failure,
+ * err filled).
  * aj_cli_pipeline_finish: print and release err, release p and canonical;
  * returns the exit status for rc.
  */
@@ -167,9 +170,7 @@ enum aj_cli_digest {
 
 struct aj_cli_pipeline {
 	struct aj_source src;
-	struct aj_template tpl;
-	struct aj_jobspec spec;
-	const struct aj_backend *backend;
+	struct aj_pipeline pl;        /* template, JobSpec, backend */
 	char *name;                   /* the AjJob / object name */
 	char *code_uri;               /* aml, sing: the uploaded code's datastore path */
 	const char *namespace_;       /* the AjJob's namespace */
@@ -181,8 +182,7 @@ int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 			 struct aj_errors *err);
 int aj_cli_pipeline_build(const struct aj_cli_pipeline *p, int preview, cJSON **out,
 			  struct aj_errors *err);
-cJSON *aj_cli_pipeline_ajjob(const struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
-			     struct aj_errors *err);
+cJSON *aj_cli_pipeline_ajjob(const struct aj_cli_pipeline *p, struct aj_errors *err);
 int aj_cli_pipeline_finish(int rc, struct aj_errors *err, struct aj_cli_pipeline *p,
 			   char *canonical);
 
@@ -204,12 +204,6 @@ int aj_cli_open_home(struct aj_source *src, struct aj_errors *err);
  */
 char *aj_cli_template_canonical(const char *cmd, const char *name);
 
-/*
- * Entries from index `from` on that name no file get `file`: a problem with
- * the merged config that no single value caused (a missing key) is the leaf
- * template's.
- */
-void aj_cli_errors_locate(struct aj_errors *err, size_t from, const char *file);
 /* Print every entry of err to stderr, one line each. */
 void aj_cli_print_errors(const struct aj_errors *err);
 /* Print a usage problem as "aj CMD: message" to stderr; returns AJ_EXIT_USAGE. */
@@ -290,35 +284,34 @@ void aj_cli_progress_format(char *out, size_t cap, const char *what, uint64_t fi
 			    uint64_t bytes, uint64_t total, int64_t ms);
 
 /*
- * The code archive (cli_code.c), in both programs.
- * aj_cli_code_digest: for a job that ships code (a shared volume, or Blob
- * Storage: aj_cli_code_blob_wanted), set spec->code.digest to the SHA-256
- * of the archive of the current directory when `compute`, sending nothing
- * (render --digest, run --dry-run --digest), else to
- * AJ_CODE_DIGEST_PLACEHOLDER. 0 / -1.
+ * The code archive (cli_code.c), in both programs. Where the code goes is
+ * the backend's answer (aj_backend.code_route); its digest is set through
+ * aj_pipeline_set_code() only.
+ * aj_cli_code_digest: the SHA-256 of the archive of the current directory
+ * as the job's digest, sending nothing (render --digest, run --dry-run
+ * --digest, for a job whose backend ships code). 0 / -1.
  * aj_cli_code_archive: archive "." under the template's rules into fd
  * (-1: digest only), *res describing it. 0 / -1.
  *
- * A volcano job's code through its shared volume (cli_code_upload.c, aj-net);
- * these do nothing for a spec that names no shared volume.
+ * Code through the shared volume (cli_code_upload.c, aj-net); these do
+ * nothing for a job whose route is not AJ_CODE_VOLUME.
  * aj_cli_code_archive_file: that archive in an unlinked temporary file,
  * rewound; -1 on failure.
  * aj_cli_code_upload: place that archive in the volume through a helper
- * pod in namespace ns and set spec->code.digest (a digest already set
- * must match: the tree may not change in between); says on stderr what it
- * sent. 0 / -1.
- * aj_cli_code_say_none: say on stderr why nothing went through the volume
- * (aj run says it once the AjJob exists, so a failed submission prints
- * only its error).
+ * pod in namespace ns and set the digest (a digest already set must match:
+ * the tree may not change in between); says on stderr what it sent. 0 / -1.
+ * aj_cli_code_say_none: say on stderr why no code goes with a job whose
+ * route is AJ_CODE_NONE (aj run says it once the AjJob exists, so a failed
+ * submission prints only its error).
  */
 struct aj_kube;
 struct aj_archive_result;
-int aj_cli_code_digest(struct aj_jobspec *spec, int compute, struct aj_errors *err);
+int aj_cli_code_digest(struct aj_pipeline *pl, struct aj_errors *err);
 int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
 			struct aj_errors *err);
 int aj_cli_code_archive_file(const struct aj_jobspec *spec, struct aj_archive_result *res,
 			     struct aj_errors *err);
-int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
+int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_pipeline *pl,
 		       struct aj_errors *err);
 /*
  * Reads the archive file for an upload (an aj_blob_read_fn, or an exec's
@@ -351,26 +344,22 @@ void aj_cli_azure_close(struct aj_cli_azure *a);
 /*
  * Code through Blob Storage (cli_code_blob.c), sent with the user's
  * credential before the AjJob exists:
- *  - aml and sing: the files of the archive go to the workspace's default
- *    datastore under aj-code/<sha256>/, which the controller registers as
- *    the code version <sha256> (the workspace is AJ_AZURE_WORKSPACE,
- *    SUBSCRIPTION/RESOURCE_GROUP/NAME, with NAME replaced by
- *    target.workspace_name);
- *  - volcano with _extra.code_upload.strategy blob: the archive itself goes
- *    to <upload_dir>/<sha256>.tar.gz in the named account and container.
+ *  - AJ_CODE_DATASTORE (aml, sing): the files of the archive go to the
+ *    workspace's default datastore under aj-code/<sha256>/, which the
+ *    controller registers as the code version <sha256> (the workspace is
+ *    AJ_AZURE_WORKSPACE, SUBSCRIPTION/RESOURCE_GROUP/NAME, with NAME
+ *    replaced by target.workspace_name);
+ *  - AJ_CODE_BLOB (_extra.code_upload.strategy blob): the archive itself
+ *    goes to <upload_dir>/<sha256>.tar.gz in the named account and container.
  * An upload already complete there is not repeated. AJ_AZURE_BLOB_ENDPOINT
  * is the blob endpoint with {account} for the account name, as for the
  * controller (emulators, tests).
- * aj_cli_code_blob_wanted: does the spec's code travel this way?
- * aj_cli_code_blob_files: does it travel as files (aml, sing)?
- * (Both in cli_code.c.)
- * aj_cli_code_blob_upload: archive ".", upload, set spec->code.digest (one
- * already set must match) and for aml/sing *uri to the datastore path
+ * aj_cli_code_blob_upload: archive ".", upload, set the digest (one already
+ * set must match) and for the datastore *uri to the path
  * azureml://datastores/<ds>/paths/aj-code/<sha256>/ (caller frees; NULL
- * otherwise). Says on stderr what it sent or found. 0 / -1.
+ * otherwise). Nothing for the other routes. Says on stderr what it sent or
+ * found. 0 / -1.
  */
-int aj_cli_code_blob_wanted(const struct aj_jobspec *spec);
-int aj_cli_code_blob_files(const struct aj_jobspec *spec);
-int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err);
+int aj_cli_code_blob_upload(struct aj_pipeline *pl, char **uri, struct aj_errors *err);
 
 #endif

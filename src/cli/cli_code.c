@@ -9,8 +9,7 @@
  */
 #include <string.h>
 
-#include "backend/backend.h"
-
+#include "backend/codeship.h"
 #include "cli.h"
 #include "code/archive.h"
 #include "code/ignore.h"
@@ -18,9 +17,8 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
-#include "core/jobspec.h"
-#include "core/resolve.h"
 #include "core/source.h"
+#include "pipeline/pipeline.h"
 
 /* How many of the largest files and directories are listed. */
 #define TOP 10
@@ -60,63 +58,30 @@ int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive
 	return rc ? -1 : 0;
 }
 
-int aj_cli_code_blob_files(const struct aj_jobspec *spec)
-{
-	const char *s = spec->target.service;
-
-	return s && (!strcmp(s, "aml") || !strcmp(s, "sing"));
-}
-
-int aj_cli_code_blob_wanted(const struct aj_jobspec *spec)
-{
-	const char *s = spec->target.service;
-
-	return aj_cli_code_blob_files(spec) ||
-	       (s && !strcmp(s, "volcano") && aj_code_via_blob(spec));
-}
-
-int aj_cli_code_digest(struct aj_jobspec *spec, int compute, struct aj_errors *err)
+int aj_cli_code_digest(struct aj_pipeline *pl, struct aj_errors *err)
 {
 	struct aj_archive_result res;
-	struct aj_code_volume v;
 
-	if ((!aj_code_via_volume(spec, &v) && !aj_cli_code_blob_wanted(spec)) || spec->code.digest)
-		return 0;
-	if (!compute) {
-		spec->code.digest = aj_strdup(AJ_CODE_DIGEST_PLACEHOLDER);
-		return spec->code.digest ? 0 : aj_errors_oom(err);
-	}
-	if (aj_cli_code_archive(spec, -1, &res, err))
-		return -1;
-	spec->code.digest = aj_strdup(res.sha256_hex);
-	return spec->code.digest ? 0 : aj_errors_oom(err);
+	return aj_cli_code_archive(&pl->spec, -1, &res, err) ||
+	       aj_pipeline_set_code(pl, res.sha256_hex, err) ? -1 : 0;
 }
 
 static int stats_run(const struct aj_cli_opts *o, const char *canonical,
 		     struct aj_errors *err)
 {
 	struct aj_source src;
-	struct aj_template tpl;
-	struct aj_jobspec spec;
+	struct aj_pipeline pl;
+	struct aj_pipeline_in in = { &src, canonical, &o->shape, NULL, 0, NULL, NULL, NULL };
 	struct aj_ignore ig = AJ_IGNORE_INIT;
 	struct aj_code_stats st;
 	struct aj_buf out = AJ_BUF_INIT(AJ_BUF_LARGE);
-	size_t before;
 	int rc;
 
 	memset(&src, 0, sizeof(src));
 	memset(&st, 0, sizeof(st));
-	aj_template_init(&tpl);
-	aj_jobspec_init(&spec);
-	rc = aj_cli_open_home(&src, err) || aj_template_resolve(&src, canonical, &tpl, err);
-	if (!rc) {
-		before = err->nr;
-		rc = aj_jobspec_from_config(tpl.config, tpl.name, &o->shape, NULL, 0,
-					    &spec, err);
-		if (rc)
-			aj_cli_errors_locate(err, before, tpl.display);
-	}
-	rc = rc || aj_ignore_setup(&ig, ".", &spec.code.ignore, err) ||
+	aj_pipeline_init(&pl);
+	rc = aj_cli_open_home(&src, err) || aj_pipeline_load(&in, &pl, err) ||
+	     aj_ignore_setup(&ig, ".", &pl.spec.code.ignore, err) ||
 	     aj_code_stats_collect(".", &ig, TOP, 1, AJ_ARCHIVE_LEVEL_DEFAULT, &st, err) ||
 	     aj_code_stats_format(&st, &out) ||
 	     aj_cli_write(aj_buf_cstr(&out), out.len, err);
@@ -125,8 +90,7 @@ static int stats_run(const struct aj_cli_opts *o, const char *canonical,
 	aj_buf_release(&out);
 	aj_code_stats_release(&st);
 	aj_ignore_release(&ig);
-	aj_jobspec_release(&spec);
-	aj_template_release(&tpl);
+	aj_pipeline_release(&pl);
 	aj_source_release(&src);
 	return rc ? -1 : 0;
 }

@@ -32,6 +32,7 @@
 #include "azure/blob.h"
 #include "backend/azureml.h"
 #include "backend/backend.h"
+#include "backend/codeship.h"
 #include "cli.h"
 #include "code/archive.h"
 #include "code/ignore.h"
@@ -263,8 +264,9 @@ static int send_tree(const struct aj_jobspec *spec, struct aj_blob *blob, const 
 	return rc;
 }
 
-static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_errors *err)
+static int upload_to_datastore(struct aj_pipeline *pl, char **uri, struct aj_errors *err)
 {
+	const struct aj_jobspec *spec = &pl->spec;
 	struct aj_buf store = AJ_BUF_INIT(AJ_BUF_SMALL), marker = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_errors why = AJ_ERRORS_INIT;
@@ -278,7 +280,7 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 
 	memset(&ds, 0, sizeof(ds));
 	memset(&az, 0, sizeof(az));
-	rc = workspace(spec, &store, &ws, err) || aj_cli_code_digest(spec, 1, err) ? -1 : 0;
+	rc = workspace(spec, &store, &ws, err) || aj_cli_code_digest(pl, err) ? -1 : 0;
 	if (!rc && (aj_cli_azure_open(&az, &why) ||
 		    aj_aml_datastore_get(&az.arm, &ws, NULL, &ds, &why))) {
 		aj_errors_add(err, NULL, "cannot find where the code goes: the default datastore of "
@@ -320,8 +322,9 @@ static int upload_to_datastore(struct aj_jobspec *spec, char **uri, struct aj_er
 
 /* --- volcano: the archive, into the named container --- */
 
-static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
+static int upload_archive(struct aj_pipeline *pl, struct aj_errors *err)
 {
+	const struct aj_jobspec *spec = &pl->spec;
 	struct aj_code_blob cb;
 	struct aj_archive_result res;
 	struct aj_buf name = AJ_BUF_INIT(AJ_BUF_SMALL);
@@ -370,8 +373,8 @@ static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 			aj_errors_add(err, NULL, "cannot upload the code to storage account %s, "
 				      "container %s:", cb.account, cb.container);
 	}
-	if (!rc && !spec->code.digest && !(spec->code.digest = aj_strdup(res.sha256_hex)))
-		rc = aj_errors_oom(err);
+	if (!rc && !spec->code.digest)
+		rc = aj_pipeline_set_code(pl, res.sha256_hex, err);
 	aj_errors_splice(err, &why);
 	if (blob_ready)
 		aj_blob_release(&blob);
@@ -381,10 +384,15 @@ static int upload_archive(struct aj_jobspec *spec, struct aj_errors *err)
 	return rc;
 }
 
-int aj_cli_code_blob_upload(struct aj_jobspec *spec, char **uri, struct aj_errors *err)
+int aj_cli_code_blob_upload(struct aj_pipeline *pl, char **uri, struct aj_errors *err)
 {
 	*uri = NULL;
-	if (aj_cli_code_blob_files(spec))
-		return upload_to_datastore(spec, uri, err);
-	return aj_cli_code_blob_wanted(spec) ? upload_archive(spec, err) : 0;
+	switch (pl->backend->code_route(&pl->spec)) {
+	case AJ_CODE_DATASTORE:
+		return upload_to_datastore(pl, uri, err);
+	case AJ_CODE_BLOB:
+		return upload_archive(pl, err);
+	default:
+		return 0;
+	}
 }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/codeship.h"
 #include "cli.h"
 #include "code/archive.h"
 #include "code/ignore.h"
@@ -331,9 +332,10 @@ void aj_cli_code_say_none(const struct aj_jobspec *spec)
 			"sets neither " AJ_PVC_NAME_VAR " nor " AJ_PVC_DIR_VAR "\n");
 }
 
-int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spec,
+int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_pipeline *pl,
 		       struct aj_errors *err)
 {
+	const struct aj_jobspec *spec = &pl->spec;
 	struct aj_archive_result res;
 	struct aj_code_volume v;
 	struct aj_kube_ref ref = { &pods, ns, NULL, NULL };
@@ -344,7 +346,7 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 	char *name = NULL;
 	int fd, rc = -1;
 
-	if (!aj_code_via_volume(spec, &v))
+	if (pl->backend->code_route(spec) != AJ_CODE_VOLUME || !aj_code_volume(spec, &v))
 		return 0;
 	fd = aj_cli_code_archive_file(spec, &res, err);
 	if (fd < 0)
@@ -382,8 +384,8 @@ int aj_cli_code_upload(struct aj_kube *k, const char *ns, struct aj_jobspec *spe
 		rc = aj_errors_add(err, NULL, "the code changed while it was being submitted "
 				   "(%.12s, then %.12s): submit again", spec->code.digest,
 				   res.sha256_hex);
-	else if (!rc && !spec->code.digest && !(spec->code.digest = aj_strdup(res.sha256_hex)))
-		rc = aj_errors_oom(err);
+	else if (!rc && !spec->code.digest)
+		rc = aj_pipeline_set_code(pl, res.sha256_hex, err);
 out:
 	close(fd);
 	cJSON_Delete(pod);
@@ -394,55 +396,56 @@ out:
 
 /* --- aj code upload --- */
 
+/* The services whose objects go to the cluster: only they take code through a volume. */
+static void cluster_services(struct aj_buf *out)
+{
+	const struct aj_backend *const *be;
+
+	for (be = aj_backend_all(); *be; be++)
+		if ((*be)->target == AJ_TARGET_CLUSTER)
+			aj_buf_addf(out, "%s%s", out->len ? ", " : "", (*be)->name);
+}
+
 static int upload_run(const struct aj_cli_opts *o, const char *canonical, struct aj_errors *err)
 {
 	struct aj_source src;
-	struct aj_template tpl;
-	struct aj_jobspec spec;
+	struct aj_pipeline pl;
+	struct aj_pipeline_in in = { &src, canonical, &o->shape, NULL, 0, NULL, NULL, NULL };
 	struct aj_kube_config_opts ko;
 	struct aj_kube_config cfg;
 	struct aj_kube k;
-	const struct aj_backend *be;
+	struct aj_buf names = AJ_BUF_INIT(AJ_BUF_SMALL);
 	int rc, have_kube = 0;
-	size_t before;
 
 	memset(&src, 0, sizeof(src));
 	memset(&ko, 0, sizeof(ko));
-	aj_template_init(&tpl);
-	aj_jobspec_init(&spec);
+	aj_pipeline_init(&pl);
 	aj_kube_config_init(&cfg);
-	rc = aj_cli_open_home(&src, err) || aj_template_resolve(&src, canonical, &tpl, err);
-	if (!rc) {
-		before = err->nr;
-		rc = aj_jobspec_from_config(tpl.config, tpl.name, &o->shape, NULL, 0, &spec, err);
-		be = rc ? NULL : aj_backend_find(spec.target.service);
-		if (!rc && (!be || strcmp(be->name, "volcano")))
-			rc = aj_errors_add(err, NULL, "%s: code goes through a shared volume only for "
-					   "service volcano", tpl.display);
-		if (!rc)
-			rc = be->validate(&spec, err);
-		if (rc)
-			aj_cli_errors_locate(err, before, tpl.display);
+	rc = aj_cli_open_home(&src, err) || aj_pipeline_load(&in, &pl, err);
+	if (!rc && pl.backend->target != AJ_TARGET_CLUSTER) {
+		cluster_services(&names);
+		rc = aj_errors_add(err, NULL, "%s: code goes through a shared volume only for "
+				   "service %s", pl.tpl.display, aj_buf_cstr(&names));
 	}
 	if (!rc) {
 		aj_kube_config_opts_from_env(&ko);
-		ko.context = spec.target.context;
-		ko.namespace = o->namespace_ ? o->namespace_ : spec.target.namespace_;
+		ko.context = pl.spec.target.context;
+		ko.namespace = o->namespace_ ? o->namespace_ : pl.spec.target.namespace_;
 		rc = aj_kube_global_init(err) || aj_kube_config_load(&cfg, &ko, err) ||
 		     aj_kube_init(&k, &cfg, err);
 		have_kube = !rc;
 	}
 	if (!rc)
-		rc = aj_cli_code_upload(&k, k.cfg.namespace, &spec, err);
-	if (!rc && spec.code.digest)
-		printf("%s\n", spec.code.digest);
+		rc = aj_cli_code_upload(&k, k.cfg.namespace, &pl, err);
+	if (!rc && pl.spec.code.digest)
+		printf("%s\n", pl.spec.code.digest);
 	else if (!rc)
-		aj_cli_code_say_none(&spec);
+		aj_cli_code_say_none(&pl.spec);
 	if (have_kube)
 		aj_kube_release(&k);
 	aj_kube_config_release(&cfg);
-	aj_jobspec_release(&spec);
-	aj_template_release(&tpl);
+	aj_buf_release(&names);
+	aj_pipeline_release(&pl);
 	aj_source_release(&src);
 	return rc ? -1 : 0;
 }

@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "backend/codeship.h"
 #include "cli.h"
 
 #define CLUSTER_HELP \

@@ -14,15 +14,6 @@
 #include "core/strlist.h"
 #include "core/yaml.h"
 
-void aj_cli_errors_locate(struct aj_errors *err, size_t from, const char *file)
-{
-	size_t i;
-
-	for (i = from; file && i < err->nr; i++)
-		if (!err->items[i].file)
-			err->items[i].file = aj_strdup(file);
-}
-
 void aj_cli_print_errors(const struct aj_errors *err)
 {
 	struct aj_buf line = AJ_BUF_INIT(AJ_BUF_SMALL);

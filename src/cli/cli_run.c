@@ -19,12 +19,14 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/common.h"
 #include "cli.h"
+#include "core/ajjob.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
-#include "core/json.h"
 #include "core/jobspec.h"
+#include "core/json.h"
 #include "core/node.h"
 #include "core/resolve.h"
 #include "core/source.h"
@@ -32,7 +34,6 @@
 
 extern char **environ;
 
-#define AJJOB_API_VERSION "aj.dev/v1alpha1"
 #define NAME_MAX_LEN 63           /* an RFC 1123 label */
 #define NAME_SUFFIX_LEN 5
 /* Derived names stay short: backends build pod and service names from them. */
@@ -41,16 +42,14 @@ extern char **environ;
 void aj_cli_pipeline_init(struct aj_cli_pipeline *p)
 {
 	memset(p, 0, sizeof(*p));
-	aj_template_init(&p->tpl);
-	aj_jobspec_init(&p->spec);
+	aj_pipeline_init(&p->pl);
 }
 
 static void pipeline_release(struct aj_cli_pipeline *p)
 {
 	aj_free(p->name);
 	aj_free(p->code_uri);
-	aj_jobspec_release(&p->spec);
-	aj_template_release(&p->tpl);
+	aj_pipeline_release(&p->pl);
 	aj_source_release(&p->src);
 }
 
@@ -117,49 +116,31 @@ int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 			 enum aj_cli_digest digest, struct aj_cli_pipeline *p,
 			 struct aj_errors *err)
 {
-	const struct aj_node *service;
+	struct aj_pipeline_in in = { &p->src, canonical, &o->shape, o->argv, o->argc,
+				     NULL, NULL, NULL };
+	const struct aj_jobspec *spec = &p->pl.spec;
 	struct aj_where w;
-	size_t before;
 
-	if (aj_cli_open_home(&p->src, err) ||
-	    aj_template_resolve(&p->src, canonical, &p->tpl, err))
+	if (aj_cli_open_home(&p->src, err) || aj_pipeline_load(&in, &p->pl, err))
 		return -1;
-	before = err->nr;
-	if (aj_jobspec_from_config(p->tpl.config, p->tpl.name, &o->shape, o->argv,
-				   o->argc, &p->spec, err)) {
-		/* the tasks' own problems too, so one run reports them all */
-		if (p->spec.heterogeneous && (p->backend = aj_backend_find(p->spec.target.service)))
-			p->backend->validate(&p->spec, err);
-		aj_cli_errors_locate(err, before, p->tpl.display);
-		return -1;
-	}
-	p->backend = aj_backend_find(p->spec.target.service);
-	if (!p->backend) {
-		service = aj_node_at(p->tpl.config, "target.service");
-		aj_node_where(service, "config.target.service", &w);
-		return aj_errors_add(err, &w, "unknown service \"%s\" (aml, sing or volcano)",
-				     p->spec.target.service);
-	}
-	if (p->backend->validate(&p->spec, err)) {
-		aj_cli_errors_locate(err, before, p->tpl.display);
-		return -1;
-	}
-	if (o->amlt && p->spec.heterogeneous) {
-		aj_node_where(aj_node_get(p->tpl.config, "jobs"), "config.jobs[0].sku", &w);
+	if (o->amlt && spec->heterogeneous) {
+		aj_node_where(aj_node_get(p->pl.tpl.config, "jobs"), "config.jobs[0].sku", &w);
 		return aj_errors_add(err, &w,
 				     "heterogeneous jobs cannot be handed to amlt (--amlt)");
 	}
-	/* the code a job will take: the digest names it wherever it goes */
+	/* amlt takes the tree itself: no digest names it */
 	if (!o->amlt && digest != AJ_CLI_DIGEST_NONE &&
-	    aj_cli_code_digest(&p->spec, digest == AJ_CLI_DIGEST_COMPUTE, err))
+	    p->pl.backend->code_route(spec) != AJ_CODE_NONE &&
+	    (digest == AJ_CLI_DIGEST_COMPUTE ? aj_cli_code_digest(&p->pl, err) :
+	     aj_pipeline_set_code(&p->pl, AJ_CODE_DIGEST_PLACEHOLDER, err)))
 		return -1;
 	p->name = o->name ? aj_strdup(o->name) :
-		  derive_name(p->spec.jobs_nr ? p->spec.jobs[0].name : NULL, err);
+		  derive_name(spec->jobs_nr ? spec->jobs[0].name : NULL, err);
 	if (!p->name)
 		return o->name ? aj_errors_oom(err) : -1;
-	/* The AjJob lives where its Volcano job goes unless told otherwise. */
+	/* The AjJob lives where its objects go unless told otherwise. */
 	p->namespace_ = o->namespace_ ? o->namespace_ :
-			p->spec.target.namespace_ ? p->spec.target.namespace_ : "default";
+			spec->target.namespace_ ? spec->target.namespace_ : "default";
 	return 0;
 }
 
@@ -186,7 +167,7 @@ static int amlt_word(struct aj_buf *line, const char *arg)
 static cJSON *amlt_config(const struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
 			  struct aj_errors *err)
 {
-	struct aj_node *copy = aj_node_copy(p->tpl.config), *jobs, *job, *cmds;
+	struct aj_node *copy = aj_node_copy(p->pl.tpl.config), *jobs, *job, *cmds;
 	struct aj_buf line = AJ_BUF_INIT(AJ_BUF_LARGE);
 	cJSON *out = NULL;
 	size_t i;
@@ -197,9 +178,9 @@ static cJSON *amlt_config(const struct aj_cli_pipeline *p, const struct aj_cli_o
 	jobs = aj_node_get(copy, "jobs");
 	job = jobs && jobs->type == AJ_NODE_SEQ && jobs->nr ? jobs->items[0] : NULL;
 	if (job && job->type == AJ_NODE_MAP) {
-		if (p->spec.sku &&
+		if (p->pl.spec.sku &&
 		    aj_node_set(job, "sku", 3,
-				aj_node_new_string(p->spec.sku, strlen(p->spec.sku), NULL),
+				aj_node_new_string(p->pl.spec.sku, strlen(p->pl.spec.sku), NULL),
 				NULL))
 			goto oom;
 		cmds = aj_node_get(job, "command");
@@ -229,107 +210,9 @@ done:
 	return out;
 }
 
-/* One file of the resolved chain as the AjJob carries it: {base, config}. */
-static cJSON *file_json(const struct aj_node *doc, const char *display,
-			struct aj_errors *err)
+cJSON *aj_cli_pipeline_ajjob(const struct aj_cli_pipeline *p, struct aj_errors *err)
 {
-	struct aj_strlist bases = AJ_STRLIST_INIT;
-	const struct aj_node *config = doc ? aj_node_get(doc, "config") : NULL;
-	cJSON *out = cJSON_CreateObject(), *arr, *conf;
-	size_t i;
-	int present;
-
-	if (!out)
-		goto oom;
-	if (doc && aj_template_bases(doc, display, &bases, &present, err))
-		goto fail;
-	arr = cJSON_AddArrayToObject(out, "base");
-	for (i = 0; arr && i < bases.nr; i++)
-		if (!cJSON_AddItemToArray(arr, cJSON_CreateString(bases.items[i])))
-			goto oom;
-	conf = config && config->type != AJ_NODE_NULL ? aj_node_to_cjson(config)
-						      : cJSON_CreateObject();
-	if (!arr || aj_cli_attach(out, "config", conf))
-		goto oom;
-	aj_strlist_release(&bases);
-	return out;
-oom:
-	aj_errors_oom(err);
-fail:
-	aj_strlist_release(&bases);
-	cJSON_Delete(out);
-	return NULL;
-}
-
-static int add_count(cJSON *o, const char *key, int v)
-{
-	return v <= 0 || cJSON_AddNumberToObject(o, key, v) ? 0 : -1;
-}
-
-/*
- * The AjJob: the leaf as written, every other file it read (so the
- * controller resolves from exactly these), the command, and the resolved
- * shape. Passing the resolved values rather than only the flags given makes
- * the controller's resolution identical to this one by construction.
- */
-cJSON *aj_cli_pipeline_ajjob(const struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
-			     struct aj_errors *err)
-{
-	cJSON *job = cJSON_CreateObject(), *meta, *spec, *comps, *cmd, *f;
-	size_t i;
-	int rc = 0;
-
-	if (!job)
-		goto oom;
-	rc |= cJSON_AddStringToObject(job, "apiVersion", AJJOB_API_VERSION) ? 0 : -1;
-	rc |= cJSON_AddStringToObject(job, "kind", "AjJob") ? 0 : -1;
-	meta = cJSON_AddObjectToObject(job, "metadata");
-	rc |= meta && cJSON_AddStringToObject(meta, "name", p->name) &&
-	      cJSON_AddStringToObject(meta, "namespace", p->namespace_) ? 0 : -1;
-	spec = cJSON_AddObjectToObject(job, "spec");
-	if (rc || !spec)
-		goto oom;
-	if (!cJSON_AddStringToObject(spec, "name", p->tpl.name))
-		goto oom;
-	f = file_json(p->tpl.files.nr ? p->tpl.docs[0] : NULL, p->tpl.display, err);
-	if (!f)
-		goto fail;
-	if (aj_cli_attach(spec, "template", f))
-		goto oom;
-	comps = cJSON_AddObjectToObject(spec, "components");
-	if (!comps)
-		goto oom;
-	for (i = 1; i < p->tpl.files.nr; i++) {
-		f = file_json(p->tpl.docs[i], p->tpl.files.items[i], err);
-		if (!f)
-			goto fail;
-		if (aj_cli_attach(comps, p->tpl.files.items[i], f))
-			goto oom;
-	}
-	cmd = cJSON_AddArrayToObject(spec, "command");
-	for (i = 0; cmd && i < o->argc; i++)
-		if (!cJSON_AddItemToArray(cmd, cJSON_CreateString(o->argv[i])))
-			goto oom;
-	if (!cmd)
-		goto oom;
-	if (p->spec.code.digest) {
-		cJSON *code = cJSON_AddObjectToObject(spec, "code");
-
-		if (!cJSON_AddStringToObject(code, "digest", p->spec.code.digest) ||
-		    (p->code_uri && !cJSON_AddStringToObject(code, "uri", p->code_uri)))
-			goto oom;
-	}
-	if (!p->spec.heterogeneous &&
-	    (add_count(spec, "nodes", p->spec.nodes) ||
-	     add_count(spec, "processes", p->spec.processes) ||
-	     add_count(spec, "processesPerNode", p->spec.processes_per_node)))
-		goto oom;
-	return job;
-oom:
-	aj_errors_oom(err);
-fail:
-	cJSON_Delete(job);
-	return NULL;
+	return aj_ajjob_write(p->name, p->namespace_, &p->pl.tpl, &p->pl.spec, p->code_uri, err);
 }
 
 /* Look for an executable `name` on $PATH. */
@@ -444,7 +327,7 @@ int aj_cli_pipeline_build(const struct aj_cli_pipeline *p, int preview, cJSON **
 	ctx.job_name = p->name;
 	ctx.namespace_ = p->namespace_;
 	ctx.preview = preview;
-	return p->backend->build(&p->spec, &ctx, out, err);
+	return aj_pipeline_build(&p->pl, &ctx, out, err);
 }
 
 int aj_cli_pipeline_finish(int rc, struct aj_errors *err, struct aj_cli_pipeline *p,
@@ -492,7 +375,7 @@ static int run(const struct aj_cli_opts *o)
 		cJSON_Delete(doc);
 	}
 	if (!rc) {
-		doc = o->amlt ? amlt_config(&p, o, &err) : aj_cli_pipeline_ajjob(&p, o, &err);
+		doc = o->amlt ? amlt_config(&p, o, &err) : aj_cli_pipeline_ajjob(&p, &err);
 		if (!doc)
 			rc = -1;
 		else if (!o->dry_run)
@@ -546,7 +429,7 @@ static int render(const struct aj_cli_opts *o)
 	rc = aj_cli_pipeline_load(o, canonical, o->digest ? AJ_CLI_DIGEST_COMPUTE :
 				  AJ_CLI_DIGEST_PLACEHOLDER, &p, &err);
 	if (!rc && o->jobspec) {
-		doc = aj_cli_jobspec_json(&p.spec);
+		doc = aj_cli_jobspec_json(&p.pl.spec);
 		rc = doc ? 0 : aj_errors_oom(&err);
 	} else if (!rc && o->amlt) {
 		doc = amlt_config(&p, o, &err);

@@ -18,11 +18,12 @@
 static int submit_ajjob(struct aj_kube *k, const cJSON *doc, const struct aj_cli_pipeline *p,
 			const struct aj_cli_opts *o, struct aj_errors *err)
 {
+	const struct aj_pipeline *pl = &p->pl;
+
 	if (aj_cli_kube_submit(k, doc, o, err))
 		return -1;
-	if (!strcmp(p->backend->name, "volcano") && !p->spec.code.digest &&
-	    !aj_code_via_blob(&p->spec))
-		aj_cli_code_say_none(&p->spec);
+	if (pl->backend->code_route(&pl->spec) == AJ_CODE_NONE)
+		aj_cli_code_say_none(&pl->spec);
 	return o->wait ? aj_cli_kube_wait(k, doc, err) : 0;
 }
 
@@ -41,10 +42,10 @@ int aj_cli_run_submit(const struct aj_cli_opts *o)
 	aj_cli_pipeline_init(&p);
 	rc = aj_cli_pipeline_load(o, canonical, AJ_CLI_DIGEST_NONE, &p, &err);
 	if (!rc) {
-		rc = aj_cli_kube_open(&kube, o, p.spec.target.context,
-				      aj_node_at(p.tpl.config, "target.context"), &err);
+		rc = aj_cli_kube_open(&kube, o, p.pl.spec.target.context,
+				      aj_node_at(p.pl.tpl.config, "target.context"), &err);
 		/* Neither --namespace nor target.namespace: the context's. */
-		if (!rc && !o->namespace_ && !p.spec.target.namespace_)
+		if (!rc && !o->namespace_ && !p.pl.spec.target.namespace_)
 			p.namespace_ = kube.cfg.namespace;
 	}
 	/* what the controller will build from the AjJob must build here first */
@@ -52,13 +53,13 @@ int aj_cli_run_submit(const struct aj_cli_opts *o)
 		rc = aj_cli_pipeline_build(&p, 0, &doc, &err);
 		cJSON_Delete(doc);
 	}
-	/* only a valid job ships code: through the shared volume or Blob Storage */
-	if (!rc && !strcmp(p.backend->name, "volcano"))
-		rc = aj_cli_code_upload(&kube, p.namespace_, &p.spec, &err);
+	/* only a valid job ships code, by the route its backend names */
 	if (!rc)
-		rc = aj_cli_code_blob_upload(&p.spec, &p.code_uri, &err);
+		rc = aj_cli_code_upload(&kube, p.namespace_, &p.pl, &err);
+	if (!rc)
+		rc = aj_cli_code_blob_upload(&p.pl, &p.code_uri, &err);
 	if (!rc) {
-		doc = aj_cli_pipeline_ajjob(&p, o, &err);
+		doc = aj_cli_pipeline_ajjob(&p, &err);
 		rc = doc ? submit_ajjob(&kube, doc, &p, o, &err) : -1;
 		cJSON_Delete(doc);
 	}

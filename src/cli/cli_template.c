@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
 #include "cli.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -18,6 +17,7 @@
 #include "core/resolve.h"
 #include "core/source.h"
 #include "core/strlist.h"
+#include "pipeline/pipeline.h"
 
 #define TEMPLATE_PREFIX "template/"
 
@@ -233,41 +233,25 @@ static int template_show(const struct aj_cli_opts *o)
 }
 
 /*
- * The checks a leaf gets: conversion to a JobSpec and the backend's own
- * validation. Without shape arguments the conversion leaves the job shape
- * and the SKU unresolved, so nothing here depends on a command line.
+ * A leaf gets the whole pipeline short of building: conversion to a JobSpec
+ * and the backend's own checks. Without shape arguments the conversion
+ * leaves the job shape and the SKU unresolved, so nothing here depends on a
+ * command line. A component only has to resolve.
  */
-static int check_leaf(const struct aj_template *t, struct aj_errors *err)
-{
-	struct aj_jobspec spec;
-	const struct aj_backend *backend;
-	int rc;
-
-	aj_jobspec_init(&spec);
-	rc = aj_jobspec_from_config(t->config, t->name, NULL, NULL, 0, &spec, err);
-	if (!rc) {
-		backend = aj_backend_find(spec.target.service);
-		if (backend)
-			rc = backend->validate(&spec, err);
-	}
-	aj_cli_errors_locate(err, 0, t->display);
-	aj_jobspec_release(&spec);
-	return rc;
-}
-
 static int validate_one(struct aj_source *src, const char *name,
 			struct aj_errors *err)
 {
 	struct aj_errors mine = AJ_ERRORS_INIT;
-	struct aj_template t;
+	struct aj_pipeline_in in = { src, name, NULL, NULL, 0, NULL, NULL, NULL };
+	struct aj_pipeline pl;
 	int rc;
 
-	aj_template_init(&t);
-	rc = aj_template_resolve(src, name, &t, &mine);
-	if (!rc && t.has_base)
-		rc = check_leaf(&t, &mine);
+	aj_pipeline_init(&pl);
+	rc = aj_pipeline_resolve(&in, &pl, &mine);
+	if (!rc && pl.tpl.has_base)
+		rc = aj_pipeline_load(&in, &pl, &mine);
 	aj_errors_splice(err, &mine);
-	aj_template_release(&t);
+	aj_pipeline_release(&pl);
 	return rc;
 }
 

@@ -159,6 +159,7 @@ struct conv {
 	struct aj_buf path;
 	int failed;
 	int oom;
+	const char *tasks;        /* "config._extra.<tasks_key>" for messages */
 };
 
 static size_t path_push(struct conv *c, const char *fmt, ...)
@@ -508,8 +509,6 @@ static void read_kv(struct conv *c, const struct aj_node *map, const char *key,
 	path_pop(c, at);
 }
 
-static const char *const services[] = { "aml", "sing", "volcano", NULL };
-
 static void read_target(struct conv *c, const struct aj_node *config, struct aj_target *t)
 {
 	const struct aj_node *n = get(config, "target");
@@ -518,9 +517,10 @@ static void read_target(struct conv *c, const struct aj_node *config, struct aj_
 	if (!want_map(c, n, "target"))
 		n = NULL;
 	at = path_push(c, ".target");
-	read_enum(c, n, "service", services, &t->service);
+	/* the backend table knows the services: the pipeline checks the name */
+	read_string(c, n, "service", &t->service);
 	if (!t->service && !get(n, "service"))
-		t->service = dup_or_oom(c, "aml", 3);
+		t->service = dup_or_oom(c, AJ_DEFAULT_SERVICE, strlen(AJ_DEFAULT_SERVICE));
 	read_string(c, n, "name", &t->name);
 	read_string(c, n, "workspace_name", &t->workspace_name);
 	read_string(c, n, "subscription_id", &t->subscription_id);
@@ -727,9 +727,11 @@ static void shape_hetero(struct conv *c, const struct aj_node *config, const str
 			 const struct aj_shape_args *args)
 {
 	static const char *const target_keys[] = { "gpus_per_node", "cpus_per_node", "memory", "rdma" };
-	const char *per_task = "each task in config._extra.volcano.tasks declares its own resources";
+	struct aj_buf per_task = AJ_BUF_INIT(AJ_BUF_SMALL);
 	size_t i;
 
+	if (aj_buf_addf(&per_task, "each task in %s declares its own resources", c->tasks))
+		c->oom = 1;
 	if (args->nodes)
 		aj_errors_add(c->err, NULL, "-n: not allowed for a heterogeneous job (tasks declare replicas)");
 	if (args->processes)
@@ -739,7 +741,9 @@ static void shape_hetero(struct conv *c, const struct aj_node *config, const str
 	if (args->nodes || args->processes || args->processes_per_node)
 		c->failed = 1;
 	for (i = 0; i < sizeof(target_keys) / sizeof(target_keys[0]); i++)
-		reject_in_hetero(c, get(config, "target"), target_keys[i], ".target", per_task);
+		reject_in_hetero(c, get(config, "target"), target_keys[i], ".target",
+				 aj_buf_cstr(&per_task));
+	aj_buf_release(&per_task);
 	reject_in_hetero(c, job0, "instance_count", ".jobs[0]", "tasks declare replicas");
 	reject_in_hetero(c, job0, "process_count_per_node", ".jobs[0]",
 			 "tasks declare processes_per_node");
@@ -751,14 +755,14 @@ static void shape_hetero(struct conv *c, const struct aj_node *config, const str
  */
 static void hetero_sku(struct conv *c, const struct aj_node *sku)
 {
-	const char *why = "the tasks under config._extra.volcano.tasks declare the shape";
 	size_t at = path_push(c, ".jobs[0].sku");
 
 	if (sku->type == AJ_NODE_MAP)
-		fail(c, sku, "node ranges are not allowed in a heterogeneous job: %s", why);
+		fail(c, sku, "node ranges are not allowed in a heterogeneous job: the tasks "
+		     "under %s declare the shape", c->tasks);
 	else if (sku->type == AJ_NODE_STRING && aj_sku_has_placeholder(sku->str))
 		fail(c, sku, "SKU placeholders ({nodes}, {processes}) are not allowed in a "
-		     "heterogeneous job: %s", why);
+		     "heterogeneous job: the tasks under %s declare the shape", c->tasks);
 	path_pop(c, at);
 }
 
@@ -838,10 +842,28 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 			   const char *const *argv, size_t argc,
 			   struct aj_jobspec *s, struct aj_errors *err)
 {
-	struct conv c = { err, AJ_BUF_INIT(AJ_BUF_SMALL), 0, 0 };
+	struct aj_jobspec_in in = { args, argv, argc, NULL };
+
+	return aj_jobspec_convert(config, name, &in, s, err);
+}
+
+int aj_jobspec_convert(const struct aj_node *config, const char *name,
+		       const struct aj_jobspec_in *in, struct aj_jobspec *s,
+		       struct aj_errors *err)
+{
+	struct conv c = { err, AJ_BUF_INIT(AJ_BUF_SMALL), 0, 0, NULL };
+	const struct aj_shape_args *args = in->shape;
 	const struct aj_node *jobs, *job0 = NULL, *sku, *extra, *tasks;
+	struct aj_buf where = AJ_BUF_INIT(AJ_BUF_SMALL);
 	size_t i;
 
+	if (in->tasks_key)
+		aj_buf_addf(&where, "config._extra.%s", in->tasks_key);
+	else
+		aj_buf_addstr(&where, "the backend's task declarations");
+	if (where.failed)
+		return aj_errors_oom(err);
+	c.tasks = aj_buf_cstr(&where);
 	path_push(&c, "config");
 	if (!config || config->type != AJ_NODE_MAP) {
 		if (config)
@@ -849,11 +871,12 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 		else
 			fail(&c, NULL, "required");
 		aj_buf_release(&c.path);
+		aj_buf_release(&where);
 		return -1;
 	}
 	s->template_name = dup_or_oom(&c, name ? name : "", strlen(name ? name : ""));
-	for (i = 0; i < argc; i++)
-		if (aj_strlist_add(&s->command, argv[i]))
+	for (i = 0; i < in->argc; i++)
+		if (aj_strlist_add(&s->command, in->argv[i]))
 			c.oom = 1;
 	read_target(&c, config, &s->target);
 	read_environment(&c, config, &s->environment);
@@ -870,7 +893,8 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 		c.failed = 1;
 
 	sku = get(job0, "sku");
-	tasks = extra && extra->type == AJ_NODE_MAP ? get(get(extra, "volcano"), "tasks") : NULL;
+	tasks = in->tasks_key && extra && extra->type == AJ_NODE_MAP ?
+		aj_node_at(extra, in->tasks_key) : NULL;
 	if (job0 && !sku) {
 		size_t at = path_push(&c, ".jobs[0].sku");
 
@@ -889,6 +913,7 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 		shape_homogeneous(&c, config, job0, args, s);
 	}
 	aj_buf_release(&c.path);
+	aj_buf_release(&where);
 	if (c.oom)
 		aj_errors_oom(err);
 	return c.failed || c.oom ? -1 : 0;
@@ -902,12 +927,12 @@ static const char *const task_keys[] = {
 /* The first six task keys are required. */
 #define TASK_REQUIRED 6
 
-static void read_task(struct conv *c, const struct aj_node *n, const struct aj_jobspec *s,
-		      struct aj_task *t)
+static void read_task(struct conv *c, const struct aj_node *n, const char *pattern,
+		      const struct aj_jobspec *s, struct aj_task *t)
 {
 	size_t i, k;
 
-	if (aj_schema_check(n, "_extra.volcano.tasks.<name>", aj_buf_cstr(&c->path), c->err))
+	if (aj_schema_check(n, pattern, aj_buf_cstr(&c->path), c->err))
 		c->failed = 1;
 	for (k = 0; k < TASK_REQUIRED; k++) {
 		if (!get(n, task_keys[k])) {
@@ -937,9 +962,13 @@ static void read_task(struct conv *c, const struct aj_node *n, const struct aj_j
 int aj_jobspec_read_tasks(const struct aj_node *tasks, const char *path,
 			  struct aj_jobspec *s, struct aj_errors *err)
 {
-	struct conv c = { err, AJ_BUF_INIT(AJ_BUF_SMALL), 0, 0 };
+	struct conv c = { err, AJ_BUF_INIT(AJ_BUF_SMALL), 0, 0, NULL };
+	struct aj_buf pattern = AJ_BUF_INIT(AJ_BUF_SMALL);
 	size_t i;
 
+	/* the schema's pattern for one task: the path below config */
+	if (aj_buf_addf(&pattern, "%s.<name>", strncmp(path, "config.", 7) ? path : path + 7))
+		return aj_errors_oom(err);
 	path_push(&c, "%s", path);
 	if (!tasks || tasks->type != AJ_NODE_MAP || !tasks->nr) {
 		if (!tasks || tasks->type == AJ_NODE_NULL)
@@ -964,10 +993,11 @@ int aj_jobspec_read_tasks(const struct aj_node *tasks, const char *path,
 			if (p->value->type != AJ_NODE_MAP)
 				fail_type(&c, p->value, "mapping");
 			else
-				read_task(&c, p->value, s, t);
+				read_task(&c, p->value, aj_buf_cstr(&pattern), s, t);
 			path_pop(&c, at);
 		}
 	}
+	aj_buf_release(&pattern);
 	aj_buf_release(&c.path);
 	if (c.oom)
 		aj_errors_oom(err);

@@ -27,6 +27,9 @@ struct aj_node;
 
 #define AJ_UNSET (-1)
 
+/* target.service when a template names none (the seed's rule). */
+#define AJ_DEFAULT_SERVICE "aml"
+
 struct aj_kv {
 	char *key;
 	char *value;
@@ -192,12 +195,36 @@ int aj_jobspec_from_config(const struct aj_node *config, const char *name,
 			   struct aj_jobspec *s, struct aj_errors *err);
 
 /*
+ * What conversion takes besides the config: the shape (NULL: unknown), the
+ * user command, and where under _extra the service's backend reads
+ * heterogeneous tasks ("volcano.tasks"; NULL: it has none). The pipeline
+ * fills it from the backend table, so core names no backend's key.
+ */
+struct aj_jobspec_in {
+	const struct aj_shape_args *shape;
+	const char *const *argv;
+	size_t argc;
+	const char *tasks_key;
+};
+
+/*
+ * aj_jobspec_from_config() with the inputs in one struct: declared tasks
+ * (at in->tasks_key) make a job heterogeneous whatever its SKU says. The
+ * service is read as written (the default AJ_DEFAULT_SERVICE); which
+ * services exist is the backend table's business.
+ */
+int aj_jobspec_convert(const struct aj_node *config, const char *name,
+		       const struct aj_jobspec_in *in, struct aj_jobspec *s,
+		       struct aj_errors *err);
+
+/*
  * Read heterogeneous task declarations into s->tasks, in the order written:
  * `tasks` maps a task name to {replicas, cpus_per_node, memory,
  * gpus_per_node, rdma, processes_per_node} (all required) plus optional
  * node_selector (mapping) and command (list of shell lines, replacing the
  * user command; tasks without one run the user command). Unknown keys are
- * errors (schema.h): this schema is aj's own. `path` names `tasks` in messages.
+ * errors (schema.h): this schema is aj's own. `path` names `tasks` in messages
+ * ("config._extra.volcano.tasks"; below config it is the schema's pattern).
  * Collects every problem; 0 / -1.
  */
 int aj_jobspec_read_tasks(const struct aj_node *tasks, const char *path,

@@ -2,9 +2,9 @@
  * bundle_check.c - the controller's side of an AjJob, for the CLI tests.
  *
  * Reads an AjJob as `aj run --dry-run -o json` prints it, resolves the
- * template bundle it carries the way the controller does (bundle source,
- * resolver, JobSpec with the AjJob's shape and command, backend validate and
- * build with the AjJob's name and namespace) and prints the objects as JSON,
+ * template bundle it carries the way the controller does (the AjJob reader
+ * of core/ajjob.h, then the pipeline with the AjJob's shape, command and
+ * code, built with its name and namespace) and prints the objects as JSON,
  * one document like `aj render -o json`. The CLI test compares the two.
  *
  *   aj_bundle_check AJJOB.json
@@ -12,15 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "core/ajjob.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "core/bundle.h"
 #include "core/error.h"
-#include "core/jobspec.h"
 #include "core/json.h"
 #include "core/node.h"
-#include "core/resolve.h"
+#include "pipeline/pipeline.h"
 
 static int read_file(const char *path, struct aj_buf *out)
 {
@@ -48,38 +46,26 @@ static int check(const cJSON *job, struct aj_errors *err)
 {
 	struct aj_node *tree = NULL;
 	struct aj_bundle bundle;
-	struct aj_template tpl;
-	struct aj_jobspec spec;
+	struct aj_pipeline pl;
+	struct aj_pipeline_in in;
 	struct aj_build_ctx ctx;
 	struct aj_buf out = AJ_BUF_INIT(AJ_BUF_LARGE);
-	const struct aj_backend *backend = NULL;
 	cJSON *objects = NULL, *doc;
 	int rc;
 
 	aj_bundle_init(&bundle);
-	aj_template_init(&tpl);
-	aj_jobspec_init(&spec);
+	aj_pipeline_init(&pl);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.job_name = string_at(job, "metadata", "name");
 	ctx.namespace_ = string_at(job, "metadata", "namespace");
 	rc = aj_node_from_cjson(job, "AjJob", &tree, err) ||
-	     aj_bundle_read(&bundle, aj_node_get(tree, "spec"), "AjJob", err) ||
-	     aj_template_resolve(&bundle.source, bundle.leaf, &tpl, err) ||
-	     aj_jobspec_from_config(tpl.config, tpl.name, &bundle.args,
-				    (const char *const *)bundle.command.items,
-				    bundle.command.nr, &spec, err);
-	/* as the controller: the code the AjJob names (spec.code.digest) */
+	     aj_bundle_read(&bundle, aj_node_get(tree, "spec"), "AjJob", err);
 	if (!rc) {
-		const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(job, "spec"), "code"), "digest");
-
-		if (cJSON_IsString(d) && !(spec.code.digest = aj_strdup(d->valuestring)))
-			rc = -1;
-	}
-	if (!rc) {
-		backend = aj_backend_find(spec.target.service);
-		rc = !backend || backend->validate(&spec, err) ||
-		     backend->build(&spec, &ctx, &objects, err);
+		in = (struct aj_pipeline_in){ &bundle.source, bundle.leaf, &bundle.args,
+					      (const char *const *)bundle.command.items,
+					      bundle.command.nr, bundle.code_digest, NULL, NULL };
+		rc = aj_pipeline_load(&in, &pl, err) ||
+		     aj_pipeline_build(&pl, &ctx, &objects, err);
 	}
 	if (!rc) {
 		doc = cJSON_GetArraySize(objects) == 1 ? cJSON_GetArrayItem(objects, 0) : objects;
@@ -89,8 +75,7 @@ static int check(const cJSON *job, struct aj_errors *err)
 	}
 	cJSON_Delete(objects);
 	aj_buf_release(&out);
-	aj_jobspec_release(&spec);
-	aj_template_release(&tpl);
+	aj_pipeline_release(&pl);
 	aj_bundle_release(&bundle);
 	aj_node_free(tree);
 	return rc ? -1 : 0;

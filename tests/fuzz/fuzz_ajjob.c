@@ -1,9 +1,9 @@
 /*
  * AjJob objects as the controller receives them from the API server: JSON
  * through the controller's cache (put, then a view), the next status computed
- * from the status it carries, then its bundle through bundle read, resolve,
- * JobSpec, validate and build. Nothing may crash or leak; any failure must
- * come with an error message.
+ * from the status it carries, then its bundle read and run through the
+ * pipeline (resolve, JobSpec, prepare, validate, permit, build). Nothing may
+ * crash or leak; any failure must come with an error message.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -11,15 +11,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "backend/backend.h"
 #include "cache.h"
+#include "core/ajjob.h"
 #include "core/alloc.h"
-#include "core/bundle.h"
 #include "core/error.h"
-#include "core/jobspec.h"
 #include "core/json.h"
 #include "core/node.h"
-#include "core/resolve.h"
+#include "pipeline/pipeline.h"
 #include "status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -61,38 +59,29 @@ static void through_pipeline(const cJSON *job)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_node *tree = NULL;
 	struct aj_bundle bundle;
-	struct aj_template tpl;
-	struct aj_jobspec spec;
-	struct aj_build_ctx ctx = { "fuzz-job", "team", "uid-1", "fuzz-job", "aj.dev/v1alpha1", 0 };
-	const struct aj_backend *be;
+	struct aj_pipeline pl;
+	struct aj_build_ctx ctx = { "fuzz-job", "team", "uid-1", "fuzz-job", AJ_AJJOB_API_VERSION, 0 };
 	cJSON *out = NULL;
 	int r;
 
 	aj_bundle_init(&bundle);
-	aj_template_init(&tpl);
-	aj_jobspec_init(&spec);
+	aj_pipeline_init(&pl);
 	r = aj_node_from_cjson(job, "AjJob team/fuzz-job", &tree, &err);
 	if (!r)
 		r = aj_bundle_read(&bundle, aj_node_get(tree, "spec"), "AjJob team/fuzz-job", &err);
-	if (!r)
-		r = aj_template_resolve(&bundle.source, bundle.leaf, &tpl, &err);
-	if (!r)
-		r = aj_jobspec_from_config(tpl.config, tpl.name, &bundle.args,
-					   (const char *const *)bundle.command.items,
-					   bundle.command.nr, &spec, &err);
 	if (!r) {
-		be = aj_backend_find(spec.target.service);
-		if (!be)
-			abort();
-		r = be->validate(&spec, &err);
+		struct aj_pipeline_in in = { &bundle.source, bundle.leaf, &bundle.args,
+					     (const char *const *)bundle.command.items,
+					     bundle.command.nr, bundle.code_digest, "team", "*" };
+
+		r = aj_pipeline_load(&in, &pl, &err);
 		if (!r)
-			r = be->build(&spec, &ctx, &out, &err);
+			r = aj_pipeline_build(&pl, &ctx, &out, &err);
 	}
 	if (r && aj_errors_empty(&err))
 		abort();
 	cJSON_Delete(out);
-	aj_jobspec_release(&spec);
-	aj_template_release(&tpl);
+	aj_pipeline_release(&pl);
 	aj_bundle_release(&bundle);
 	aj_node_free(tree);
 	aj_errors_release(&err);

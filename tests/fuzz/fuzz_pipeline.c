@@ -1,7 +1,7 @@
 /*
  * The whole pure pipeline on hostile templates: the input is split on
  * "\n---\n" into up to five files (a leaf and the components it may name),
- * which are resolved, converted to a JobSpec and built by their backend.
+ * which go through the pipeline (pipeline.h) to their backend's objects.
  * Nothing may crash or leak; any failure must come with an error message.
  */
 #include <stddef.h>
@@ -9,14 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "core/ajjob.h"
 #include "core/alloc.h"
 #include "core/error.h"
-#include "core/jobspec.h"
 #include "core/node.h"
-#include "core/resolve.h"
 #include "core/source.h"
 #include "core/yaml.h"
+#include "pipeline/pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -56,10 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct aj_shape_args args = { 2, 8, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_source src;
-	struct aj_template t;
-	struct aj_jobspec spec;
-	const struct aj_backend *be;
-	struct aj_build_ctx ctx = { "fuzz-job", "default", "uid-1", "fuzz-job", "aj.dev/v1alpha1", 0 };
+	struct aj_pipeline pl;
+	struct aj_pipeline_in in = { &src, names[0], &args, argv, 4, NULL, NULL, NULL };
+	struct aj_build_ctx ctx = { "fuzz-job", "default", "uid-1", "fuzz-job", AJ_AJJOB_API_VERSION, 0 };
 	cJSON *out = NULL;
 	int r;
 
@@ -67,24 +65,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (aj_source_memory_init(&src, "fuzz"))
 		return 0;
 	add_files(&src, (const char *)data, size);
-	aj_template_init(&t);
-	aj_jobspec_init(&spec);
-	r = aj_template_resolve(&src, names[0], &t, &err);
+	aj_pipeline_init(&pl);
+	r = aj_pipeline_load(&in, &pl, &err);
 	if (!r)
-		r = aj_jobspec_from_config(t.config, t.name, &args, argv, 4, &spec, &err);
-	if (!r) {
-		be = aj_backend_find(spec.target.service);
-		if (!be)
-			abort();   /* conversion accepted a service no backend serves */
-		r = be->validate(&spec, &err);
-		if (!r)
-			r = be->build(&spec, &ctx, &out, &err);
-	}
+		r = aj_pipeline_build(&pl, &ctx, &out, &err);
 	if (r && aj_errors_empty(&err))
 		abort();   /* a failure must say why */
 	cJSON_Delete(out);
-	aj_jobspec_release(&spec);
-	aj_template_release(&t);
+	aj_pipeline_release(&pl);
 	aj_source_release(&src);
 	aj_errors_release(&err);
 	return 0;

@@ -8,8 +8,9 @@
  * equal the heap before it (glibc mallinfo2, which also sees libyaml's and
  * OpenSSL's allocations); under AddressSanitizer LeakSanitizer checks at exit.
  *
- * Operations: every example template from its directory through resolve,
- * JobSpec, validate and build; an AjJob bundle read and built; YAML load and
+ * Operations: every example template from its directory through the
+ * pipeline (resolve, JobSpec, prepare, validate, build); an AjJob bundle
+ * read and built the same way; YAML load and
  * emit; SKU resolution; ignore rules; the controller's cache and status;
  * kubeconfig loading; watch and Status decoding; SAS signing.
  */
@@ -26,8 +27,8 @@
 #include "cache.h"
 #include "code/ignore.h"
 #include "core/alloc.h"
+#include "core/ajjob.h"
 #include "core/buf.h"
-#include "core/bundle.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "core/jobspec.h"
@@ -40,6 +41,7 @@
 #include "kube/kubeconfig.h"
 #include "kube/status.h"
 #include "kube/watch.h"
+#include "pipeline/pipeline.h"
 #include "status.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -124,24 +126,16 @@ static long torture(const char *name, op_fn op, const void *arg)
 
 static const char *const command[] = { "python", "train.py", "--msg", "it's $(here)" };
 
-static int build(const struct aj_node *config, const char *name,
-		 const struct aj_shape_args *args, struct aj_errors *err, cJSON **out)
+/* The pipeline from `in` to the objects, as the CLI and the controller run it. */
+static int build(const struct aj_pipeline_in *in, struct aj_errors *err, cJSON **out)
 {
-	struct aj_build_ctx ctx = { "job-1", "team", "uid-1", "job-1", "aj.dev/v1alpha1", 0 };
-	const struct aj_backend *be;
-	struct aj_jobspec spec;
+	struct aj_build_ctx ctx = { "job-1", "team", "uid-1", "job-1", AJ_AJJOB_API_VERSION, 0 };
+	struct aj_pipeline pl;
 	int r;
 
-	aj_jobspec_init(&spec);
-	r = aj_jobspec_from_config(config, name, args, command, 4, &spec, err);
-	if (!r) {
-		be = aj_backend_find(spec.target.service);
-		assert_non_null(be);
-		r = be->validate(&spec, err);
-		if (!r)
-			r = be->build(&spec, &ctx, out, err);
-	}
-	aj_jobspec_release(&spec);
+	aj_pipeline_init(&pl);
+	r = aj_pipeline_load(in, &pl, err) || aj_pipeline_build(&pl, &ctx, out, err) ? -1 : 0;
+	aj_pipeline_release(&pl);
 	return r;
 }
 
@@ -149,16 +143,12 @@ static int op_template(const void *arg, struct aj_errors *err, cJSON **out)
 {
 	struct aj_shape_args args = { 0, 0, 0 };
 	struct aj_source src;
-	struct aj_template t;
+	struct aj_pipeline_in in = { &src, arg, &args, command, 4, NULL, NULL, NULL };
 	int r;
 
 	if (aj_source_dir_init(&src, EXAMPLES, ".azure_jobs", err))
 		return -1;
-	aj_template_init(&t);
-	r = aj_template_resolve(&src, arg, &t, err);
-	if (!r)
-		r = build(t.config, t.name, &args, err, out);
-	aj_template_release(&t);
+	r = build(&in, err, out);
 	aj_source_release(&src);
 	return r;
 }
@@ -183,20 +173,20 @@ static int op_bundle(const void *arg, struct aj_errors *err, cJSON **out)
 {
 	struct aj_node *spec = NULL;
 	struct aj_bundle b;
-	struct aj_template t;
 	int r;
 
 	(void)arg;
 	if (aj_yaml_load(bundle_yaml, strlen(bundle_yaml), "ajjob.yaml", &spec, err))
 		return -1;
 	aj_bundle_init(&b);
-	aj_template_init(&t);
 	r = aj_bundle_read(&b, spec, "AjJob team/job-1", err);
-	if (!r)
-		r = aj_template_resolve(&b.source, b.leaf, &t, err);
-	if (!r)
-		r = build(t.config, t.name, &b.args, err, out);
-	aj_template_release(&t);
+	if (!r) {
+		struct aj_pipeline_in in = { &b.source, b.leaf, &b.args,
+					     (const char *const *)b.command.items, b.command.nr,
+					     b.code_digest, NULL, NULL };
+
+		r = build(&in, err, out);
+	}
 	aj_bundle_release(&b);
 	aj_node_free(spec);
 	return r;

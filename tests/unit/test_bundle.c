@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "core/bundle.h"
+#include "core/ajjob.h"
 #include "core/error.h"
 #include "core/node.h"
 #include "core/resolve.h"

@@ -34,15 +34,20 @@ const char *aj_test_errors_text(const struct aj_errors *e);
 void aj_test_spec(const char *yaml, const struct aj_shape_args *args,
 		  const char *const *argv, size_t argc, struct aj_jobspec *s);
 
+/* The backend's prepare (when it has one) and validate, as the pipeline runs them. */
+struct aj_backend;
+int aj_test_backend_check(const struct aj_backend *b, struct aj_jobspec *s,
+			  struct aj_errors *err);
+
 /*
- * Validate and build yaml with `service`, making allocation n fail for
+ * Prepare, validate and build yaml with `service`, making allocation n fail for
  * n = 0, 1, ... until it succeeds; every failure must be a clean "out of
  * memory" with nothing built. Returns the number of allocations needed.
  */
 long aj_test_backend_oom(const char *service, const char *yaml, const struct aj_shape_args *args,
 			 const char *const *argv, size_t argc, const struct aj_build_ctx *ctx);
 
-/* Both validate() and build() of `service` refuse yaml with a message holding fragment. */
+/* The checks of `service` (prepare, validate) refuse yaml with a message holding fragment. */
 void aj_test_backend_rejects(const char *service, const char *yaml,
 			     const struct aj_shape_args *args, const char *fragment);
 

@@ -1,0 +1,296 @@
+/*
+ * The pipeline's two entry paths agree: every example template rendered as
+ * the CLI does (its template directory) and as the controller does (the
+ * AjJob that `aj run` writes, stored as JSON, read back by the AjJob reader)
+ * gives the same objects, byte for byte.
+ */
+#include "support.h"
+
+#include <string.h>
+
+#include "backend/backend.h"
+#include "core/ajjob.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "core/node.h"
+#include "core/source.h"
+#include "core/strlist.h"
+#include "io/source_dir.h"
+#include "pipeline/pipeline.h"
+
+#define EXAMPLES AJ_SOURCE_DIR "/examples/.azure_jobs"
+#define DIGEST "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static const char *const command[] = { "python", "train.py", "--msg", "it's $(here) $$5" };
+
+/*
+ * Load from in, set the code digest where the backend ships code (as the
+ * CLI does once it knows it; NULL: the controller's in->code_digest is
+ * all), build; the objects printed into out.
+ */
+static void render(const struct aj_pipeline_in *in, const char *digest,
+		   const struct aj_build_ctx *ctx, struct aj_pipeline *pl, struct aj_buf *out)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	cJSON *objects = NULL;
+
+	if (aj_pipeline_load(in, pl, &err) ||
+	    (digest && pl->backend->code_route(&pl->spec) != AJ_CODE_NONE &&
+	     aj_pipeline_set_code(pl, digest, &err)) ||
+	    aj_pipeline_build(pl, ctx, &objects, &err))
+		fail_msg("%s: %s", in->template_name, aj_test_errors_text(&err));
+	assert_int_equal(aj_json_print(objects, out), 0);
+	cJSON_Delete(objects);
+	aj_errors_release(&err);
+}
+
+/*
+ * The controller's path: the AjJob the CLI's pipeline p writes, through
+ * JSON text (what the API server stores), read back and built.
+ */
+static void render_ajjob(const struct aj_pipeline *p, const struct aj_build_ctx *ctx,
+			 struct aj_buf *out)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_LARGE);
+	cJSON *job = aj_ajjob_write(ctx->job_name, ctx->namespace_, &p->tpl, &p->spec, NULL, &err);
+	cJSON *stored = NULL;
+	struct aj_node *tree = NULL;
+	struct aj_bundle b;
+	struct aj_pipeline pl;
+	struct aj_pipeline_in in;
+
+	assert_non_null(job);
+	assert_int_equal(aj_json_print(job, &text), 0);
+	assert_int_equal(aj_json_parse(aj_buf_cstr(&text), text.len, "AjJob", &stored, &err), 0);
+	assert_int_equal(aj_node_from_cjson(stored, "AjJob team/x", &tree, &err), 0);
+	aj_bundle_init(&b);
+	if (aj_bundle_read(&b, aj_node_get(tree, "spec"), "AjJob team/x", &err))
+		fail_msg("%s", aj_test_errors_text(&err));
+	in = (struct aj_pipeline_in){ &b.source, b.leaf, &b.args,
+				      (const char *const *)b.command.items, b.command.nr,
+				      b.code_digest, "team", "*" };
+	aj_pipeline_init(&pl);
+	render(&in, NULL, ctx, &pl, out);
+	aj_pipeline_release(&pl);
+	aj_bundle_release(&b);
+	aj_node_free(tree);
+	cJSON_Delete(stored);
+	cJSON_Delete(job);
+	aj_buf_release(&text);
+	aj_errors_release(&err);
+}
+
+/*
+ * One template with one shape and one code digest through both paths.
+ * Returns whether the job was heterogeneous (the caller then tries no
+ * other shape: -n and -p are refused).
+ */
+static int both_paths(struct aj_source *src, const char *name, const struct aj_shape_args *shape,
+		      const char *digest, int preview)
+{
+	struct aj_build_ctx ctx = { "x", "team", NULL, NULL, NULL, preview };
+	struct aj_pipeline_in in = { src, name, shape, command, 4, NULL, NULL, NULL };
+	struct aj_buf cli = AJ_BUF_INIT(AJ_BUF_LARGE), controller = AJ_BUF_INIT(AJ_BUF_LARGE);
+	struct aj_pipeline pl;
+	int hetero;
+
+	aj_pipeline_init(&pl);
+	render(&in, digest, &ctx, &pl, &cli);
+	render_ajjob(&pl, &ctx, &controller);
+	if (strcmp(aj_buf_cstr(&cli), aj_buf_cstr(&controller)))
+		fail_msg("%s: the controller's objects differ from the CLI's:\n%s\n---\n%s", name,
+			 aj_buf_cstr(&cli), aj_buf_cstr(&controller));
+	/* the code went with the AjJob wherever the backend ships it */
+	if (pl.backend->code_route(&pl.spec) != AJ_CODE_NONE)
+		assert_non_null(strstr(aj_buf_cstr(&controller), digest));
+	else
+		assert_null(pl.spec.code.digest);
+	hetero = pl.spec.heterogeneous;
+	aj_pipeline_release(&pl);
+	aj_buf_release(&cli);
+	aj_buf_release(&controller);
+	return hetero;
+}
+
+static void examples_agree(void **state)
+{
+	static const struct aj_shape_args from_template = { 0, 0, 0 }, given = { 3, 4, 2 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_source src;
+	struct aj_strlist names = AJ_STRLIST_INIT;
+	size_t i, leaves = 0;
+
+	(void)state;
+	assert_int_equal(aj_source_dir_init(&src, EXAMPLES, ".azure_jobs", &err), 0);
+	assert_int_equal(src.ops->list(src.ctx, "template", &names, &err), 0);
+	for (i = 0; i < names.nr; i++) {
+		struct aj_pipeline_in in = { &src, names.items[i], NULL, NULL, 0, NULL, NULL, NULL };
+		struct aj_pipeline pl;
+		int leaf;
+
+		aj_pipeline_init(&pl);
+		assert_int_equal(aj_pipeline_resolve(&in, &pl, &err), 0);
+		leaf = pl.tpl.has_base;
+		aj_pipeline_release(&pl);
+		if (!leaf)
+			continue;          /* a component: nothing to render */
+		leaves++;
+		both_paths(&src, names.items[i], &from_template, AJ_CODE_DIGEST_PLACEHOLDER, 1);
+		if (!both_paths(&src, names.items[i], &from_template, DIGEST, 0))
+			both_paths(&src, names.items[i], &given, DIGEST, 0);
+	}
+	/* aml, heterogeneous, multinode, nested, pretrain, sing, volcano-cpu, volcano */
+	assert_true(leaves >= 8);
+	aj_strlist_release(&names);
+	aj_source_release(&src);
+	aj_errors_release(&err);
+}
+
+/*
+ * A backend's errors about typed values name the value's file, line and
+ * column, as conversion errors do: the pipeline finds the node by its path.
+ */
+static void backend_errors_are_located(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "  target: {service: volcano, namespace: Team, queue: q, labels: {app.kubernetes.io/x: -bad}}\n"
+		  "  jobs: [{sku: G1}]\n",
+		  "test.yaml:4:41: config.target.namespace: \"Team\" is not a valid namespace" },
+		{ "  target: {service: volcano, namespace: Team, queue: q, labels: {app.kubernetes.io/x: -bad}}\n"
+		  "  jobs: [{sku: G1}]\n",
+		  "test.yaml:4:65: config.target.labels: app.kubernetes.io/x: \"-bad\" is not a valid label value" },
+		{ "  target: {service: volcano}\n"
+		  "  jobs: [{sku: G1, submit_args: {container_args: {scratch_mount_path: /dev/shm/x}}}]\n",
+		  "test.yaml:5:71: config.jobs[0].submit_args.container_args.scratch_mount_path: "
+		  "/dev/shm/x overlaps the shared-memory mount" },
+		{ "  target: {service: volcano}\n"
+		  "  jobs: [{sku: G1, submit_args: {container_args: {capabilities: [SYS_ADMIN, ALL]}}}]\n",
+		  "test.yaml:5:77: config.jobs[0].submit_args.container_args.capabilities[1]: "
+		  "ALL is not allowed" },
+		{ "  target: {service: volcano}\n"
+		  "  jobs: [{sku: heterogeneous}]\n"
+		  "  _extra:\n"
+		  "    volcano:\n"
+		  "      tasks:\n"
+		  "        Worker: {replicas: 2, cpus_per_node: 1, memory: 1Gi, gpus_per_node: 0, rdma: false, "
+		  "processes_per_node: 1}\n",
+		  "test.yaml:9:17: config._extra.volcano.tasks.Worker: task name \"Worker\" must be" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct aj_errors err = AJ_ERRORS_INIT;
+		struct aj_buf yaml = AJ_BUF_INIT(AJ_BUF_SMALL), text = AJ_BUF_INIT(AJ_BUF_SMALL);
+		struct aj_shape_args one = { 1, 1, 0 };
+		struct aj_source src;
+		struct aj_node *doc;
+		struct aj_pipeline pl;
+		struct aj_pipeline_in in = { &src, "template/t", &one, command, 4, NULL, NULL, NULL };
+
+		aj_buf_addf(&yaml, "base: []\nconfig:\n  environment: {image: x}\n%s", cases[i][0]);
+		doc = aj_test_yaml(aj_buf_cstr(&yaml));
+		assert_int_equal(aj_source_memory_init(&src, "t"), 0);
+		assert_int_equal(aj_source_memory_add(&src, "template/t", doc), 0);
+		aj_pipeline_init(&pl);
+		assert_int_equal(aj_pipeline_load(&in, &pl, &err), -1);
+		assert_int_equal(aj_errors_format_all(&err, &text), 0);
+		if (!strstr(aj_buf_cstr(&text), cases[i][1]))
+			fail_msg("want \"%s\", got:\n%s", cases[i][1], aj_buf_cstr(&text));
+		aj_pipeline_release(&pl);
+		aj_source_release(&src);
+		aj_node_free(doc);
+		aj_buf_release(&yaml);
+		aj_buf_release(&text);
+		aj_errors_release(&err);
+	}
+}
+
+/* Load one template/t from YAML with shape; returns load's result, err filled. */
+static int load_yaml(const char *yaml, const struct aj_shape_args *shape, struct aj_pipeline *pl,
+		     struct aj_errors *err)
+{
+	struct aj_source src;
+	struct aj_node *doc = aj_test_yaml(yaml);
+	struct aj_pipeline_in in = { &src, "template/t", shape, command, 4, NULL, NULL, NULL };
+	int rc;
+
+	assert_int_equal(aj_source_memory_init(&src, "t"), 0);
+	assert_int_equal(aj_source_memory_add(&src, "template/t", doc), 0);
+	aj_pipeline_init(pl);
+	rc = aj_pipeline_load(&in, pl, err);
+	aj_source_release(&src);
+	aj_node_free(doc);
+	return rc;
+}
+
+/*
+ * The services are the backend table's: an unknown one is reported at its
+ * place beside the conversion's problems, and a name in another case is
+ * the row's.
+ */
+static void services_come_from_the_table(void **state)
+{
+	struct aj_shape_args one = { 1, 1, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_pipeline pl;
+
+	(void)state;
+	assert_int_equal(load_yaml("base: []\nconfig:\n  target: {service: k8s, rdma: z}\n"
+				   "  jobs: [{sku: G1}]\n", &one, &pl, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "test.yaml:3:21: config.target.service: unknown "
+					   "value \"k8s\" (expected one of: aml, sing, volcano)"));
+	assert_true(aj_test_errors_contain(&err, "config.target.rdma: expected boolean"));
+	assert_null(pl.backend);
+	aj_pipeline_release(&pl);
+	aj_errors_release(&err);
+
+	assert_int_equal(load_yaml("base: []\nconfig:\n  target: {service: Volcano}\n"
+				   "  environment: {image: x}\n  jobs: [{sku: G1}]\n", &one, &pl, &err), 0);
+	assert_string_equal(pl.spec.target.service, "volcano");
+	assert_ptr_equal(pl.backend, aj_backend_find("volcano"));
+	aj_pipeline_release(&pl);
+}
+
+/* The backend's row says where tasks live: declaring them makes the job heterogeneous. */
+static void declared_tasks_make_heterogeneous(void **state)
+{
+	static const char yaml[] =
+		"base: []\nconfig:\n  target: {service: volcano}\n  environment: {image: x}\n"
+		"  jobs: [{sku: \"{nodes}xG8\"}]\n"
+		"  _extra: {volcano: {tasks: {master: {replicas: 1, cpus_per_node: 1, memory: 1Gi, "
+		"gpus_per_node: 0, rdma: false, processes_per_node: 1}}}}\n";
+	struct aj_shape_args none = { 0, 0, 0 }, n2 = { 2, 0, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_pipeline pl;
+
+	(void)state;
+	assert_int_equal(load_yaml(yaml, &n2, &pl, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "-n: not allowed for a heterogeneous job"));
+	assert_true(aj_test_errors_contain(&err, "SKU placeholders ({nodes}, {processes}) are not "
+					   "allowed in a heterogeneous job: the tasks under "
+					   "config._extra.volcano.tasks declare the shape"));
+	aj_pipeline_release(&pl);
+	aj_errors_release(&err);
+
+	assert_int_equal(load_yaml(yaml, &none, &pl, &err), -1);
+	assert_true(pl.spec.heterogeneous);
+	assert_int_equal(pl.spec.tasks_nr, 1);
+	aj_pipeline_release(&pl);
+	aj_errors_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(examples_agree),
+		cmocka_unit_test(backend_errors_are_located),
+		cmocka_unit_test(services_come_from_the_table),
+		cmocka_unit_test(declared_tasks_make_heterogeneous),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
