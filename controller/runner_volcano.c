@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/storage_secret.h"
 #include "cache.h"
 #include "core/error.h"
 #include "core/json.h"
