@@ -10,6 +10,7 @@
 #include "core/json.h"
 #include "core/node.h"
 #include "core/source.h"
+#include "core/timestamp.h"
 
 /*
  * Every record starts with this head; its key is the first string of the
@@ -39,7 +40,9 @@ struct ajjob_rec {
 	uint64_t status_hash;
 	long long storage_due;
 	long long reason_due;
-	long long retry_count;    /* status.retryCount, 0 when absent */
+	/* 32 bits each, so the record stays in its size class */
+	int32_t retry_count;      /* status.retryCount, 0 when absent */
+	uint32_t created;         /* metadata.creationTimestamp (Unix seconds), 0 when unknown */
 	char *object;             /* compact JSON while not submitted, else NULL */
 	char *azure;              /* status.azure as compact JSON, or NULL */
 	uint32_t uid, resource_version, backend;
@@ -589,6 +592,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 	char key[320];
 	size_t i;
 	unsigned member;
+	long long created;
 	int oom = 0;
 
 	if (aj_cache_key(obj, key, sizeof(key))) {
@@ -608,7 +612,9 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		e->generation = aj_json_whole(gen, 9007199254740992.0, 0);
 		e->observed_generation = aj_json_whole(obs, 9007199254740992.0, -1);
 		e->storage_due = AJ_CACHE_DUE_UNKNOWN;
-		e->retry_count = aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
+		e->retry_count = (int32_t)aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
+		created = aj_timestamp_parse(str(meta, "creationTimestamp"), 0);
+		e->created = created > 0 && created <= UINT32_MAX ? (uint32_t)created : 0;
 		member = e->job ? member_index(c, owned_member(status)->string) : 0;
 		if (!member)
 			e->job = 0;   /* no room to say where it was: as if not submitted */
@@ -777,6 +783,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->job = dup_or_null(at(e->text, e->job), &oom);
 		v->storage_due = e->storage_due;
 		v->reason_due = e->reason_due;
+		v->created = e->created;
 		v->unschedulable = dup_or_null(at(e->text, e->unschedulable), &oom);
 		for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
 			if (e->cond[i] == COND_TRUE)
@@ -795,6 +802,23 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		return -1;
 	}
 	return found;
+}
+
+void aj_cache_ajjob_phases(struct aj_cache *c,
+			   void (*fn)(void *ctx, const char *backend, enum aj_phase phase), void *ctx)
+{
+	size_t i;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->ajjobs.cap; i++) {
+		const struct ajjob_rec *e = (const struct ajjob_rec *)c->ajjobs.slots[i];
+
+		if (!e || (const struct aj_cache_rec *)e == &tombstone)
+			continue;
+		fn(ctx, at(e->text, e->backend),
+		   (e->flags & FLAG_HAS_PHASE) ? (enum aj_phase)e->phase : AJ_PHASE_PENDING);
+	}
+	pthread_mutex_unlock(&c->lock);
 }
 
 size_t aj_cache_ajjob_count(struct aj_cache *c)

@@ -75,6 +75,7 @@ struct aj_ajjob_view {
 	 * storage_due).
 	 */
 	long long reason_due;
+	long long created;               /* metadata.creationTimestamp (Unix seconds), 0: unknown */
 	unsigned conditions;             /* bit i: aj_status_conditions[i] is True */
 	char *unschedulable;             /* the Unschedulable condition's message, or NULL */
 };
@@ -149,6 +150,13 @@ int aj_cache_ajjob_set_reason_due(struct aj_cache *c, const char *key, long long
 int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view *v);
 void aj_ajjob_view_release(struct aj_ajjob_view *v);
 size_t aj_cache_ajjob_count(struct aj_cache *c);
+/*
+ * fn(ctx, status.backend or NULL, phase) for every cached AjJob (Pending
+ * when it has no phase yet), under the cache's lock: fn must not call back
+ * into the cache.
+ */
+void aj_cache_ajjob_phases(struct aj_cache *c,
+			   void (*fn)(void *ctx, const char *backend, enum aj_phase phase), void *ctx);
 /* Bytes held for AjJobs and owned objects (records, tables, full objects). */
 size_t aj_cache_bytes(struct aj_cache *c);
 

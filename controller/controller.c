@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "health.h"
 #include "identity.h"
+#include "jobmetrics.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "kube/ratelimit.h"
@@ -380,10 +381,16 @@ static int ready(void *ctx, struct aj_buf *why)
 	return 1;
 }
 
+static void tally_one(void *ctx, const char *backend, enum aj_phase phase)
+{
+	aj_jobtally_count(ctx, backend, phase);
+}
+
 static int render_metrics(void *ctx, struct aj_buf *out)
 {
 	struct ctl *c = ctx;
 	const char *q = "name=\"ajjob\"";
+	struct aj_jobtally tally;
 
 	aj_metrics_set(&c->metrics, "workqueue_depth", q, (double)aj_workqueue_len(&c->queue));
 	pthread_mutex_lock(&c->queue.lock);
@@ -394,6 +401,9 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 		       atomic_load(&c->leader) ? 1 : 0);
 	aj_metrics_set(&c->metrics, "aj_ajjobs_cached", "", (double)aj_cache_ajjob_count(&c->cache));
 	aj_metrics_set(&c->metrics, "aj_cache_bytes", "", (double)aj_cache_bytes(&c->cache));
+	aj_jobtally_init(&tally);
+	aj_cache_ajjob_phases(&c->cache, tally_one, &tally);
+	aj_jobmetrics_tally(&c->metrics, &tally);
 	return aj_metrics_render(&c->metrics, out);
 }
 
@@ -425,7 +435,11 @@ static int register_metrics(struct aj_metrics *m)
 				   "Bytes the cache holds for AjJobs and Volcano Jobs.", NULL, 0) ||
 	       aj_metrics_register(m, "rest_client_requests_total", AJ_METRIC_COUNTER,
 				   "Number of HTTP requests, partitioned by status code and method.",
-				   NULL, 0);
+				   NULL, 0) ||
+	       aj_jobmetrics_register(m) ||
+	       /* as controller-runtime, the error count exists from the start: 0 is a value */
+	       aj_metrics_add(m, "controller_runtime_reconcile_errors_total",
+			      "controller=\"ajjob\"", 0);
 }
 
 /* --- clients --- */
@@ -579,6 +593,7 @@ static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_in
 	aj_reconciler_init(&c->rec, &c->cache, c->identity);
 	c->rec.privileged_namespaces = o->privileged_namespaces;
 	c->rec.queue = &c->queue;
+	c->rec.metrics = &c->metrics;
 	/* one credential provider for the identity: both token users share it */
 	if (aj_identity_tokens_new(o->azure.ca_file, o->azure.identity_client_id,
 				   &c->identity_tokens, err) ||

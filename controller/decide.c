@@ -44,49 +44,9 @@ static void fail_unsubmitted(struct aj_plan *p, const char *reason, const char *
 	aj_plan_event(p, 1, reason, "Resolve", p->message, 0);
 }
 
-int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
+/* Built: the Secret, the create, and what its answer means. Always 1. */
+static int built(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
 {
-	if (s->submitted)
-		return 0;
-	if (s->exists && s->ours) {
-		/* Created, in this reconcile's turn before or before a crash: record it. */
-		p->act |= AJ_DO_STATUS;
-		p->phase = AJ_PHASE_SUBMITTED;
-		p->submitted = 1;
-		p->job = s->job;
-		p->reason = prefixed(r, p, "Created");
-		p->storage_renew_after = s->storage_due > 0 ? s->storage_due : 0;
-		snprintf(p->message, sizeof(p->message), "%s %s submitted", r->kind, s->job);
-		snprintf(p->note, sizeof(p->note), "created %s %s", r->kind, s->job);
-		aj_plan_event(p, 0, p->reason, "Create", p->note, 1);
-		/* a job that stays Pending changes nothing the watch would tell: look then */
-		p->requeue_after = AJ_REASON_GRACE + 1;
-		return 1;
-	}
-	if (s->cancel) {
-		p->act |= AJ_DO_STATUS;
-		p->phase = AJ_PHASE_CANCELLED;
-		p->reason = "Cancelled";
-		snprintf(p->message, sizeof(p->message),
-			 "cancelled by request (aj.dev/cancel) before submission");
-		aj_plan_event(p, 0, "Cancelled", "Cancel", p->message, 0);
-		return 1;
-	}
-	if (s->exists) {
-		snprintf(p->note, sizeof(p->note),
-			 "a %s named %s already exists and does not belong to this AjJob", r->kind,
-			 s->job);
-		fail_unsubmitted(p, "NameConflict", p->note);
-		return 1;
-	}
-	if (!(s->have & AJ_NEED_BUILD)) {
-		p->need |= AJ_NEED_BUILD;
-		return 1;
-	}
-	if (s->build_error) {
-		fail_unsubmitted(p, "InvalidTemplate", s->build_error);
-		return 1;
-	}
 	/* The Secret first: the object refers to it. */
 	if (s->storage_on && !(s->done & AJ_DO_STORAGE)) {
 		p->act |= AJ_DO_STORAGE;
@@ -132,6 +92,52 @@ int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct 
 		break;
 	}
 	return 1;
+}
+
+int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
+{
+	if (s->submitted)
+		return 0;
+	if (s->exists && s->ours) {
+		/* Created, in this reconcile's turn before or before a crash: record it. */
+		p->act |= AJ_DO_STATUS;
+		p->phase = AJ_PHASE_SUBMITTED;
+		p->submitted = 1;
+		p->job = s->job;
+		p->reason = prefixed(r, p, "Created");
+		p->storage_renew_after = s->storage_due > 0 ? s->storage_due : 0;
+		snprintf(p->message, sizeof(p->message), "%s %s submitted", r->kind, s->job);
+		snprintf(p->note, sizeof(p->note), "created %s %s", r->kind, s->job);
+		aj_plan_event(p, 0, p->reason, "Create", p->note, 1);
+		/* a job that stays Pending changes nothing the watch would tell: look then */
+		p->requeue_after = AJ_REASON_GRACE + 1;
+		return 1;
+	}
+	if (s->cancel) {
+		p->act |= AJ_DO_STATUS;
+		p->phase = AJ_PHASE_CANCELLED;
+		p->reason = "Cancelled";
+		snprintf(p->message, sizeof(p->message),
+			 "cancelled by request (aj.dev/cancel) before submission");
+		aj_plan_event(p, 0, "Cancelled", "Cancel", p->message, 0);
+		return 1;
+	}
+	if (s->exists) {
+		snprintf(p->note, sizeof(p->note),
+			 "a %s named %s already exists and does not belong to this AjJob", r->kind,
+			 s->job);
+		fail_unsubmitted(p, "NameConflict", p->note);
+		return 1;
+	}
+	if (!(s->have & AJ_NEED_BUILD)) {
+		p->need |= AJ_NEED_BUILD;
+		return 1;
+	}
+	if (s->build_error) {
+		fail_unsubmitted(p, "InvalidTemplate", s->build_error);
+		return 1;
+	}
+	return built(r, s, p);
 }
 
 int aj_decide_storage(const struct aj_seen *s, struct aj_plan *p)
@@ -244,7 +250,7 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
 		return;
 	}
 	/* Too long: keep a readable prefix and make it unique with a hash. */
-	n = max - 9;
+	n = max > 9 ? max - 9 : 0;
 	while (n > 0 && clean[n - 1] == '-')
 		n--;
 	snprintf(out, size, "%.*s-%08x", (int)n, clean, (unsigned)(h ^ (h >> 32)));

@@ -114,7 +114,7 @@ static void *serve(void *arg)
 {
 	struct aj_health_server *s = arg;
 
-	while (!s->stop)
+	while (!atomic_load(&s->stop))
 		if (lws_service(s->lws, 0) < 0)
 			break;
 	return NULL;
@@ -152,7 +152,7 @@ void aj_health_stop(struct aj_health_server *s)
 {
 	if (!s->running)
 		return;
-	s->stop = 1;
+	atomic_store(&s->stop, 1);
 	lws_cancel_service(s->lws);
 	pthread_join(s->thread, NULL);
 	lws_context_destroy(s->lws);

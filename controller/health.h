@@ -14,6 +14,7 @@
 #define AJ_HEALTH_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 struct aj_buf;
 struct aj_errors;
@@ -30,7 +31,7 @@ struct aj_health_server {
 	struct lws_context *lws;
 	pthread_t thread;
 	int running;
-	volatile int stop;
+	atomic_int stop;          /* set by aj_health_stop(), read by the server thread */
 	int port;                 /* the bound port (useful with port 0) */
 	struct aj_health_ops ops;
 };

@@ -6,19 +6,19 @@
 
 #include <cjson/cJSON.h>
 
-#include "backend/backend.h"
+#include "backend/storage_secret.h"
 #include "cache.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "core/bundle.h"
+#include "core/ajjob.h"
 #include "core/error.h"
 #include "core/jobspec.h"
 #include "core/json.h"
 #include "core/node.h"
-#include "core/resolve.h"
 #include "core/source.h"
 #include "core/timestamp.h"
 #include "kube/client.h"
+#include "pipeline/pipeline.h"
 #include "log.h"
 #include "reconcile_azure.h"
 #include "report.h"
@@ -65,7 +65,7 @@ struct aj_run {
 	struct aj_seen s;
 	char job[64];                  /* the owned object's name */
 	struct aj_owned_view ov;       /* its record (cache, or a GET) */
-	struct aj_jobspec spec;
+	struct aj_pipeline pl;         /* the AjJob's template, JobSpec and backend */
 	cJSON *objects;                /* built */
 	char *service;                 /* spec.target.service once resolved */
 	struct aj_buf build_msg, storage_msg, create_msg;
@@ -224,22 +224,24 @@ static void build_failed(struct aj_run *run, const struct aj_errors *problems)
 						   : aj_buf_cstr(&run->build_msg);
 }
 
-/* Resolve the AjJob's bundle into run->spec. 0, 1 (problems), -1 (OOM). */
-static int resolve(struct aj_run *run, struct aj_errors *problems)
+/*
+ * The pipeline, on the AjJob's bundle chained with the namespace's
+ * AjTemplates: resolve, JobSpec, the backend's prepare, validate and permit,
+ * the code digest. 0, 1 (problems), -1 (OOM).
+ */
+static int load(struct aj_run *run, struct aj_errors *problems)
 {
 	struct aj_bundle b;
 	struct aj_source templates, chain;
-	struct aj_template t;
 	struct aj_node *specnode = NULL;
-	const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run->v.object, "spec"), *digest;
 	struct aj_buf origin = AJ_BUF_INIT(AJ_BUF_SMALL);
 	int ret = 1, have_chain = 0;
 
 	aj_bundle_init(&b);
-	aj_template_init(&t);
 	if (aj_buf_addf(&origin, "AjJob %s", run->rep.key))
 		goto oom;
-	if (aj_node_from_cjson(spec, aj_buf_cstr(&origin), &specnode, problems) ||
+	if (aj_node_from_cjson(cJSON_GetObjectItemCaseSensitive(run->v.object, "spec"),
+			       aj_buf_cstr(&origin), &specnode, problems) ||
 	    aj_bundle_read(&b, specnode, aj_buf_cstr(&origin), problems))
 		goto out;
 	if (aj_cache_template_source(run->r->cache, run->v.ns, &templates, problems))
@@ -249,17 +251,15 @@ static int resolve(struct aj_run *run, struct aj_errors *problems)
 		goto oom;
 	b.has_source = 0;
 	have_chain = 1;
-	if (aj_template_resolve(&chain, b.leaf, &t, problems) ||
-	    aj_jobspec_from_config(t.config, t.name, &b.args,
-				   (const char *const *)b.command.items, b.command.nr,
-				   &run->spec, problems))
-		goto out;
-	if (!(run->service = aj_strdup(run->spec.target.service)))
-		goto oom;
-	/* the code `aj run` uploaded (shared volume, blob or datastore) */
-	digest = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(spec, "code"),
-						  "digest");
-	if (cJSON_IsString(digest) && !(run->spec.code.digest = aj_strdup(digest->valuestring)))
+	{
+		struct aj_pipeline_in in = { &chain, b.leaf, &b.args,
+					     (const char *const *)b.command.items, b.command.nr,
+					     b.code_digest, run->v.ns, run->r->privileged_namespaces };
+
+		if (aj_pipeline_load(&in, &run->pl, problems))
+			goto out;
+	}
+	if (!(run->service = aj_strdup(run->pl.spec.target.service)))
 		goto oom;
 	ret = 0;
 	goto out;
@@ -270,31 +270,27 @@ out:
 		ret = -1;
 	if (have_chain)
 		aj_source_release(&chain);
-	aj_template_release(&t);
 	aj_bundle_release(&b);
 	aj_node_free(specnode);
 	aj_buf_release(&origin);
 	return ret;
 }
 
-/* Validate, permit and build the runner's objects. 0, 1 (problems), -1. */
+/* The runner's objects, beside the AjJob. 0, 1 (problems), -1. */
 static int build_objects(struct aj_run *run, struct aj_errors *problems)
 {
-	const struct aj_backend *be = aj_backend_find(run->spec.target.service);
+	const struct aj_jobspec *spec = &run->pl.spec;
 	struct aj_build_ctx ctx = { run->job, run->v.ns, run->v.uid, run->v.name, AJ_API_VERSION, 0 };
 
-	if (run->spec.target.namespace_ && strcmp(run->spec.target.namespace_, run->v.ns)) {
+	if (spec->target.namespace_ && strcmp(spec->target.namespace_, run->v.ns)) {
 		struct aj_where w = { NULL, 0, 0, "config.target.namespace" };
 
 		aj_errors_add(problems, &w, "\"%s\" differs from the AjJob's namespace \"%s\": "
-			      "the %s is created beside its AjJob", run->spec.target.namespace_,
+			      "the %s is created beside its AjJob", spec->target.namespace_,
 			      run->v.ns, run->runner->kind);
 		return 1;
 	}
-	if (!be || (be->prepare && be->prepare(&run->spec, problems)) ||
-	    be->validate(&run->spec, problems) ||
-	    aj_backend_permit(&run->spec, run->v.ns, run->r->privileged_namespaces, problems) ||
-	    be->build(&run->spec, &ctx, &run->objects, problems))
+	if (aj_pipeline_build(&run->pl, &ctx, &run->objects, problems))
 		return problems->oom ? -1 : 1;
 	return 0;
 }
@@ -317,8 +313,8 @@ static int build(struct aj_run *run, struct aj_errors *err)
 		if (aj_kube_get(run->k, &ref, &run->v.object, NULL, err))
 			return -1;
 	}
-	/* resolved already when this is the build again for the runner it switched to */
-	b = run->service ? 0 : resolve(run, &problems);
+	/* loaded already when this is the build again for the runner it switched to */
+	b = run->service ? 0 : load(run, &problems);
 	if (!b && run->r->azure && aj_azure_serves(run->service)) {
 		aj_errors_release(&problems);
 		return 2;
@@ -362,7 +358,7 @@ static int write_storage(struct aj_run *run, struct aj_errors *err)
 		aj_errors_add(&problems, NULL, "no storage Secret name fits %s", run->job);
 		s = AJ_STORAGE_REJECTED;
 	} else {
-		s = aj_storage_ensure(run->r->storage, run->k, &run->spec, &t, &renew, &problems);
+		s = aj_storage_ensure(run->r->storage, run->k, &run->pl.spec, &t, &renew, &problems);
 	}
 	if (s < 0) {
 		aj_errors_release(&problems);
@@ -556,7 +552,7 @@ static int reconcile_run(struct aj_run *run, struct aj_errors *err)
 		run->runner->decide(&run->s, &plan);
 		s = step(run, &plan, err);
 		if (s == 2)
-			return aj_reconcile_azure(run->r->azure, run->k, &run->rep, &run->spec, err);
+			return aj_reconcile_azure(run->r->azure, run->k, &run->rep, &run->pl, err);
 		if (s <= 0)
 			return s < 0 ? -1 : act(run, &plan, err);
 	}
@@ -575,7 +571,7 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	run.build_msg = (struct aj_buf)AJ_BUF_INIT(AJ_BUF_SMALL);
 	run.storage_msg = (struct aj_buf)AJ_BUF_INIT(AJ_BUF_SMALL);
 	run.create_msg = (struct aj_buf)AJ_BUF_INIT(AJ_BUF_SMALL);
-	aj_jobspec_init(&run.spec);
+	aj_pipeline_init(&run.pl);
 	found = aj_cache_ajjob_get(r->cache, key, &run.v);
 	if (found < 0)
 		return aj_errors_oom(err);
@@ -589,6 +585,7 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		ret = aj_errors_oom(err);
 		goto out;
 	}
+	run.rep.metrics = r->metrics;
 	if (r->azure && aj_azure_claims(&run.v)) {
 		ret = aj_reconcile_azure(r->azure, k, &run.rep, NULL, err);
 		goto out;
@@ -606,7 +603,7 @@ out:
 	cJSON_Delete(run.scratch.keep);
 	cJSON_Delete(run.objects);
 	aj_free(run.service);
-	aj_jobspec_release(&run.spec);
+	aj_pipeline_release(&run.pl);
 	aj_owned_view_release(&run.ov);
 	aj_buf_release(&run.build_msg);
 	aj_buf_release(&run.storage_msg);

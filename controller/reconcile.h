@@ -24,6 +24,7 @@
 struct aj_cache;
 struct aj_errors;
 struct aj_kube;
+struct aj_metrics;
 
 struct aj_azure_forwarder;
 struct aj_storage_minter;
@@ -32,6 +33,7 @@ struct aj_workqueue;
 struct aj_reconciler {
 	struct aj_cache *cache;
 	const char *instance;     /* this controller's name in Events */
+	struct aj_metrics *metrics;   /* phase changes are counted here (jobmetrics.h); NULL: not */
 	/* where jobs may add capabilities or mount storage (aj_backend_permit) */
 	const char *privileged_namespaces;
 	struct aj_azure_forwarder *azure;   /* aml/sing AjJobs (reconcile_azure.h); NULL: refused */

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/jobspec.h"
 #include "core/strlist.h"
+#include "pipeline/pipeline.h"
 #include "core/timestamp.h"
 #include "report.h"
 #include "kube/client.h"
@@ -818,15 +819,15 @@ out:
 	return ret;
 }
 
-static int submit(struct run *r, struct aj_jobspec *spec, struct aj_errors *err)
+static int submit(struct run *r, const struct aj_pipeline *pl, struct aj_errors *err)
 {
+	const struct aj_jobspec *spec = &pl->spec;
 	const struct aj_target *t = &spec->target;
 	struct aj_errors problems = AJ_ERRORS_INIT;
 	struct aj_buf job_name = AJ_BUF_INIT(AJ_BUF_SMALL), ws_id = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct coords ws = r->f->ws;
 	struct aj_aml_workspace w;
 	struct aj_aml_job job;
-	const struct aj_backend *be = aj_backend_find(t->service);
 	struct aj_build_ctx ctx = { r->v->name, r->v->ns, r->v->uid, r->v->name, AJ_API_VERSION, 0 };
 	cJSON *objects = NULL, *body;
 	long http_status = 0;
@@ -849,8 +850,7 @@ static int submit(struct run *r, struct aj_jobspec *spec, struct aj_errors *err)
 		ret = fail(r, "Forbidden", msg, err);
 		goto out;
 	}
-	if (!be || be->validate(spec, &problems) ||
-	    be->build(spec, &ctx, &objects, &problems)) {
+	if (aj_pipeline_build(pl, &ctx, &objects, &problems)) {
 		ret = problems.oom ? aj_errors_oom(err)
 				   : fail_errors(r, "InvalidTemplate", "", &problems, err);
 		goto out;
@@ -1052,7 +1052,7 @@ out:
 }
 
 int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k, struct aj_report *rep,
-		       struct aj_jobspec *spec, struct aj_errors *err)
+		       const struct aj_pipeline *pl, struct aj_errors *err)
 {
 	const struct aj_ajjob_view *v = rep->v;
 	struct run r;
@@ -1064,13 +1064,13 @@ int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k, struct a
 	r.v = v;
 	r.rep = rep;
 	r.key = rep->key;
-	r.backend = spec ? spec->target.service : str_at(v->status, "backend");
+	r.backend = pl ? pl->spec.target.service : str_at(v->status, "backend");
 	if (!r.backend)
 		r.backend = "aml";
 	if (v->deleting)
 		ret = finalize(&r, err);
-	else if (spec)
-		ret = submit(&r, spec, err);
+	else if (pl)
+		ret = submit(&r, pl, err);
 	else if (!str_at(at(v->status, "azure"), "jobName") ||
 		 (v->has_phase && aj_phase_terminal(v->phase) &&
 		  v->observed_generation == v->generation))

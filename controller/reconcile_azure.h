@@ -42,7 +42,7 @@
 
 struct aj_ajjob_view;
 struct aj_errors;
-struct aj_jobspec;
+struct aj_pipeline;
 struct aj_kube;
 struct aj_report;
 struct aj_token_cache;
@@ -79,10 +79,11 @@ int aj_azure_claims(const struct aj_ajjob_view *v);
 
 /*
  * Reconcile the AjJob of rep (its status and Events go through it): submit
- * it when spec is given, else mirror, cancel or finalize. 0 when done (later polls are queued), -1 to retry with
+ * it when pl (the AjJob loaded by the pipeline) is given, else mirror,
+ * cancel or finalize. 0 when done (later polls are queued), -1 to retry with
  * backoff (err says why). Problems with the AjJob itself end in status.
  */
 int aj_reconcile_azure(struct aj_azure_forwarder *f, struct aj_kube *k, struct aj_report *rep,
-		       struct aj_jobspec *spec, struct aj_errors *err);
+		       const struct aj_pipeline *pl, struct aj_errors *err);
 
 #endif

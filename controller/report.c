@@ -10,7 +10,9 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/timestamp.h"
 #include "events.h"
+#include "jobmetrics.h"
 #include "kube/client.h"
 #include "log.h"
 #include "resources.h"
@@ -74,6 +76,38 @@ static int replace_members(cJSON *next, const cJSON *extra)
 	return 0;
 }
 
+/* When the AjJob was first seen Running (its Running condition's transition), 0 if never. */
+static long long running_since(const cJSON *status)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(status, "conditions")) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
+		const char *on = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "status"));
+		long long t;
+
+		if (type && on && !strcmp(type, "Running") && !strcmp(on, "True")) {
+			t = aj_timestamp_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+				c, "lastTransitionTime")), 0);
+			return t > 0 ? t : 0;
+		}
+	}
+	return 0;
+}
+
+/* Count a written phase change in the job metrics. */
+static void count_transition(const struct aj_report *rep, const struct aj_status *st)
+{
+	const struct aj_ajjob_view *v = rep->v;
+	enum aj_phase from = v->has_phase ? v->phase : AJ_PHASE_PENDING;
+	long long now = aj_timestamp_parse(rep->now, 0);
+
+	if (!rep->metrics || from == st->phase || now < 0)
+		return;
+	aj_jobmetrics_transition(rep->metrics, st->backend, from, st->phase, v->created,
+				 running_since(v->status), now);
+}
+
 int aj_report_status(struct aj_report *rep, const struct aj_status *st, const cJSON *extra,
 		     struct aj_errors *err)
 {
@@ -118,6 +152,8 @@ int aj_report_status(struct aj_report *rep, const struct aj_status *st, const cJ
 		}
 	}
 	cJSON_Delete(out);
+	if (!r)
+		count_transition(rep, st);
 	return r;
 }
 

@@ -19,11 +19,14 @@ struct aj_ajjob_view;
 struct aj_buf;
 struct aj_errors;
 struct aj_kube;
+struct aj_metrics;
 
 struct aj_report {
 	struct aj_kube *k;
 	const struct aj_ajjob_view *v;
 	const char *instance;     /* this controller's identity, in Events */
+	/* where a phase change is counted (jobmetrics.h); NULL: nowhere */
+	struct aj_metrics *metrics;
 	char *rv;                 /* resourceVersion to write against (follows our writes) */
 	char key[320];            /* "ns/name", for logs */
 	char now[40];             /* RFC 3339, for condition transitions */
@@ -38,8 +41,9 @@ void aj_report_release(struct aj_report *rep);
 /*
  * Write the status st describes, with extra's members (e.g. "azure")
  * replacing the ones carried over (extra NULL: none). Nothing is written
- * when it equals the AjJob's. 0 / -1 with err (a stale resourceVersion
- * conflicts: the retry reads the cache again).
+ * when it equals the AjJob's. A written phase change is counted in
+ * rep->metrics. 0 / -1 with err (a stale resourceVersion conflicts: the
+ * retry reads the cache again).
  */
 int aj_report_status(struct aj_report *rep, const struct aj_status *st, const cJSON *extra,
 		     struct aj_errors *err);

@@ -220,8 +220,10 @@ void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct a
 void aj_plan_event(struct aj_plan *p, int warning, const char *reason, const char *action,
 		   const char *note, int once);
 /*
- * An owned object's name for AjJob `ajjob`: stable, a DNS-1035 label of at
- * most max bytes (the AjJob's name cleaned, or a prefix of it with a hash).
+ * An object name for AjJob `ajjob`: stable, a DNS-1035 label (lower case,
+ * other characters '-', "j-" in front of a first character that is no
+ * letter), at most max characters (longer: a prefix and 8 hex digits of a
+ * hash of the whole name).
  */
 void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/storage_secret.h"
 #include "cache.h"
 #include "core/error.h"
 #include "core/json.h"
@@ -47,7 +47,6 @@ static int is(const char *a, const char *b)
 	return a && !strcmp(a, b);
 }
 
-/* Volcano object name for an AjJob name: stable, DNS-1035, short enough. */
 static void volcano_name(const char *ajjob, char *out, size_t size)
 {
 	aj_runner_object_name(ajjob, VOLCANO_NAME_MAX, out, size);

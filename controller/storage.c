@@ -160,31 +160,45 @@ static void add_owner(cJSON *meta, const struct aj_storage_target *t, int *oom)
 	aj_body_add_bool(o, "blockOwnerDeletion", 1, oom);
 }
 
+/* The Secret without its data: metadata, owner, labels; *data and *ann to fill. NULL on OOM. */
+static cJSON *secret_shell(const struct aj_storage_target *t, cJSON **data, cJSON **ann)
+{
+	cJSON *secret = cJSON_CreateObject(), *meta, *labels;
+	int oom = !secret;
+
+	aj_body_add_string(secret, "apiVersion", "v1", &oom);
+	aj_body_add_string(secret, "kind", "Secret", &oom);
+	aj_body_add_string(secret, "type", "Opaque", &oom);
+	meta = aj_body_add_object(secret, "metadata", &oom);
+	aj_body_add_string(meta, "name", t->secret, &oom);
+	aj_body_add_string(meta, "namespace", t->ns, &oom);
+	labels = aj_body_add_object(meta, "labels", &oom);
+	aj_body_add_string(labels, "app.kubernetes.io/managed-by", "aj", &oom);
+	aj_body_add_string(labels, "app", t->job, &oom);
+	*ann = aj_body_add_object(meta, "annotations", &oom);
+	add_owner(meta, t, &oom);
+	*data = aj_body_add_object(secret, "stringData", &oom);
+	if (oom) {
+		cJSON_Delete(secret);
+		*data = *ann = NULL;   /* adding to NULL only says out of memory */
+		return NULL;
+	}
+	return secret;
+}
+
 int aj_storage_secret(const struct aj_storage_secret_in *in, cJSON **out, time_t *renew_at,
 		      struct aj_errors *err)
 {
 	const struct aj_jobspec *spec = in->spec;
 	struct aj_buf sas = AJ_BUF_INIT(AJ_BUF_LARGE), text = AJ_BUF_INIT(AJ_BUF_LARGE);
 	struct aj_buf ep = AJ_BUF_INIT(AJ_BUF_SMALL), name = AJ_BUF_INIT(AJ_BUF_SMALL);
-	cJSON *secret = cJSON_CreateObject(), *meta, *data, *ann, *labels;
+	cJSON *data, *ann, *secret = secret_shell(in->target, &data, &ann);
 	long shortest = 0;
 	char when[AJ_TIMESTAMP_SIZE];
 	int oom = !secret, ret = -1;
 	size_t i;
 
 	*out = NULL;
-	aj_body_add_string(secret, "apiVersion", "v1", &oom);
-	aj_body_add_string(secret, "kind", "Secret", &oom);
-	aj_body_add_string(secret, "type", "Opaque", &oom);
-	meta = aj_body_add_object(secret, "metadata", &oom);
-	aj_body_add_string(meta, "name", in->target->secret, &oom);
-	aj_body_add_string(meta, "namespace", in->target->ns, &oom);
-	labels = aj_body_add_object(meta, "labels", &oom);
-	aj_body_add_string(labels, "app.kubernetes.io/managed-by", "aj", &oom);
-	aj_body_add_string(labels, "app", in->target->job, &oom);
-	ann = aj_body_add_object(meta, "annotations", &oom);
-	add_owner(meta, in->target, &oom);
-	data = aj_body_add_object(secret, "stringData", &oom);
 	for (i = 0; !oom && i < spec->storage_nr; i++) {
 		const struct aj_storage *st = &spec->storage[i];
 

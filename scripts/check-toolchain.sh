@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Check, before a long build, that the compilers link what the tests need: gcc with ASan + UBSan
-# (the sanitizer build), clang with libFuzzer + ASan + UBSan (the fuzz targets). One line says
+# (the sanitizer build) and with TSan (the ThreadSanitizer build), clang with libFuzzer + ASan +
+# UBSan (the fuzz targets). One line says
 # what is missing and which package brings it; exit 1 then.
 set -euo pipefail
 work=$(mktemp -d)
@@ -24,5 +25,7 @@ for c in cc clang; do
 done
 check "cc -fsanitize=address,undefined" "gcc's libasan and libubsan (build-essential)" \
   cc -fsanitize=address,undefined "$work/m.c" -o "$work/m"
+check "cc -fsanitize=thread" "gcc's libtsan (libtsan2; Debian's libgcc-12-dev depends on it)" \
+  cc -fsanitize=thread "$work/m.c" -o "$work/m"
 check "clang -fsanitize=fuzzer,address,undefined" "clang's compiler runtime (libclang-rt-dev)" \
   clang -fsanitize=fuzzer,address,undefined "$work/t.c" -o "$work/t"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build aj and run every test suite: the unit and CLI tests (warnings as
 # errors), the unit, CLI, corpus and torture tests again under AddressSanitizer
-# + UBSan (valgrind, the fuzz smoke run and the rest in the plain build), and the
+# + UBSan, the threaded suites (label tsan) under ThreadSanitizer (valgrind,
+# the fuzz smoke run and the rest in the plain build), and the
 # integration tests on a local cluster built from source: kube-apiserver, etcd,
 # kube-controller-manager, kube-scheduler, kwok's simulated nodes and the real Volcano.
 set -euo pipefail
@@ -18,6 +19,12 @@ cmake -S . -B build-asan -G Ninja -DAJ_WERROR=ON -DAJ_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j "$jobs"
 
+# ThreadSanitizer: the controller and the suites labelled tsan only, to keep CI short.
+cmake -S . -B build-tsan -G Ninja -DAJ_WERROR=ON -DAJ_TSAN=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-tsan -j "$jobs" --target aj aj-controller \
+  $(cd build-tsan && ctest -N -L tsan | sed -n 's/^ *Test *#[0-9]*: unit\.//p')
+
 # The integration tests' cluster: control plane, then Volcano and kwok (one Go build at a time).
 bash tests/controlplane/build.sh
 bash tests/controlplane/build-cluster.sh
@@ -32,6 +39,8 @@ status=0
 echo "== sanitizers (ASan + UBSan): unit, CLI, corpus and torture tests =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -L 'unit|cli|torture' --output-on-failure -j "$jobs" || status=1
+echo "== ThreadSanitizer: the threaded unit suites, the controller on the control plane =="
+ctest --test-dir build-tsan -L tsan --output-on-failure || status=1
 echo "== all suites =="
 set +e
 ctest --test-dir build --output-on-failure -j "$jobs" 2>&1 | tee build/ctest-all.log

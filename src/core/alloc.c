@@ -1,31 +1,39 @@
 #include "alloc.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-/* Process-wide test hook; the product never sets it. */
-static long fail_at = -1;
-static long counter;
+#ifdef AJ_ALLOC_FAILURES
+
+/* Process-wide test hook (alloc.h). */
+static atomic_long fail_at = -1;
+static atomic_long counter;
 
 static int should_fail(void)
 {
-	long n = counter++;
-	return fail_at >= 0 && n >= fail_at;
+	long n = atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
+	long at = atomic_load_explicit(&fail_at, memory_order_relaxed);
+
+	return at >= 0 && n >= at;
 }
 
 void aj_alloc_fail_after(long n)
 {
-	fail_at = n;
-	counter = 0;
+	atomic_store(&counter, 0);
+	atomic_store(&fail_at, n);
 }
 
 long aj_alloc_count(void)
 {
-	return counter;
+	return atomic_load(&counter);
 }
+#else
+#define should_fail() 0
+#endif
 
 void *aj_malloc(size_t size)
 {

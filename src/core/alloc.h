@@ -34,12 +34,17 @@ int aj_grow(void **arr, size_t *alloc, size_t need, size_t elem_size);
 void aj_alloc_hook_cjson(void);
 
 /*
- * Allocation-failure injection for tests: after aj_alloc_fail_after(n), the
+ * Allocation-failure injection, built in test builds only (CMake option
+ * AJ_ALLOC_FAILURES, on with BUILD_TESTING): after aj_alloc_fail_after(n), the
  * allocation numbered n (0-based, counted from this call) and every later one
  * fail until aj_alloc_fail_after(-1). aj_alloc_count() reports how many
  * allocations were attempted since the last aj_alloc_fail_after() call.
+ * The counter is atomic: threads that allocate while a test counts race on
+ * nothing.
  */
+#ifdef AJ_ALLOC_FAILURES
 void aj_alloc_fail_after(long n);
 long aj_alloc_count(void);
+#endif
 
 #endif

@@ -545,6 +545,60 @@ static void the_lifecycle_status_comes_back_from_the_cache(void **state)
  * half of them deleted: every lookup still right, and the records take a
  * few hundred bytes each (the JSON of such an AjJob is over 1 KB).
  */
+struct seen_phases {
+	int volcano_running, aml_failed, none_pending, other;
+};
+
+static void see_phase(void *ctx, const char *backend, enum aj_phase phase)
+{
+	struct seen_phases *s = ctx;
+
+	if (backend && !strcmp(backend, "volcano") && phase == AJ_PHASE_RUNNING)
+		s->volcano_running++;
+	else if (backend && !strcmp(backend, "aml") && phase == AJ_PHASE_FAILED)
+		s->aml_failed++;
+	else if (!backend && phase == AJ_PHASE_PENDING)
+		s->none_pending++;
+	else
+		s->other++;
+}
+
+static void every_ajjob_is_counted_by_backend_and_phase_with_its_creation_time(void **state)
+{
+	struct aj_cache c;
+	struct aj_ajjob_view v;
+	struct seen_phases seen = { 0, 0, 0, 0 };
+
+	(void)state;
+	assert_int_equal(aj_cache_init(&c), 0);
+	assert_int_equal(aj_cache_ajjob_put(&c, parse(
+		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"a\",\"uid\":\"u1\","
+		"\"creationTimestamp\":\"2026-12-01T10:00:00Z\"},"
+		"\"status\":{\"phase\":\"Running\",\"backend\":\"volcano\"}}")), 0);
+	assert_int_equal(aj_cache_ajjob_put(&c, parse(
+		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"b\",\"uid\":\"u2\"},"
+		"\"status\":{\"phase\":\"Running\",\"backend\":\"volcano\"}}")), 0);
+	assert_int_equal(aj_cache_ajjob_put(&c, parse(
+		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"c\",\"uid\":\"u3\"},"
+		"\"status\":{\"phase\":\"Failed\",\"backend\":\"aml\"}}")), 0);
+	assert_int_equal(aj_cache_ajjob_put(&c, parse(
+		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"d\",\"uid\":\"u4\"},"
+		"\"spec\":{\"command\":[\"python\"]}}")), 0);
+	aj_cache_ajjob_delete(&c, "ml/b");
+	aj_cache_ajjob_phases(&c, see_phase, &seen);
+	assert_int_equal(seen.volcano_running, 1);
+	assert_int_equal(seen.aml_failed, 1);
+	assert_int_equal(seen.none_pending, 1);
+	assert_int_equal(seen.other, 0);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/a", &v), 1);
+	assert_int_equal(v.created, 1796119200LL);
+	aj_ajjob_view_release(&v);
+	assert_int_equal(aj_cache_ajjob_get(&c, "ml/c", &v), 1);
+	assert_int_equal(v.created, 0);
+	aj_ajjob_view_release(&v);
+	aj_cache_release(&c);
+}
+
 static void many_records_stay_small_and_freed_ones_are_reused(void **state)
 {
 	enum { N = 10000 };
@@ -759,6 +813,7 @@ int main(void)
 		cmocka_unit_test(the_json_hash_ignores_member_order_only),
 		cmocka_unit_test(an_unchanged_status_is_recognised_and_a_changed_one_is_not),
 		cmocka_unit_test(the_lifecycle_status_comes_back_from_the_cache),
+		cmocka_unit_test(every_ajjob_is_counted_by_backend_and_phase_with_its_creation_time),
 		cmocka_unit_test(many_records_stay_small_and_freed_ones_are_reused),
 		cmocka_unit_test(compaction_survives_running_out_of_memory),
 		cmocka_unit_test(out_of_memory_drops_the_entry_instead_of_keeping_a_stale_one),

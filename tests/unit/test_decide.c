@@ -438,6 +438,33 @@ static void events_name_their_action(void **state)
 	assert_string_equal(p.events[0].action, "Observe");
 }
 
+/* Object names: the AjJob's when it is a short DNS label, else made one. */
+static void object_names_derive_from_the_ajjob_alone(void **state)
+{
+	char a[64], b[64], c[64];
+	const char *sixty = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+	(void)state;
+	aj_runner_object_name("train-1", 45, a, sizeof(a));
+	assert_string_equal(a, "train-1");
+	aj_runner_object_name("Train.x", 45, a, sizeof(a));
+	assert_string_equal(a, "j--rain-x");
+	aj_runner_object_name("7b", 45, a, sizeof(a));
+	assert_string_equal(a, "j-7b");
+	/* too long: 36 characters, '-', 8 hex digits of a hash of the whole name */
+	aj_runner_object_name(sixty, 45, a, sizeof(a));
+	aj_runner_object_name(sixty, 45, b, sizeof(b));
+	assert_int_equal(strlen(a), 45);
+	assert_int_equal(strncmp(a, sixty, 36), 0);
+	assert_int_equal(a[36], '-');
+	assert_string_equal(a, b);
+	aj_runner_object_name("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", 45, c, sizeof(c));
+	assert_string_not_equal(a, c);
+	/* a shorter limit for another runner */
+	aj_runner_object_name(sixty, 20, a, sizeof(a));
+	assert_int_equal(strlen(a), 20);
+}
+
 static void rejections_that_fail_the_ajjob(void **state)
 {
 	static const struct {
@@ -532,6 +559,7 @@ int main(void)
 		cmocka_unit_test(submission_steps_in_order),
 		cmocka_unit_test(storage_secrets_are_renewed_when_due),
 		cmocka_unit_test(events_name_their_action),
+		cmocka_unit_test(object_names_derive_from_the_ajjob_alone),
 		cmocka_unit_test(rejections_that_fail_the_ajjob),
 		cmocka_unit_test(the_failed_pod_is_the_first_to_fail),
 		cmocka_unit_test(the_scheduler_reason_from_podgroup_or_events),
