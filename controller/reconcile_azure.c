@@ -12,6 +12,7 @@
 #include "azure/vcselect.h"
 #include "backend/azureml.h"
 #include "backend/backend.h"
+#include "backend/common.h"
 #include "cache.h"
 #include "core/alloc.h"
 #include "core/buf.h"

@@ -5,11 +5,13 @@
 #ifndef AJ_RESOURCES_H
 #define AJ_RESOURCES_H
 
+#include "core/ajjob.h"
 #include "kube/client.h"
 
-#define AJ_GROUP "aj.dev"
-#define AJ_VERSION "v1alpha1"
-#define AJ_API_VERSION AJ_GROUP "/" AJ_VERSION
+/* the AjJob contract's names (core/ajjob.h) */
+#define AJ_GROUP AJ_AJJOB_GROUP
+#define AJ_VERSION AJ_AJJOB_VERSION
+#define AJ_API_VERSION AJ_AJJOB_API_VERSION
 #define AJ_CONTROLLER_NAME "aj.dev/aj-controller"
 
 extern const struct aj_kube_resource aj_res_ajjobs;

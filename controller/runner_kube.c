@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/storage_secret.h"
 #include "core/json.h"
 #include "kube/client.h"
 #include "runner.h"

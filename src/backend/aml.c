@@ -6,6 +6,7 @@
 
 #include "azureml.h"
 #include "backend.h"
+#include "common.h"
 #include "core/error.h"
 #include "core/jobspec.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "common.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"

@@ -117,12 +117,4 @@ int aj_backend_permit(const struct aj_jobspec *spec, const char *ns,
  */
 int aj_backend_permit_list_check(const char *permitted, struct aj_errors *err);
 
-/*
- * What the builders share and the cluster backends' contracts, for the
- * files that still reach them through this header.
- */
-#include "codeship.h"
-#include "common.h"
-#include "storage_secret.h"
-
 #endif

@@ -27,6 +27,8 @@
 #include <string.h>
 
 #include "backend.h"
+#include "codeship.h"
+#include "common.h"
 #include "pod.h"
 #include "core/buf.h"
 #include "core/error.h"

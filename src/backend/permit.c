@@ -9,6 +9,7 @@
  * configuration lists; the cluster's admission still checks every pod.
  */
 #include "backend.h"
+#include "common.h"
 
 #include <stdio.h>
 #include <string.h>

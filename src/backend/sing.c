@@ -15,6 +15,7 @@
 
 #include "azureml.h"
 #include "backend.h"
+#include "common.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"

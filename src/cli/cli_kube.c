@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "backend/backend.h"
+#include "backend/common.h"
 #include "cli.h"
 #include "cli_kube.h"
 #include "core/alloc.h"

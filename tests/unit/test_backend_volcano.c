@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/codeship.h"
+#include "backend/common.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"

@@ -23,6 +23,7 @@
 #include <openssl/sha.h>
 
 #include "backend/backend.h"
+#include "backend/codeship.h"
 #include "code/archive.h"
 #include "code/ignore.h"
 #include "core/alloc.h"

@@ -13,6 +13,7 @@
 #include "azure/blob.h"
 #include "azure/sas.h"
 #include "backend/backend.h"
+#include "backend/codeship.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"

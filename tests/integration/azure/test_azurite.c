@@ -20,6 +20,7 @@
 #include "azure/credential.h"
 #include "azure/sas.h"
 #include "backend/backend.h"
+#include "backend/codeship.h"
 #include "core/alloc.h"
 #include "core/base64.h"
 #include "core/error.h"
