@@ -14,8 +14,8 @@ import sys
 # watches, events.c), verb by verb.
 RULES = [
     (["aj.dev"], ["ajjobs", "ajtemplates"], ["get", "list", "watch"]),
-    # the finalizer and annotation of AjJobs forwarded to Azure; the TTL's delete
-    (["aj.dev"], ["ajjobs"], ["patch", "delete"]),
+    # the finalizer and annotation of AjJobs forwarded to Azure
+    (["aj.dev"], ["ajjobs"], ["patch"]),
     (["aj.dev"], ["ajjobs/status"], ["get", "update", "patch"]),
     (["batch.volcano.sh"], ["jobs"], ["get", "list", "watch", "create", "delete"]),
     # the kube backend's Indexed Jobs and the headless Service created beside each

@@ -56,9 +56,4 @@ expect_ok "metrics.dashboard.enabled renders a grafana_dashboard=1 ConfigMap of 
 expect_ok "...in metrics.dashboard.namespace when set" bash -c \
   "$(declare -f render dash_check); helm='$helm' chart='$chart' kube_version='$kube_version'; render --set metrics.dashboard.enabled=true --set metrics.dashboard.namespace=monitoring | dash_check monitoring"
 
-# TTL: the controller's default 0 is not passed; any other value is.
-expect_ok "controller.ttlSecondsAfterFinished 0 (the default) passes no flag" bash -c \
-  "$(declare -f render); helm='$helm' chart='$chart' kube_version='$kube_version'; ! render | grep -q ttl-seconds"
-expect_ok "controller.ttlSecondsAfterFinished=604800 is --ttl-seconds-after-finished=604800" bash -c \
-  "$(declare -f render); helm='$helm' chart='$chart' kube_version='$kube_version'; render --set controller.ttlSecondsAfterFinished=604800 | grep -qx -- '            - \"--ttl-seconds-after-finished=604800\"'"
 finish

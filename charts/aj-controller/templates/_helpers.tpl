@@ -65,11 +65,10 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
   resources: [ajjobs, ajtemplates]
   verbs: [get, list, watch]
 # AjJobs forwarded to Azure: the finalizer aj.dev/azure-job and the annotation
-# aj.dev/azure-workspace, by merge patch. Finished AjJobs past their
-# ttlSecondsAfterFinished are deleted.
+# aj.dev/azure-workspace, by merge patch.
 - apiGroups: [aj.dev]
   resources: [ajjobs]
-  verbs: [patch, delete]
+  verbs: [patch]
 - apiGroups: [aj.dev]
   resources: [ajjobs/status]
   verbs: [get, update, patch]
