@@ -121,9 +121,11 @@ stop_controller
 # 3. no create on Volcano Jobs: the controller asks the API server about its
 #    write permissions and stays unready naming the missing one; a reconcile
 #    that needs it also says so in its log line.
-sed '/resources: \[jobs\]/{n;s/, create//}' "$root/deploy/rbac.yaml" >"$work/no-create.yaml"
-expect_ok "the edited RBAC really lacks create on jobs" \
-  bash -c "grep -A1 'resources: \[jobs\]' '$work/no-create.yaml' | grep -q 'verbs: \[get, list, watch, delete\]'"
+# only Volcano's Jobs: the kube backend's batch/v1 Jobs keep their create
+sed '/apiGroups: \[batch.volcano.sh\]/{n;n;s/, create//}' "$root/deploy/rbac.yaml" >"$work/no-create.yaml"
+expect_ok "the edited RBAC really lacks create on Volcano Jobs, and only there" \
+  bash -c "grep -A2 'apiGroups: \[batch.volcano.sh\]' '$work/no-create.yaml' | grep -q 'verbs: \[get, list, watch, delete\]' &&
+           grep -A2 'apiGroups: \[batch\]' '$work/no-create.yaml' | grep -q 'verbs: \[get, list, watch, create, delete\]'"
 kc=$(sa_kubeconfig nocreate "$work/no-create.yaml") || fail "set up a ServiceAccount without create on jobs"
 ns=$(new_namespace rdy)
 start_controller "$kc"
