@@ -252,9 +252,11 @@ static int load(struct aj_run *run, struct aj_errors *problems)
 	b.has_source = 0;
 	have_chain = 1;
 	{
+		/* every AjJob is checked: no privileged namespaces set permits none ("") */
+		const char *permitted = run->r->privileged_namespaces ? run->r->privileged_namespaces : "";
 		struct aj_pipeline_in in = { &chain, b.leaf, &b.args,
 					     (const char *const *)b.command.items, b.command.nr,
-					     b.code_digest, run->v.ns, run->r->privileged_namespaces };
+					     b.code_digest, run->v.ns, permitted };
 
 		if (aj_pipeline_load(&in, &run->pl, problems))
 			goto out;
