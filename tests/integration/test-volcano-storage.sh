@@ -131,7 +131,13 @@ start_controller --storage-sas-lifetime 60 --privileged-namespaces "$ns"
 ajjob train-1 "$storage"
 expect_ok "the AjJob is submitted" wait_for 60 phase_is train-1 Submitted
 # First, while the 60 s SAS is young (renewal comes at 40 s, sooner than a slow machine runs all checks):
-expect_eq "one delegation key was asked for, with a bearer token" "1" keys_minted
+# One key per Secret write: one, or two when a slow machine reached the 40 s renewal already.
+train_writes() { grep -c "\"msg\":\"storage secret written\",\"ajjob\":\"$ns/train-1\"" "$work/controller.log"; }
+one_key_per_write() {
+  local w1 k w2; w1=$(train_writes); k=$(keys_minted); w2=$(train_writes)
+  (( w1 >= 1 )) && { (( k == w1 )) || (( k == w2 )); }
+}
+expect_ok "one delegation key was asked for per Secret write, with a bearer token" one_key_per_write
 expect_eq "the Secret's SAS is signed with the delegation key: racwdl on the container, 60 s" "valid" \
   check_secret train-1-storage storage
 uid=$(field ajjob train-1 '{.metadata.uid}')
