@@ -255,3 +255,23 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
 		n--;
 	snprintf(out, size, "%.*s-%08x", (int)n, clean, (unsigned)(h ^ (h >> 32)));
 }
+
+int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
+		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
+		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (aj_decide_submit(r, s, p) || aj_decide_storage(s, p))
+		return 1;
+	p->act |= AJ_DO_STATUS;
+	p->submitted = 1;
+	if ((s->cancel && !ended) || s->prev == AJ_PHASE_CANCELLING)
+		aj_decide_cancel(r, s, p);
+	else if (!s->exists)
+		aj_decide_gone(r, s, p);
+	else if (ended)
+		finished(s, p);
+	else
+		mirror(s, p);
+	return 0;
+}

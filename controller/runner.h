@@ -217,6 +217,17 @@ int aj_decide_storage(const struct aj_seen *s, struct aj_plan *p);
 void aj_decide_cancel(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p);
 /* The owned object went before the job ended: Failed. */
 void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p);
+/*
+ * The outline of every cluster runner's decide(): submit or adopt, renew
+ * storage, then cancel (a job that ended before the cancel was acted on
+ * keeps its outcome), the object gone, or the runner's own mapping of an
+ * object that ended (finished) or still runs (mirror). p is cleared first.
+ * 1 when submitting or the storage made the plan, 0 when the object was
+ * followed.
+ */
+int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
+		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
+		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p);
 void aj_plan_event(struct aj_plan *p, int warning, const char *reason, const char *action,
 		   const char *note, int once);
 /*

@@ -165,20 +165,7 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 {
 	int ended = s->exists && (is(s->o.phase, "Complete") || is(s->o.phase, "Failed"));
 
-	memset(p, 0, sizeof(*p));
-	if (aj_decide_submit(&aj_runner_kube, s, p) || aj_decide_storage(s, p))
-		return;
-	p->act |= AJ_DO_STATUS;
-	p->submitted = 1;
-	/* a job that ended before the cancel was acted on keeps its outcome */
-	if ((s->cancel && !ended) || s->prev == AJ_PHASE_CANCELLING)
-		aj_decide_cancel(&aj_runner_kube, s, p);
-	else if (!s->exists)
-		aj_decide_gone(&aj_runner_kube, s, p);
-	else if (ended)
-		finished(s, p);
-	else
-		mirror(s, p);
+	aj_decide_owned(&aj_runner_kube, s, ended, finished, mirror, p);
 }
 
 /* --- what the cache does not hold --- */

@@ -211,21 +211,8 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 	const char *v = s->o.phase;
 	int ended = s->exists && (is(v, "Completed") || is(v, "Failed") || is(v, "Terminated"));
 
-	memset(p, 0, sizeof(*p));
-	if (aj_decide_submit(&aj_runner_volcano, s, p) || aj_decide_storage(s, p))
-		return;
-	p->act |= AJ_DO_STATUS;
-	p->submitted = 1;
-	p->retry_count = s->o.n[N_RETRIES];
-	/* A job that ended before the cancel was acted on keeps its outcome. */
-	if ((s->cancel && !ended) || s->prev == AJ_PHASE_CANCELLING)
-		aj_decide_cancel(&aj_runner_volcano, s, p);
-	else if (!s->exists)
-		aj_decide_gone(&aj_runner_volcano, s, p);
-	else if (ended)
-		finished(s, p);
-	else
-		mirror(s, p);
+	if (!aj_decide_owned(&aj_runner_volcano, s, ended, finished, mirror, p))
+		p->retry_count = s->o.n[N_RETRIES];
 }
 
 /* --- what the cache does not hold --- */
