@@ -4,7 +4,16 @@
 #include "backend.h"
 
 #include <stddef.h>
+#include <string.h>
 #include <strings.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/jobspec.h"
+#include "core/node.h"
+#include "core/schema.h"
+
+#define EXTRA_ROOT "_extra."
 
 extern const struct aj_backend aj_backend_aml;
 extern const struct aj_backend aj_backend_kube;
@@ -32,4 +41,37 @@ const struct aj_backend *aj_backend_find(const char *service)
 const struct aj_backend *const *aj_backend_all(void)
 {
 	return backends;
+}
+
+static int check_extra(const struct aj_backend *b, const struct aj_jobspec *spec,
+		       struct aj_errors *err)
+{
+	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; x && b->extra && b->extra[i]; i++) {
+		const struct aj_schema *s = b->extra[i];
+		const struct aj_node *part = aj_node_at(x, s->root + strlen(EXTRA_ROOT));
+
+		aj_buf_reset(&path);
+		if (aj_buf_addf(&path, "config.%s", s->root)) {
+			ret = aj_errors_oom(err);
+			break;
+		}
+		if (aj_schema_check(s, part, "", aj_buf_cstr(&path), err))
+			ret = -1;
+	}
+	aj_buf_release(&path);
+	return ret;
+}
+
+int aj_backend_check(const struct aj_backend *b, struct aj_jobspec *spec, struct aj_errors *err)
+{
+	int rc = b->prepare ? b->prepare(spec, err) : 0;
+
+	if (check_extra(b, spec, err))
+		rc = -1;
+	return b->validate(spec, err) || rc ? -1 : 0;
 }

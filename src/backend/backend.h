@@ -18,6 +18,7 @@
 struct aj_errors;
 struct aj_jobspec;
 struct aj_kvlist;
+struct aj_schema;
 struct aj_target;
 
 /* What the caller knows about the job being built. */
@@ -61,6 +62,13 @@ struct aj_backend {
 	 */
 	const char *tasks_key;
 	/*
+	 * The parts of _extra the backend reads, each a key table (schema.h)
+	 * rooted at "_extra.<part>"; NULL-terminated, or NULL for none. Their
+	 * unknown keys are errors (aj_backend_check); the other parts
+	 * of _extra are not this backend's business.
+	 */
+	const struct aj_schema *const *extra;
+	/*
 	 * Read what the backend owns of spec->extra into the spec (volcano:
 	 * the heterogeneous tasks). NULL when there is nothing. Collects every
 	 * problem; -1 if any (spec stays releasable).
@@ -91,6 +99,14 @@ struct aj_backend {
 const struct aj_backend *aj_backend_find(const char *service);
 /* The table, NULL-terminated, for listing. */
 const struct aj_backend *const *aj_backend_all(void);
+
+/*
+ * Everything b checks of a converted spec, as the pipeline runs it: prepare
+ * (when b has one), the unknown keys of the parts of spec->extra that the
+ * row lists (b->extra; at their positions, with "did you mean" when a key
+ * is near), and validate. All run, so every problem is reported. 0 / -1.
+ */
+int aj_backend_check(const struct aj_backend *b, struct aj_jobspec *spec, struct aj_errors *err);
 
 /*
  * The code digest that aj render and aj run --dry-run show unless --digest

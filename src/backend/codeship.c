@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/jobspec.h"
 #include "core/node.h"
+#include "core/schema.h"
 #include "storage_secret.h"
 
 #define STRATEGY_PATH "config._extra.code_upload.strategy"
@@ -23,6 +24,23 @@
 #define RETRIES_DEFAULT 5
 #define RETRIES_MAX 100
 #define AZCOPY_URL "https://aka.ms/downloadazcopy-v10-linux"
+
+static const struct aj_schema_key upload_keys[] = {
+	{ "strategy", AJ_SCHEMA_VALUE, STRATEGY_EXEC " or " STRATEGY_BLOB, "default " STRATEGY_EXEC },
+	{ "blob", AJ_SCHEMA_KEYS, "mapping", "the blob strategy" },
+	{ "blob.storage_account", AJ_SCHEMA_VALUE, "string", "storage account" },
+	{ "blob.container", AJ_SCHEMA_VALUE, "string", "blob container" },
+	{ "blob.upload_dir", AJ_SCHEMA_VALUE, "string",
+	  "folder in the container (default " UPLOAD_DIR_DEFAULT ")" },
+	{ "blob.sas_expiry_days", AJ_SCHEMA_VALUE, "integer 1-7", "lifetime of the read SAS (default 1)" },
+	{ "blob.pod_download_retries", AJ_SCHEMA_VALUE, "integer 0-100",
+	  "download retries in the pod (default 5)" },
+};
+
+const struct aj_schema aj_codeship_schema = {
+	"_extra.code_upload", "mapping", "how code reaches the pods (kube, volcano)", upload_keys,
+	sizeof(upload_keys) / sizeof(upload_keys[0])
+};
 
 static struct aj_where where(const char *path)
 {

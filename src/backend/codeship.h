@@ -20,6 +20,7 @@
 struct aj_buf;
 struct aj_errors;
 struct aj_jobspec;
+struct aj_schema;
 
 /*
  * The shared volume: the PersistentVolumeClaim named by
@@ -72,6 +73,9 @@ cJSON *aj_code_helper_pod(const struct aj_jobspec *spec, const char *name, const
  */
 extern const char aj_code_check_script[];
 extern const char aj_code_receive_script[];
+
+/* The keys of _extra.code_upload (schema.h), named in the rows of the backends that ship code. */
+extern const struct aj_schema aj_codeship_schema;
 
 /* _extra.code_upload.blob as read by aj_code_blob(); strings point into the spec. */
 struct aj_code_blob {

@@ -221,10 +221,13 @@ out:
 	return ret;
 }
 
+static const struct aj_schema *const kube_extra[] = { &aj_codeship_schema, NULL };
+
 const struct aj_backend aj_backend_kube = {
 	.name = "kube",
 	.target = AJ_TARGET_CLUSTER,
 	.code_route = aj_codeship_route,
+	.extra = kube_extra,
 	.rank_annotation = "batch.kubernetes.io/job-completion-index",
 	.validate = kube_validate,
 	.build = kube_build,

@@ -373,7 +373,6 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 
 int aj_pod_validate(const struct aj_jobspec *spec, const char *service, struct aj_errors *err)
 {
-	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
 	struct aj_code_blob blob;
 	int ret = 0;
 
@@ -390,24 +389,17 @@ int aj_pod_validate(const struct aj_jobspec *spec, const char *service, struct a
 		ret = -1;
 	if (check_target_names(&spec->target, err))
 		ret = -1;
-	if (aj_schema_check(aj_node_get(x, "code_upload"), "_extra.code_upload",
-			    "config._extra.code_upload", err))
-		ret = -1;
 	return ret;
 }
 
 static int volcano_validate(const struct aj_jobspec *spec, struct aj_errors *err)
 {
-	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
 	int ret = aj_pod_validate(spec, "volcano", err), retries;
 
 	if (max_retry(spec, &retries, err))
 		ret = -1;
 	/* no tasks: prepare could not read them and has said why */
 	if (spec->heterogeneous && spec->tasks_nr && check_tasks(spec, err))
-		ret = -1;
-	/* the parts of _extra this backend reads are its schema: their keys are checked */
-	if (aj_schema_check(aj_node_get(x, "volcano"), "_extra.volcano", "config._extra.volcano", err))
 		ret = -1;
 	return ret;
 }
@@ -1074,11 +1066,25 @@ out:
 	return ret;
 }
 
+/* _extra.volcano; each task is checked by the task reader (aj_schema_task) */
+static const struct aj_schema_key volcano_keys[] = {
+	{ "max_retry", AJ_SCHEMA_VALUE, "integer 0-100", "gang restarts before the job fails" },
+	{ "tasks", AJ_SCHEMA_FREE, "mapping", "heterogeneous tasks, by name" },
+};
+
+static const struct aj_schema volcano_schema = {
+	"_extra.volcano", "mapping", "Volcano options", volcano_keys,
+	sizeof(volcano_keys) / sizeof(volcano_keys[0])
+};
+
+static const struct aj_schema *const volcano_extra[] = { &volcano_schema, &aj_codeship_schema, NULL };
+
 const struct aj_backend aj_backend_volcano = {
 	.name = "volcano",
 	.target = AJ_TARGET_CLUSTER,
 	.code_route = aj_codeship_route,
 	.tasks_key = "volcano.tasks",
+	.extra = volcano_extra,
 	.prepare = volcano_prepare,
 	.validate = volcano_validate,
 	.build = volcano_build,

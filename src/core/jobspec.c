@@ -889,7 +889,7 @@ int aj_jobspec_convert(const struct aj_node *config, const char *name,
 	if (extra && !(s->extra = aj_node_copy(extra)))
 		c.oom = 1;
 
-	if (aj_schema_check(config, "", "config", err))
+	if (aj_schema_check(&aj_schema_config, config, "", "config", err))
 		c.failed = 1;
 
 	sku = get(job0, "sku");
@@ -919,24 +919,21 @@ int aj_jobspec_convert(const struct aj_node *config, const char *name,
 	return c.failed || c.oom ? -1 : 0;
 }
 
-static const char *const task_keys[] = {
-	"replicas", "cpus_per_node", "memory", "gpus_per_node", "rdma",
-	"processes_per_node", "node_selector", "command", NULL
-};
-
-/* The first six task keys are required. */
+/* The first six keys of aj_schema_task are required. */
 #define TASK_REQUIRED 6
 
-static void read_task(struct conv *c, const struct aj_node *n, const char *pattern,
-		      const struct aj_jobspec *s, struct aj_task *t)
+static void read_task(struct conv *c, const struct aj_node *n, const struct aj_jobspec *s,
+		      struct aj_task *t)
 {
 	size_t i, k;
 
-	if (aj_schema_check(n, pattern, aj_buf_cstr(&c->path), c->err))
+	if (aj_schema_check(&aj_schema_task, n, "", aj_buf_cstr(&c->path), c->err))
 		c->failed = 1;
 	for (k = 0; k < TASK_REQUIRED; k++) {
-		if (!get(n, task_keys[k])) {
-			size_t at = path_push(c, ".%s", task_keys[k]);
+		const char *key = aj_schema_task.keys[k].pattern;
+
+		if (!get(n, key)) {
+			size_t at = path_push(c, ".%s", key);
 
 			fail(c, n, "required: every task declares its resources and process count");
 			path_pop(c, at);
@@ -963,12 +960,8 @@ int aj_jobspec_read_tasks(const struct aj_node *tasks, const char *path,
 			  struct aj_jobspec *s, struct aj_errors *err)
 {
 	struct conv c = { err, AJ_BUF_INIT(AJ_BUF_SMALL), 0, 0, NULL };
-	struct aj_buf pattern = AJ_BUF_INIT(AJ_BUF_SMALL);
 	size_t i;
 
-	/* the schema's pattern for one task: the path below config */
-	if (aj_buf_addf(&pattern, "%s.<name>", strncmp(path, "config.", 7) ? path : path + 7))
-		return aj_errors_oom(err);
 	path_push(&c, "%s", path);
 	if (!tasks || tasks->type != AJ_NODE_MAP || !tasks->nr) {
 		if (!tasks || tasks->type == AJ_NODE_NULL)
@@ -993,11 +986,10 @@ int aj_jobspec_read_tasks(const struct aj_node *tasks, const char *path,
 			if (p->value->type != AJ_NODE_MAP)
 				fail_type(&c, p->value, "mapping");
 			else
-				read_task(&c, p->value, aj_buf_cstr(&pattern), s, t);
+				read_task(&c, p->value, s, t);
 			path_pop(&c, at);
 		}
 	}
-	aj_buf_release(&pattern);
 	aj_buf_release(&c.path);
 	if (c.oom)
 		aj_errors_oom(err);

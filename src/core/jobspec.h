@@ -223,8 +223,8 @@ int aj_jobspec_convert(const struct aj_node *config, const char *name,
  * gpus_per_node, rdma, processes_per_node} (all required) plus optional
  * node_selector (mapping) and command (list of shell lines, replacing the
  * user command; tasks without one run the user command). Unknown keys are
- * errors (schema.h): this schema is aj's own. `path` names `tasks` in messages
- * ("config._extra.volcano.tasks"; below config it is the schema's pattern).
+ * errors (aj_schema_task): this schema is aj's own. `path` names `tasks` in
+ * messages ("config._extra.volcano.tasks").
  * Collects every problem; 0 / -1.
  */
 int aj_jobspec_read_tasks(const struct aj_node *tasks, const char *path,

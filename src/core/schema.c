@@ -7,131 +7,111 @@
 #include "node.h"
 #include "suggest.h"
 
-enum kind {
-	KEYS,       /* a mapping whose keys are listed below it */
-	NAMES,      /* a mapping of user-chosen names, each one `<name>` below it */
-	LIST,       /* a list whose items are `[*]` below it */
-	VALUE,      /* a value the conversion checks; not looked into */
-	FREE        /* a mapping whose keys are the user's (not looked into) */
-};
-
-struct key {
-	const char *pattern;
-	enum kind kind;
-	const char *holds;
-	const char *meaning;
-};
-
 /*
  * Patterns below `config`; a key's parent is listed before it. Keys marked
  * "amlt" are read by amlt only (--amlt) and passed through by aj.
  */
-static const struct key keys[] = {
-	{ "description", VALUE, "string", "amlt: experiment description" },
-	{ "target", KEYS, "mapping", "where the job runs" },
-	{ "target.service", VALUE, "aml, kube, sing or volcano", "the backend (default aml)" },
-	{ "target.name", VALUE, "string", "Azure ML compute or Singularity virtual cluster" },
-	{ "target.workspace_name", VALUE, "string", "Azure ML workspace" },
-	{ "target.subscription_id", VALUE, "string", "Azure subscription (Singularity: VC filter)" },
-	{ "target.resource_group", VALUE, "string", "Azure resource group (Singularity: VC filter)" },
-	{ "target.group_policy_name", VALUE, "string", "amlt: Singularity group policy" },
-	{ "target.namespace", VALUE, "string", "Volcano: Kubernetes namespace" },
-	{ "target.queue", VALUE, "string", "Volcano: queue" },
-	{ "target.context", VALUE, "string", "Volcano: kubeconfig context" },
-	{ "target.priority_class", VALUE, "string", "Volcano: pod priority class" },
-	{ "target.gpus_per_node", VALUE, "integer >= 0",
+static const struct aj_schema_key config_keys[] = {
+	{ "description", AJ_SCHEMA_VALUE, "string", "amlt: experiment description" },
+	{ "target", AJ_SCHEMA_KEYS, "mapping", "where the job runs" },
+	{ "target.service", AJ_SCHEMA_VALUE, "a backend's name (see Targets)",
+	  "the backend (default aml)" },
+	{ "target.name", AJ_SCHEMA_VALUE, "string", "Azure ML compute or Singularity virtual cluster" },
+	{ "target.workspace_name", AJ_SCHEMA_VALUE, "string", "Azure ML workspace" },
+	{ "target.subscription_id", AJ_SCHEMA_VALUE, "string", "Azure subscription (Singularity: VC filter)" },
+	{ "target.resource_group", AJ_SCHEMA_VALUE, "string", "Azure resource group (Singularity: VC filter)" },
+	{ "target.group_policy_name", AJ_SCHEMA_VALUE, "string", "amlt: Singularity group policy" },
+	{ "target.namespace", AJ_SCHEMA_VALUE, "string", "Volcano: Kubernetes namespace" },
+	{ "target.queue", AJ_SCHEMA_VALUE, "string", "Volcano: queue" },
+	{ "target.context", AJ_SCHEMA_VALUE, "string", "Volcano: kubeconfig context" },
+	{ "target.priority_class", AJ_SCHEMA_VALUE, "string", "Volcano: pod priority class" },
+	{ "target.gpus_per_node", AJ_SCHEMA_VALUE, "integer >= 0",
 	  "SKU processes when -p is not given (compatibility field)" },
-	{ "target.cpus_per_node", VALUE, "integer >= 1", "Volcano: CPUs per pod" },
-	{ "target.memory", VALUE, "quantity", "Volcano: memory per pod" },
-	{ "target.rdma", VALUE, "boolean", "Volcano: RDMA device (default: on with GPUs)" },
-	{ "target.labels", FREE, "mapping", "Volcano: labels of every pod" },
-	{ "environment", KEYS, "mapping", "what the job runs in" },
-	{ "environment.image", VALUE, "string", "container image" },
-	{ "environment.registry", VALUE, "string", "Azure ML / Singularity: registry put before the image" },
-	{ "environment.setup", VALUE, "list of strings", "shell lines run once per node before the command" },
-	{ "code", KEYS, "mapping", "which files ship with the job" },
-	{ "code.local_dir", VALUE, "string", "amlt: code directory (aj packs the directory it runs in)" },
-	{ "code.ignore", VALUE, "list of strings", "ignore patterns (gitignore syntax)" },
-	{ "storage", NAMES, "mapping", "blob containers to mount, by name" },
-	{ "storage.<name>", KEYS, "mapping", "one container" },
-	{ "storage.<name>.storage_account_name", VALUE, "string", "storage account" },
-	{ "storage.<name>.container_name", VALUE, "string", "blob container" },
-	{ "storage.<name>.mount_dir", VALUE, "absolute path", "where it is mounted" },
-	{ "jobs", LIST, "list of mappings", "the jobs; aj runs the first" },
-	{ "jobs[*]", KEYS, "mapping", "one job" },
-	{ "jobs[*].name", VALUE, "string", "job name" },
-	{ "jobs[*].sku", VALUE, "string or mapping of node ranges", "the SKU (see SKU)" },
-	{ "jobs[*].command", VALUE, "list of strings", "shell lines run before the user command" },
-	{ "jobs[*].identity", VALUE, "managed or user", "Azure ML identity" },
-	{ "jobs[*].sla_tier", VALUE, "Basic, Standard or Premium", "Singularity SLA tier" },
-	{ "jobs[*].priority", VALUE, "Low, Medium or High", "Singularity priority" },
-	{ "jobs[*].tags", VALUE, "list of strings", "Azure ML tags" },
-	{ "jobs[*].instance_count", VALUE, "integer >= 1", "nodes when -n is not given" },
-	{ "jobs[*].process_count_per_node", VALUE, "integer >= 1",
+	{ "target.cpus_per_node", AJ_SCHEMA_VALUE, "integer >= 1", "Volcano: CPUs per pod" },
+	{ "target.memory", AJ_SCHEMA_VALUE, "quantity", "Volcano: memory per pod" },
+	{ "target.rdma", AJ_SCHEMA_VALUE, "boolean", "Volcano: RDMA device (default: on with GPUs)" },
+	{ "target.labels", AJ_SCHEMA_FREE, "mapping", "Volcano: labels of every pod" },
+	{ "environment", AJ_SCHEMA_KEYS, "mapping", "what the job runs in" },
+	{ "environment.image", AJ_SCHEMA_VALUE, "string", "container image" },
+	{ "environment.registry", AJ_SCHEMA_VALUE, "string", "Azure ML / Singularity: registry put before the image" },
+	{ "environment.setup", AJ_SCHEMA_VALUE, "list of strings", "shell lines run once per node before the command" },
+	{ "code", AJ_SCHEMA_KEYS, "mapping", "which files ship with the job" },
+	{ "code.local_dir", AJ_SCHEMA_VALUE, "string", "amlt: code directory (aj packs the directory it runs in)" },
+	{ "code.ignore", AJ_SCHEMA_VALUE, "list of strings", "ignore patterns (gitignore syntax)" },
+	{ "storage", AJ_SCHEMA_NAMES, "mapping", "blob containers to mount, by name" },
+	{ "storage.<name>", AJ_SCHEMA_KEYS, "mapping", "one container" },
+	{ "storage.<name>.storage_account_name", AJ_SCHEMA_VALUE, "string", "storage account" },
+	{ "storage.<name>.container_name", AJ_SCHEMA_VALUE, "string", "blob container" },
+	{ "storage.<name>.mount_dir", AJ_SCHEMA_VALUE, "absolute path", "where it is mounted" },
+	{ "jobs", AJ_SCHEMA_LIST, "list of mappings", "the jobs; aj runs the first" },
+	{ "jobs[*]", AJ_SCHEMA_KEYS, "mapping", "one job" },
+	{ "jobs[*].name", AJ_SCHEMA_VALUE, "string", "job name" },
+	{ "jobs[*].sku", AJ_SCHEMA_VALUE, "string or mapping of node ranges", "the SKU (see SKU)" },
+	{ "jobs[*].command", AJ_SCHEMA_VALUE, "list of strings", "shell lines run before the user command" },
+	{ "jobs[*].identity", AJ_SCHEMA_VALUE, "managed or user", "Azure ML identity" },
+	{ "jobs[*].sla_tier", AJ_SCHEMA_VALUE, "Basic, Standard or Premium", "Singularity SLA tier" },
+	{ "jobs[*].priority", AJ_SCHEMA_VALUE, "Low, Medium or High", "Singularity priority" },
+	{ "jobs[*].tags", AJ_SCHEMA_VALUE, "list of strings", "Azure ML tags" },
+	{ "jobs[*].instance_count", AJ_SCHEMA_VALUE, "integer >= 1", "nodes when -n is not given" },
+	{ "jobs[*].process_count_per_node", AJ_SCHEMA_VALUE, "integer >= 1",
 	  "launcher processes when --ppn is not given (default 1)" },
-	{ "jobs[*].submit_args", KEYS, "mapping", "how the job is submitted" },
-	{ "jobs[*].submit_args.env", FREE, "mapping", "environment variables" },
-	{ "jobs[*].submit_args.container_args", KEYS, "mapping", "container options" },
-	{ "jobs[*].submit_args.container_args.shm_size", VALUE, "quantity (or Docker's 64g)",
+	{ "jobs[*].submit_args", AJ_SCHEMA_KEYS, "mapping", "how the job is submitted" },
+	{ "jobs[*].submit_args.env", AJ_SCHEMA_FREE, "mapping", "environment variables" },
+	{ "jobs[*].submit_args.container_args", AJ_SCHEMA_KEYS, "mapping", "container options" },
+	{ "jobs[*].submit_args.container_args.shm_size", AJ_SCHEMA_VALUE, "quantity (or Docker's 64g)",
 	  "size of /dev/shm" },
-	{ "jobs[*].submit_args.container_args.cpus", VALUE, "integer >= 1",
+	{ "jobs[*].submit_args.container_args.cpus", AJ_SCHEMA_VALUE, "integer >= 1",
 	  "CPUs when target.cpus_per_node is absent" },
-	{ "jobs[*].submit_args.container_args.memory", VALUE, "quantity",
+	{ "jobs[*].submit_args.container_args.memory", AJ_SCHEMA_VALUE, "quantity",
 	  "memory when target.memory is absent" },
-	{ "jobs[*].submit_args.container_args.capabilities", VALUE, "list of strings",
+	{ "jobs[*].submit_args.container_args.capabilities", AJ_SCHEMA_VALUE, "list of strings",
 	  "Linux capabilities to add (ALL refused)" },
-	{ "jobs[*].submit_args.container_args.scratch_mount_path", VALUE, "absolute path",
+	{ "jobs[*].submit_args.container_args.scratch_mount_path", AJ_SCHEMA_VALUE, "absolute path",
 	  "node-backed emptyDir for nested containers" },
-	{ "jobs[*].submit_args.container_args.scratch_size", VALUE, "quantity",
+	{ "jobs[*].submit_args.container_args.scratch_size", AJ_SCHEMA_VALUE, "quantity",
 	  "its size limit and ephemeral-storage request" },
-	{ "_extra", FREE, "mapping", "aj-only data; each part below is checked by its consumer" },
-	{ "_extra.volcano", KEYS, "mapping", "Volcano options" },
-	{ "_extra.volcano.max_retry", VALUE, "integer 0-100", "gang restarts before the job fails" },
-	/* FREE for the walk: the task reader checks each task (jobspec.h) */
-	{ "_extra.volcano.tasks", FREE, "mapping", "heterogeneous tasks, by name" },
-	{ "_extra.volcano.tasks.<name>", KEYS, "mapping", "one task (all but the last two required)" },
-	{ "_extra.volcano.tasks.<name>.replicas", VALUE, "integer >= 1", "pods" },
-	{ "_extra.volcano.tasks.<name>.cpus_per_node", VALUE, "integer >= 1", "CPUs per pod" },
-	{ "_extra.volcano.tasks.<name>.memory", VALUE, "quantity", "memory per pod" },
-	{ "_extra.volcano.tasks.<name>.gpus_per_node", VALUE, "integer >= 0", "GPUs per pod" },
-	{ "_extra.volcano.tasks.<name>.rdma", VALUE, "boolean", "RDMA device" },
-	{ "_extra.volcano.tasks.<name>.processes_per_node", VALUE, "integer >= 1",
-	  "launcher processes per pod" },
-	{ "_extra.volcano.tasks.<name>.node_selector", FREE, "mapping", "node labels to match" },
-	{ "_extra.volcano.tasks.<name>.command", VALUE, "list of strings",
-	  "shell lines replacing the user command" },
-	{ "_extra.code_upload", KEYS, "mapping", "how code reaches Volcano pods" },
-	{ "_extra.code_upload.strategy", VALUE, "kubectl-exec or blob", "default kubectl-exec" },
-	{ "_extra.code_upload.blob", KEYS, "mapping", "the blob strategy" },
-	{ "_extra.code_upload.blob.storage_account", VALUE, "string", "storage account" },
-	{ "_extra.code_upload.blob.container", VALUE, "string", "blob container" },
-	{ "_extra.code_upload.blob.upload_dir", VALUE, "string", "folder in the container (default aj-code)" },
-	{ "_extra.code_upload.blob.sas_expiry_days", VALUE, "integer 1-7", "lifetime of the read SAS (default 1)" },
-	{ "_extra.code_upload.blob.pod_download_retries", VALUE, "integer 0-100",
-	  "download retries in the pod (default 5)" },
+	{ "_extra", AJ_SCHEMA_FREE, "mapping", "aj-only data; each part below is checked by its consumer" },
 };
 
-#define KEYS_NR (sizeof(keys) / sizeof(keys[0]))
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct aj_schema aj_schema_config = { "", "mapping", "the config", config_keys,
+					    NR(config_keys) };
+
+static const struct aj_schema_key task_keys[] = {
+	{ "replicas", AJ_SCHEMA_VALUE, "integer >= 1", "pods" },
+	{ "cpus_per_node", AJ_SCHEMA_VALUE, "integer >= 1", "CPUs per pod" },
+	{ "memory", AJ_SCHEMA_VALUE, "quantity", "memory per pod" },
+	{ "gpus_per_node", AJ_SCHEMA_VALUE, "integer >= 0", "GPUs per pod" },
+	{ "rdma", AJ_SCHEMA_VALUE, "boolean", "RDMA device" },
+	{ "processes_per_node", AJ_SCHEMA_VALUE, "integer >= 1", "launcher processes per pod" },
+	{ "node_selector", AJ_SCHEMA_FREE, "mapping", "node labels to match" },
+	{ "command", AJ_SCHEMA_VALUE, "list of strings", "shell lines replacing the user command" },
+};
+
+const struct aj_schema aj_schema_task = { "", "mapping", "one task (all but the last two required)",
+					  task_keys, NR(task_keys) };
 
 const char *const aj_schema_file_keys[] = { "base", "config" };
 
-static const struct key *find(const char *pattern, size_t len)
+static const struct aj_schema_key *find(const struct aj_schema *s, const char *pattern, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < KEYS_NR; i++)
-		if (strlen(keys[i].pattern) == len && !memcmp(keys[i].pattern, pattern, len))
-			return &keys[i];
+	for (i = 0; i < s->nr; i++)
+		if (strlen(s->keys[i].pattern) == len && !memcmp(s->keys[i].pattern, pattern, len))
+			return &s->keys[i];
 	return NULL;
 }
 
 /* The last segment of the child patterns of `parent` (children[], nr). */
-static size_t children(const char *parent, const char **out, size_t max)
+static size_t children(const struct aj_schema *s, const char *parent, const char **out,
+		       size_t max)
 {
 	size_t plen = strlen(parent), nr = 0, i;
 
-	for (i = 0; i < KEYS_NR && nr < max; i++) {
-		const char *p = keys[i].pattern;
+	for (i = 0; i < s->nr && nr < max; i++) {
+		const char *p = s->keys[i].pattern;
 		const char *rest = plen ? p + plen + 1 : p;
 
 		if (plen && (strncmp(p, parent, plen) || p[plen] != '.'))
@@ -146,6 +126,7 @@ static size_t children(const char *parent, const char **out, size_t max)
 #define PATTERN_MAX 128
 
 struct walk {
+	const struct aj_schema *schema;
 	struct aj_errors *err;
 	struct aj_buf path;
 	char pattern[PATTERN_MAX];
@@ -155,7 +136,7 @@ struct walk {
 static void unknown(struct walk *w, const struct aj_pair *p, const char *parent)
 {
 	const char *known[CHILDREN_MAX];
-	size_t nr = children(parent, known, CHILDREN_MAX), i;
+	size_t nr = children(w->schema, parent, known, CHILDREN_MAX), i;
 	const char *near = aj_suggest(p->key, known, nr);
 	struct aj_where where = { p->keypos.file ? p->keypos.file->name : NULL,
 				  p->keypos.line, p->keypos.column, aj_buf_cstr(&w->path) };
@@ -197,7 +178,7 @@ static int descend(struct walk *w, const struct aj_node *n, size_t plen, const c
 {
 	size_t len = strcspn(seg, ".[") == seglen || seg[0] == '[' ?
 		pattern_push(w, plen, seg, seglen) : 0;
-	int known = len && find(w->pattern, len);
+	int known = len && find(w->schema, w->pattern, len);
 
 	if (known)
 		walk(w, n, len);
@@ -207,13 +188,13 @@ static int descend(struct walk *w, const struct aj_node *n, size_t plen, const c
 
 static void walk(struct walk *w, const struct aj_node *n, size_t plen)
 {
-	static const struct key root = { "", KEYS, "mapping", "the config" };
-	const struct key *k = plen ? find(w->pattern, plen) : &root;
+	static const struct aj_schema_key root = { "", AJ_SCHEMA_KEYS, "mapping", "the root" };
+	const struct aj_schema_key *k = plen ? find(w->schema, w->pattern, plen) : &root;
 	size_t i, at;
 
 	if (!k)
 		return;
-	if (k->kind == LIST && n->type == AJ_NODE_SEQ) {
+	if (k->kind == AJ_SCHEMA_LIST && n->type == AJ_NODE_SEQ) {
 		for (i = 0; i < n->nr; i++) {
 			at = w->path.len;
 			aj_buf_addf(&w->path, "[%zu]", i);
@@ -221,7 +202,7 @@ static void walk(struct walk *w, const struct aj_node *n, size_t plen)
 			w->path.len = at;
 		}
 	}
-	if ((k->kind != KEYS && k->kind != NAMES) || n->type != AJ_NODE_MAP)
+	if ((k->kind != AJ_SCHEMA_KEYS && k->kind != AJ_SCHEMA_NAMES) || n->type != AJ_NODE_MAP)
 		return;
 	for (i = 0; i < n->nr; i++) {
 		const struct aj_pair *p = &n->pairs[i];
@@ -232,7 +213,7 @@ static void walk(struct walk *w, const struct aj_node *n, size_t plen)
 			w->failed = 1;
 			return;
 		}
-		if (k->kind == NAMES)
+		if (k->kind == AJ_SCHEMA_NAMES)
 			descend(w, p->value, plen, "<name>", 6);
 		else if (!descend(w, p->value, plen, p->key, p->keylen))
 			unknown(w, p, w->pattern);
@@ -241,10 +222,10 @@ static void walk(struct walk *w, const struct aj_node *n, size_t plen)
 	}
 }
 
-int aj_schema_check(const struct aj_node *n, const char *pattern, const char *path,
-		    struct aj_errors *err)
+int aj_schema_check(const struct aj_schema *s, const struct aj_node *n, const char *pattern,
+		    const char *path, struct aj_errors *err)
 {
-	struct walk w = { err, AJ_BUF_INIT(AJ_BUF_SMALL), "", 0 };
+	struct walk w = { s, err, AJ_BUF_INIT(AJ_BUF_SMALL), "", 0 };
 	size_t plen = strlen(pattern);
 
 	if (!n || plen >= PATTERN_MAX)
@@ -257,13 +238,16 @@ int aj_schema_check(const struct aj_node *n, const char *pattern, const char *pa
 	return w.failed ? -1 : 0;
 }
 
-int aj_schema_markdown(struct aj_buf *out)
+int aj_schema_markdown(const struct aj_schema *s, const char *root, struct aj_buf *out)
 {
 	size_t i;
 
-	aj_buf_addstr(out, "| key | holds | meaning |\n|---|---|---|\n");
-	for (i = 0; i < KEYS_NR; i++)
-		aj_buf_addf(out, "| `%s` | %s | %s |\n", keys[i].pattern, keys[i].holds,
-			    keys[i].meaning);
+	if (!root)
+		root = s->root;
+	if (*root)
+		aj_buf_addf(out, "| `%s` | %s | %s |\n", root, s->holds, s->meaning);
+	for (i = 0; i < s->nr; i++)
+		aj_buf_addf(out, "| `%s%s%s` | %s | %s |\n", root, *root ? "." : "",
+			    s->keys[i].pattern, s->keys[i].holds, s->keys[i].meaning);
 	return out->failed ? -1 : 0;
 }

@@ -149,13 +149,6 @@ static const struct aj_backend *find_backend(struct aj_pipeline *p, struct aj_er
 	return NULL;
 }
 
-/* The backend's prepare and validate; both run so that every problem is reported. */
-static int check(struct aj_pipeline *p, struct aj_errors *err)
-{
-	int rc = p->backend->prepare ? p->backend->prepare(&p->spec, err) : 0;
-
-	return p->backend->validate(&p->spec, err) || rc ? -1 : 0;
-}
 
 int aj_pipeline_resolve(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 			struct aj_errors *err)
@@ -181,11 +174,11 @@ int aj_pipeline_load(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 	if (rc || !p->backend) {
 		/* the tasks' own problems too, so one run reports them all */
 		if (p->spec.heterogeneous && p->backend)
-			check(p, err);
+			aj_backend_check(p->backend, &p->spec, err);
 		locate(err, before, &p->tpl);
 		return -1;
 	}
-	rc = check(p, err) ||
+	rc = aj_backend_check(p->backend, &p->spec, err) ||
 	     (in->permitted && p->backend->target == AJ_TARGET_CLUSTER &&
 	      aj_backend_permit(&p->spec, in->namespace_, in->permitted, err));
 	locate(err, before, &p->tpl);

@@ -49,7 +49,7 @@ static const cJSON *build(struct aj_jobspec *s, const char *name, cJSON **arr)
 	struct aj_build_ctx ctx = { name, NULL, NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 
-	if (aj_test_backend_check(backend(), s, &err) || backend()->build(s, &ctx, arr, &err))
+	if (aj_backend_check(backend(), s, &err) || backend()->build(s, &ctx, arr, &err))
 		fail_msg("%s", aj_test_errors_text(&err));
 	aj_errors_release(&err);
 	assert_int_equal(cJSON_GetArraySize(*arr), 1);
@@ -239,7 +239,7 @@ static void heterogeneous_refused(void **state)
 	(void)state;
 	aj_test_spec("config: {target: {name: c}, environment: {image: i}, jobs: [{sku: heterogeneous}]}",
 		     &none, NULL, 0, &s);
-	assert_int_equal(aj_test_backend_check(backend(), &s, &err), -1);
+	assert_int_equal(aj_backend_check(backend(), &s, &err), -1);
 	assert_true(aj_test_errors_contain(&err, "config.jobs[0].sku: heterogeneous jobs need service volcano, not aml"));
 	aj_errors_release(&err);
 	aj_jobspec_release(&s);
@@ -256,7 +256,7 @@ static void build_needs_name_and_shape(void **state)
 	(void)state;
 	aj_test_spec("config: {target: {name: c}, environment: {image: i}, jobs: [{sku: G1}]}",
 		     NULL, NULL, 0, &s);
-	assert_int_equal(aj_test_backend_check(backend(), &s, &err), 0);
+	assert_int_equal(aj_backend_check(backend(), &s, &err), 0);
 	assert_int_equal(backend()->build(&s, &ctx, &arr, &err), -1);
 	assert_true(aj_test_errors_contain(&err, "cannot build an Azure ML job: the job shape is not resolved"));
 	aj_jobspec_release(&s);

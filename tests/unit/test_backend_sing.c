@@ -52,7 +52,7 @@ static const cJSON *build(struct aj_jobspec *s, cJSON **arr)
 	struct aj_build_ctx ctx = { "train-abc", NULL, NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 
-	if (aj_test_backend_check(backend(), s, &err) || backend()->build(s, &ctx, arr, &err))
+	if (aj_backend_check(backend(), s, &err) || backend()->build(s, &ctx, arr, &err))
 		fail_msg("%s", aj_test_errors_text(&err));
 	aj_errors_release(&err);
 	return aj_test_json_at(cJSON_GetArrayItem(*arr, 0), "properties");
@@ -192,7 +192,7 @@ static void template_check_without_shape(void **state)
 	(void)state;
 	aj_test_spec("config: {environment: {image: i}, jobs: [{sku: \"{nodes}xG{processes}\"}]}",
 		     NULL, NULL, 0, &s);
-	assert_int_equal(aj_test_backend_check(backend(), &s, &err), 0);
+	assert_int_equal(aj_backend_check(backend(), &s, &err), 0);
 	assert_int_equal(backend()->build(&s, &ctx, &arr, &err), -1);
 	assert_true(aj_test_errors_contain(&err, "cannot build an Azure ML job: the job shape is not resolved"));
 	assert_null(arr);

@@ -64,7 +64,7 @@ static const cJSON *build(struct aj_jobspec *s, const struct aj_build_ctx *ctx, 
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 
-	if (aj_test_backend_check(volcano(), s, &err) || volcano()->build(s, ctx, arr, &err))
+	if (aj_backend_check(volcano(), s, &err) || volcano()->build(s, ctx, arr, &err))
 		fail_msg("%s", aj_test_errors_text(&err));
 	aj_errors_release(&err);
 	assert_int_equal(cJSON_GetArraySize(*arr), 1);
@@ -399,7 +399,7 @@ static void validate_fails(const char *yaml, const struct aj_shape_args *args, c
 	struct aj_jobspec s;
 
 	aj_test_spec(yaml, args, NULL, 0, &s);
-	assert_int_equal(aj_test_backend_check(volcano(), &s, &err), -1);
+	assert_int_equal(aj_backend_check(volcano(), &s, &err), -1);
 	if (!aj_test_errors_contain(&err, fragment))
 		fail_msg("want \"%s\", got:\n%s", fragment, aj_test_errors_text(&err));
 	aj_errors_release(&err);
@@ -426,7 +426,7 @@ static void kubernetes_names_are_checked(void **state)
 		struct aj_jobspec s;
 
 		aj_test_spec(good[i], &one, NULL, 0, &s);
-		if (aj_test_backend_check(volcano(), &s, &err))
+		if (aj_backend_check(volcano(), &s, &err))
 			fail_msg("%s: %s", good[i], aj_test_errors_text(&err));
 		aj_jobspec_release(&s);
 	}
@@ -1087,7 +1087,7 @@ static void code_digest_errors(void **state)
 	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}]}",
 		     &one, NULL, 0, &s);
 	s.code.digest = aj_strdup(SHA_EMPTY);
-	assert_int_equal(aj_test_backend_check(volcano(), &s, &err), 0);
+	assert_int_equal(aj_backend_check(volcano(), &s, &err), 0);
 	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
 	assert_null(arr);
 	assert_true(aj_test_errors_contain(&err, "config.jobs[0].submit_args.env: the job carries code ("
@@ -1102,7 +1102,7 @@ static void code_digest_errors(void **state)
 		     "submit_args: {env: {AMLT_PERSISTENT_VOLUME_NAME: p, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /m}}}], "
 		     "_extra: {code_upload: {strategy: blob, blob: {storage_account: acct, container: code}}}}",
 		     &one, NULL, 0, &s);
-	assert_int_equal(aj_test_backend_check(volcano(), &s, &err), 0);
+	assert_int_equal(aj_backend_check(volcano(), &s, &err), 0);
 	assert_false(aj_code_via_volume(&s, &(struct aj_code_volume){ NULL, NULL }));
 	s.code.digest = aj_strdup(SHA_EMPTY);
 	assert_non_null(build(&s, &ctx, &arr));
@@ -1112,7 +1112,7 @@ static void code_digest_errors(void **state)
 
 	aj_test_spec(SHARED(""), &one, NULL, 0, &s);
 	s.code.digest = aj_strdup("E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855");
-	assert_int_equal(aj_test_backend_check(volcano(), &s, &err), 0);
+	assert_int_equal(aj_backend_check(volcano(), &s, &err), 0);
 	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
 	assert_true(aj_test_errors_contain(&err, "is not a SHA-256 in hex"));
 	aj_errors_release(&err);
@@ -1134,7 +1134,7 @@ static void build_refuses(const char *job_name, const char *yaml, const struct a
 	cJSON *arr = NULL;
 
 	aj_test_spec(yaml, args, argv, argc, &s);
-	assert_int_equal(aj_test_backend_check(volcano(), &s, &err), 0);
+	assert_int_equal(aj_backend_check(volcano(), &s, &err), 0);
 	assert_int_equal(volcano()->build(&s, &ctx, &arr, &err), -1);
 	assert_null(arr);
 	if (!aj_test_errors_contain(&err, fragment))
@@ -1236,7 +1236,7 @@ static void failed_tasks_are_dropped(void **state)
 	aj_jobspec_release(&s);
 
 	aj_test_spec(HETERO(TASK("worker", "")), &no_args, NULL, 0, &s);
-	assert_int_equal(aj_test_backend_check(volcano(), &s, &err), -1);
+	assert_int_equal(aj_backend_check(volcano(), &s, &err), -1);
 	assert_int_equal(s.tasks_nr, 1);
 	assert_int_equal(volcano()->validate(&s, &err), -1);
 	assert_int_equal(s.tasks_nr, 1);
@@ -1408,7 +1408,7 @@ static void scratch_and_secret_mounts(void **state)
 	aj_test_spec("config: {target: {gpus_per_node: 0}, environment: {image: x}, "
 		     "jobs: [{sku: C1, submit_args: {container_args: {scratch_mount_path: /aj/secret}}}]}",
 		     &one, NULL, 0, &s);
-	assert_int_equal(aj_test_backend_check(volcano(), &s, &err), 0);
+	assert_int_equal(aj_backend_check(volcano(), &s, &err), 0);
 	aj_jobspec_release(&s);
 	aj_errors_release(&err);
 }

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "core/node.h"
+#include "core/schema.h"
 #include "core/source.h"
 #include "core/strlist.h"
 #include "io/source_dir.h"
@@ -283,6 +284,66 @@ static void declared_tasks_make_heterogeneous(void **state)
 	aj_errors_release(&err);
 }
 
+static int accept(const struct aj_jobspec *spec, struct aj_errors *err)
+{
+	(void)spec;
+	(void)err;
+	return 0;
+}
+
+/*
+ * Which parts of _extra are checked, and against which keys, is the row's
+ * to say: a row listing a part of its own has that part's typos caught (and
+ * no other's), the real rows catch theirs, and a row listing none (aml)
+ * leaves _extra alone.
+ */
+static void extra_keys_come_from_the_row(void **state)
+{
+	static const struct aj_schema_key probe_keys[] = {
+		{ "depth", AJ_SCHEMA_VALUE, "integer", "how deep" },
+		{ "inner", AJ_SCHEMA_KEYS, "mapping", "below" },
+		{ "inner.width", AJ_SCHEMA_VALUE, "integer", "how wide" },
+	};
+	static const struct aj_schema probe = { "_extra.probe", "mapping", "a probe", probe_keys, 3 };
+	static const struct aj_schema *const parts[] = { &probe, NULL };
+	static const struct aj_backend row = { .name = "probe", .extra = parts, .validate = accept };
+	static const char yaml[] =
+		"config: {target: {gpus_per_node: 0}, environment: {image: x}, jobs: [{sku: C1}],\n"
+		"  _extra: {probe: {dpeth: 1, inner: {widht: 2}},\n"
+		"    volcano: {max_rety: 3}, code_upload: {stratgy: blob}}}";
+	struct aj_shape_args one = { 1, 0, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_jobspec s;
+
+	(void)state;
+	aj_test_spec(yaml, &one, NULL, 0, &s);
+	assert_int_equal(aj_backend_check(&row, &s, &err), -1);
+	assert_int_equal(err.nr, 2);
+	assert_true(aj_test_errors_contain(&err, "test.yaml:2:20: config._extra.probe.dpeth: "
+					   "unknown key (did you mean \"depth\"?)"));
+	assert_true(aj_test_errors_contain(&err, "test.yaml:2:38: config._extra.probe.inner.widht: "
+					   "unknown key (did you mean \"width\"?)"));
+	aj_errors_release(&err);
+
+	assert_int_equal(aj_backend_check(aj_backend_find("volcano"), &s, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "test.yaml:3:15: config._extra.volcano.max_rety: "
+					   "unknown key (did you mean \"max_retry\"?)"));
+	assert_true(aj_test_errors_contain(&err, "test.yaml:3:43: config._extra.code_upload.stratgy: "
+					   "unknown key (did you mean \"strategy\"?)"));
+	assert_false(aj_test_errors_contain(&err, "probe"));
+	aj_errors_release(&err);
+
+	assert_int_equal(aj_backend_check(aj_backend_find("kube"), &s, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "config._extra.code_upload.stratgy: unknown key"));
+	assert_false(aj_test_errors_contain(&err, "max_rety"));
+	aj_errors_release(&err);
+
+	aj_backend_check(aj_backend_find("aml"), &s, &err);
+	assert_false(aj_test_errors_contain(&err, "unknown key"));
+	aj_errors_release(&err);
+	aj_jobspec_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +351,7 @@ int main(void)
 		cmocka_unit_test(backend_errors_are_located),
 		cmocka_unit_test(services_come_from_the_table),
 		cmocka_unit_test(declared_tasks_make_heterogeneous),
+		cmocka_unit_test(extra_keys_come_from_the_row),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

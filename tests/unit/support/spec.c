@@ -20,14 +20,6 @@ void aj_test_spec(const char *yaml, const struct aj_shape_args *args,
 	aj_node_free(doc);
 }
 
-int aj_test_backend_check(const struct aj_backend *b, struct aj_jobspec *s,
-			  struct aj_errors *err)
-{
-	int rc = b->prepare ? b->prepare(s, err) : 0;
-
-	return b->validate(s, err) || rc ? -1 : 0;
-}
-
 long aj_test_backend_oom(const char *service, const char *yaml, const struct aj_shape_args *args,
 			 const char *const *argv, size_t argc, const struct aj_build_ctx *ctx)
 {
@@ -43,7 +35,7 @@ long aj_test_backend_oom(const char *service, const char *yaml, const struct aj_
 
 		aj_test_spec(yaml, args, argv, argc, &s);
 		aj_alloc_fail_after(n);
-		ret = aj_test_backend_check(b, &s, &err);
+		ret = aj_backend_check(b, &s, &err);
 		if (!ret)
 			ret = b->build(&s, ctx, &arr, &err);
 		aj_alloc_fail_after(-1);
@@ -69,7 +61,7 @@ void aj_test_backend_rejects(const char *service, const char *yaml,
 
 	assert_non_null(b);
 	aj_test_spec(yaml, args, NULL, 0, &s);
-	assert_int_equal(aj_test_backend_check(b, &s, &err), -1);
+	assert_int_equal(aj_backend_check(b, &s, &err), -1);
 	if (!aj_test_errors_contain(&err, fragment))
 		fail_msg("want \"%s\", got:\n%s", fragment, aj_test_errors_text(&err));
 	aj_errors_release(&err);

@@ -34,11 +34,6 @@ const char *aj_test_errors_text(const struct aj_errors *e);
 void aj_test_spec(const char *yaml, const struct aj_shape_args *args,
 		  const char *const *argv, size_t argc, struct aj_jobspec *s);
 
-/* The backend's prepare (when it has one) and validate, as the pipeline runs them. */
-struct aj_backend;
-int aj_test_backend_check(const struct aj_backend *b, struct aj_jobspec *s,
-			  struct aj_errors *err);
-
 /*
  * Prepare, validate and build yaml with `service`, making allocation n fail for
  * n = 0, 1, ... until it succeeds; every failure must be a clean "out of
