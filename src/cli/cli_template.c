@@ -87,34 +87,63 @@ static int add_cell(struct aj_strlist *cells, struct aj_buf *b, struct aj_errors
 	return aj_strlist_add_owned(cells, aj_buf_detach(b, NULL)) ? aj_errors_oom(err) : 0;
 }
 
-/* The four cells of one `template list` row, appended to cells. */
+/*
+ * The direct bases of a leaf that did not resolve, read from its own tree
+ * when it was read and its `base` is well formed (the problem then lies
+ * further up the chain); 0, or -1 when they cannot be known. The resolution
+ * has reported why.
+ */
+static int bases_as_written(struct aj_template *t)
+{
+	struct aj_errors ignored = AJ_ERRORS_INIT;
+	int present, rc;
+
+	if (!t->files.nr || !t->docs[0])
+		return -1;
+	rc = aj_template_bases(t->docs[0], t->files.items[0], &t->bases, &present, &ignored);
+	aj_errors_release(&ignored);
+	return rc;
+}
+
+/*
+ * The cells of one `template list` row, appended to cells. A file that
+ * does not resolve is `error` in STATUS, `?` where a value cannot be known.
+ */
 static int list_row(struct aj_source *src, const char *name,
 		    struct aj_strlist *cells, struct aj_errors *err)
 {
 	struct aj_template t;
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
 	const struct aj_node *service = NULL;
-	int invalid, rc;
+	int invalid, unknown_bases = 0, rc;
 
 	aj_template_init(&t);
 	invalid = aj_template_resolve(src, name, &t, err);
 	if (!invalid)
 		service = aj_node_at(t.config, "target.service");
+	else
+		unknown_bases = bases_as_written(&t);
 
 	aj_buf_addstr(&b, short_name(name));
 	rc = add_cell(cells, &b, err);
-	if (!t.bases.nr)
-		aj_buf_addstr(&b, "-");
-	join_bases(&t, ",", &b);
+	if (unknown_bases || !t.bases.nr)
+		aj_buf_addstr(&b, unknown_bases ? "?" : "-");
+	else
+		join_bases(&t, ",", &b);
 	rc |= add_cell(cells, &b, err);
 	if (invalid)
-		aj_buf_addstr(&b, "(invalid)");
+		aj_buf_addstr(&b, "?");
 	else if (service && service->type == AJ_NODE_STRING)
 		aj_buf_addstr(&b, service->str);
 	else
 		aj_buf_addstr(&b, "-");
 	rc |= add_cell(cells, &b, err);
-	describe_sku(invalid ? NULL : first_sku(t.config), &b);
+	if (invalid)
+		aj_buf_addstr(&b, "?");
+	else
+		describe_sku(first_sku(t.config), &b);
+	rc |= add_cell(cells, &b, err);
+	aj_buf_addstr(&b, invalid ? "error" : "ok");
 	rc |= add_cell(cells, &b, err);
 
 	aj_buf_release(&b);
@@ -122,7 +151,7 @@ static int list_row(struct aj_source *src, const char *name,
 	return invalid || rc ? -1 : 0;
 }
 
-#define LIST_COLUMNS 4
+#define LIST_COLUMNS 5
 
 /* Columns are padded to their widest cell; the last one is not padded. */
 static void print_cell(size_t column, size_t width, const char *text)
@@ -136,7 +165,7 @@ static void print_cell(size_t column, size_t width, const char *text)
 static void print_table(const struct aj_strlist *cells)
 {
 	static const char *const header[LIST_COLUMNS] = {
-		"NAME", "BASES", "SERVICE", "SKU"
+		"NAME", "BASES", "SERVICE", "SKU", "STATUS"
 	};
 	size_t width[LIST_COLUMNS], i, c;
 
@@ -310,13 +339,16 @@ out:
 
 const struct aj_cli_command aj_cli_template_list = {
 	"template list",
-	"list the templates: name, bases, service, SKU",
+	"list the templates: name, bases, service, SKU, status",
 	"usage: aj template list\n"
 	"\n"
 	"One row per file in <home>/template/: its name, its direct bases as\n"
-	"written, the resolved target.service and the first job's SKU (a range\n"
-	"mapping shows its ranges, e.g. range{1,2-4,8+}). A file that does not\n"
-	"resolve shows (invalid) and its error is printed on stderr.\n",
+	"written, the resolved target.service, the first job's SKU (a range\n"
+	"mapping shows its ranges, e.g. range{1,2-4,8+}) and STATUS: ok, or\n"
+	"error for a file that does not resolve (inheritance, YAML, file shape;\n"
+	"`aj template validate` checks more). Such a row shows ? for what cannot\n"
+	"be known, its errors are printed on stderr as FILE:LINE:COLUMN: MESSAGE\n"
+	"and the exit status is 1; the other rows are listed as usual.\n",
 	0,
 	AJ_ARGS_NONE,
 	template_list

@@ -368,20 +368,20 @@ group_template() {
 	python3 - "$tmp/out" >"$tmp/py" 2>&1 <<'EOF' || fail "template list rows"
 import sys
 rows = [l.split() for l in open(sys.argv[1]).read().splitlines()]
-assert rows[0] == ["NAME", "BASES", "SERVICE", "SKU"], rows[0]
+assert rows[0] == ["NAME", "BASES", "SERVICE", "SKU", "STATUS"], rows[0]
 got = {r[0]: r[1:] for r in rows[1:]}
 want = {
-    "aml": ["base,account.default,storage.default,environment.aml", "aml", "G1"],
-    "base": ["-", "-", "-"],
-    "heterogeneous": ["base,environment.volcano", "volcano", "heterogeneous"],
-    "kube": ["base,environment.volcano", "kube", "{nodes}xG{processes}"],
-    "multinode": ["volcano", "volcano", "range{1,2-4,8+}"],
-    "nested": ["volcano", "volcano", "{nodes}xG{processes}"],
-    "pretrain": ["multinode", "volcano", "range{1,2-4,8+}"],
+    "aml": ["base,account.default,storage.default,environment.aml", "aml", "G1", "ok"],
+    "base": ["-", "-", "-", "ok"],
+    "heterogeneous": ["base,environment.volcano", "volcano", "heterogeneous", "ok"],
+    "kube": ["base,environment.volcano", "kube", "{nodes}xG{processes}", "ok"],
+    "multinode": ["volcano", "volcano", "range{1,2-4,8+}", "ok"],
+    "nested": ["volcano", "volcano", "{nodes}xG{processes}", "ok"],
+    "pretrain": ["multinode", "volcano", "range{1,2-4,8+}", "ok"],
     "sing": ["base,account.default,storage.default,environment.sing", "sing",
-             "{nodes}x40G{processes}-A100-NvLink"],
-    "volcano": ["base,environment.volcano", "volcano", "{nodes}xG{processes}"],
-    "volcano-cpu": ["volcano", "volcano", "{nodes}xC{processes}"],
+             "{nodes}x40G{processes}-A100-NvLink", "ok"],
+    "volcano": ["base,environment.volcano", "volcano", "{nodes}xG{processes}", "ok"],
+    "volcano-cpu": ["volcano", "volcano", "{nodes}xC{processes}", "ok"],
 }
 assert list(got) == sorted(want), list(got)
 for k, v in want.items():
@@ -551,11 +551,15 @@ group_errors() {
 import sys
 rows = {r.split()[0]: r.split()[1:] for r in open(sys.argv[1]).read().splitlines()[1:]}
 assert sorted(rows) == ["badbase", "badtype", "cycle-a", "cycle-b", "malformed", "missing", "ok"], rows
-for broken in ["badbase", "cycle-a", "cycle-b", "malformed", "missing"]:
-    assert rows[broken][1] == "(invalid)", (broken, rows[broken])
+# a broken file: STATUS error; its direct bases when its own base is readable
+assert rows["badbase"] == ["?", "?", "?", "error"], rows["badbase"]
+assert rows["malformed"] == ["?", "?", "?", "error"], rows["malformed"]
+assert rows["cycle-a"] == ["cycle-b", "?", "?", "error"], rows["cycle-a"]
+assert rows["cycle-b"] == ["cycle-a", "?", "?", "error"], rows["cycle-b"]
+assert rows["missing"] == ["storage.nothere", "?", "?", "error"], rows["missing"]
 # badtype resolves; its bad value is only a problem for the JobSpec
-assert rows["badtype"] == ["ok", "volcano", "{nodes}xG{processes}"], rows["badtype"]
-assert rows["ok"] == ["storage.default", "volcano", "{nodes}xG{processes}"], rows["ok"]
+assert rows["badtype"] == ["ok", "volcano", "{nodes}xG{processes}", "ok"], rows["badtype"]
+assert rows["ok"] == ["storage.default", "volcano", "{nodes}xG{processes}", "ok"], rows["ok"]
 EOF
 	[ -s "$tmp/py" ] && cat "$tmp/py"
 
