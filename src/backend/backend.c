@@ -43,16 +43,36 @@ const struct aj_backend *const *aj_backend_all(void)
 	return backends;
 }
 
-static int check_extra(const struct aj_backend *b, const struct aj_jobspec *spec,
-		       struct aj_errors *err)
+size_t aj_backend_extra_parts(const struct aj_schema **out, size_t max)
 {
-	const struct aj_node *x = spec->extra && spec->extra->type == AJ_NODE_MAP ? spec->extra : NULL;
+	size_t nr = 0, i, j, k;
+
+	for (i = 0; backends[i]; i++) {
+		for (j = 0; backends[i]->extra && backends[i]->extra[j]; j++) {
+			const struct aj_schema *s = backends[i]->extra[j];
+
+			for (k = 0; k < nr && k < max && out[k] != s; k++)
+				;
+			if (k < nr && k < max)
+				continue;
+			if (nr < max)
+				out[nr] = s;
+			nr++;
+		}
+	}
+	return nr;
+}
+
+int aj_backend_check_parts(const struct aj_schema *const *parts, size_t nr,
+			   const struct aj_node *extra, struct aj_errors *err)
+{
+	const struct aj_node *x = extra && extra->type == AJ_NODE_MAP ? extra : NULL;
 	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; x && b->extra && b->extra[i]; i++) {
-		const struct aj_schema *s = b->extra[i];
+	for (i = 0; x && parts && i < nr && parts[i]; i++) {
+		const struct aj_schema *s = parts[i];
 		const struct aj_node *part = aj_node_at(x, s->root + strlen(EXTRA_ROOT));
 
 		aj_buf_reset(&path);
@@ -71,7 +91,7 @@ int aj_backend_check(const struct aj_backend *b, struct aj_jobspec *spec, struct
 {
 	int rc = b->prepare ? b->prepare(spec, err) : 0;
 
-	if (check_extra(b, spec, err))
+	if (aj_backend_check_parts(b->extra, (size_t)-1, spec->extra, err))
 		rc = -1;
 	return b->validate(spec, err) || rc ? -1 : 0;
 }

@@ -18,6 +18,7 @@
 struct aj_errors;
 struct aj_jobspec;
 struct aj_kvlist;
+struct aj_node;
 struct aj_schema;
 struct aj_target;
 
@@ -101,10 +102,24 @@ const struct aj_backend *aj_backend_find(const char *service);
 const struct aj_backend *const *aj_backend_all(void);
 
 /*
+ * The parts of _extra that any row lists, each once, in the table's order,
+ * into out[0..max). Returns how many there are (more than max: some left
+ * out).
+ */
+size_t aj_backend_extra_parts(const struct aj_schema **out, size_t max);
+
+/*
+ * Report every unknown key in the parts of `extra` (a config's _extra) that
+ * parts[0..nr) list (NULL-terminated when shorter), at its position, with
+ * "did you mean" when a key is near. 0 / -1.
+ */
+int aj_backend_check_parts(const struct aj_schema *const *parts, size_t nr,
+			   const struct aj_node *extra, struct aj_errors *err);
+
+/*
  * Everything b checks of a converted spec, as the pipeline runs it: prepare
  * (when b has one), the unknown keys of the parts of spec->extra that the
- * row lists (b->extra; at their positions, with "did you mean" when a key
- * is near), and validate. All run, so every problem is reported. 0 / -1.
+ * row lists (b->extra, aj_backend_check_parts), and validate. All run, so every problem is reported. 0 / -1.
  */
 int aj_backend_check(const struct aj_backend *b, struct aj_jobspec *spec, struct aj_errors *err);
 

@@ -237,6 +237,12 @@ int aj_cli_open_home(struct aj_source *src, struct aj_errors *err);
  * "template/NAME" (caller frees), or NULL after printing a usage error.
  */
 char *aj_cli_template_canonical(const char *cmd, const char *name);
+/*
+ * The same, or for a file outside template/ its path below the home as
+ * DIR/NAME[.yaml] ("storage/default"), for commands that look at
+ * components too.
+ */
+char *aj_cli_file_canonical(const char *cmd, const char *name);
 
 /* Print every entry of err to stderr, one line each. */
 void aj_cli_print_errors(const struct aj_errors *err);

@@ -427,24 +427,29 @@ int aj_cli_open_home(struct aj_source *src, struct aj_errors *err)
 	return aj_source_dir_init(src, home, home, err);
 }
 
-char *aj_cli_template_canonical(const char *cmd, const char *name)
+/* any_dir: a name with a slash is a path below the home, not below template/. */
+static char *canonical(const char *cmd, const char *name, int any_dir)
 {
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int in_template = 1;
 	size_t len;
 	char *out;
 
 	if (!strncmp(name, "template/", 9))
 		name += 9;
+	else if (any_dir && strchr(name, '/'))
+		in_template = 0;
 	len = strlen(name);
 	if (len > 5 && !strcmp(name + len - 5, ".yaml"))
 		len -= 5;
-	aj_buf_addstr(&b, "template/");
+	if (in_template)
+		aj_buf_addstr(&b, "template/");
 	aj_buf_add(&b, name, len);
 	if (b.failed) {
 		aj_cli_usage_error(cmd, "out of memory");
 		return NULL;
 	}
-	if (!len || memchr(name, '/', len) || !aj_canonical_valid(aj_buf_cstr(&b))) {
+	if (!len || (in_template && memchr(name, '/', len)) || !aj_canonical_valid(aj_buf_cstr(&b))) {
 		aj_buf_release(&b);
 		aj_cli_usage_error(cmd, "invalid template name '%s'", name);
 		return NULL;
@@ -453,4 +458,14 @@ char *aj_cli_template_canonical(const char *cmd, const char *name)
 	if (!out)
 		aj_cli_usage_error(cmd, "out of memory");
 	return out;
+}
+
+char *aj_cli_template_canonical(const char *cmd, const char *name)
+{
+	return canonical(cmd, name, 0);
+}
+
+char *aj_cli_file_canonical(const char *cmd, const char *name)
+{
+	return canonical(cmd, name, 1);
 }

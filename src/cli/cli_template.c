@@ -265,7 +265,8 @@ static int template_show(const struct aj_cli_opts *o)
  * A leaf gets the whole pipeline short of building: conversion to a JobSpec
  * and the backend's own checks. Without shape arguments the conversion
  * leaves the job shape and the SKU unresolved, so nothing here depends on a
- * command line. A component only has to resolve.
+ * command line. A component has its keys checked where any leaf would
+ * merge it: at config (aj_pipeline_check_keys).
  */
 static int validate_one(struct aj_source *src, const char *name,
 			struct aj_errors *err)
@@ -277,8 +278,9 @@ static int validate_one(struct aj_source *src, const char *name,
 
 	aj_pipeline_init(&pl);
 	rc = aj_pipeline_resolve(&in, &pl, &mine);
-	if (!rc && pl.tpl.has_base)
-		rc = aj_pipeline_load(&in, &pl, &mine);
+	if (!rc)
+		rc = pl.tpl.has_base ? aj_pipeline_load(&in, &pl, &mine) :
+			aj_pipeline_check_keys(&pl.tpl, &mine);
 	aj_errors_splice(err, &mine);
 	aj_pipeline_release(&pl);
 	return rc;
@@ -304,7 +306,7 @@ static int template_validate(const struct aj_cli_opts *o)
 	int rc = AJ_EXIT_OK;
 
 	if (o->arg) {
-		one = aj_cli_template_canonical(aj_cli_template_validate.name, o->arg);
+		one = aj_cli_file_canonical(aj_cli_template_validate.name, o->arg);
 		if (!one)
 			return AJ_EXIT_USAGE;
 	}
@@ -374,11 +376,13 @@ const struct aj_cli_command aj_cli_template_validate = {
 	"check every template (or one) without contacting anything",
 	"usage: aj template validate [NAME]\n"
 	"\n"
-	"Check the templates in <home>/template/, or only NAME. A file with a\n"
-	"`base` key is a leaf: its inheritance must resolve, and its config must\n"
-	"convert to a job spec that its backend accepts. Checks that need -n or\n"
-	"-p are left to run and render. A file without `base` is a component and\n"
-	"only has to parse. Nothing live (clusters, quota, permissions) is checked.\n"
+	"Check the templates in <home>/template/, or only NAME (a file elsewhere\n"
+	"in the home by its path: storage/default). A file with a `base` key is a\n"
+	"leaf: its inheritance must resolve, and its config must convert to a job\n"
+	"spec that its backend accepts. Checks that need -n or -p are left to run\n"
+	"and render. A file without `base` is a component: it must parse, and its\n"
+	"whole tree must hold known keys where a leaf merges it (config, _extra\n"
+	"parts included). Nothing live (clusters, quota, permissions) is checked.\n"
 	"\n"
 	"Prints \"N template(s) valid\", then the invalid ones; each problem goes\n"
 	"to stderr as FILE:LINE:COLUMN: KEY: MESSAGE. Exit status 1 if any failed.\n",

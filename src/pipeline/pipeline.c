@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/node.h"
+#include "core/schema.h"
 #include "core/source.h"
 
 void aj_pipeline_init(struct aj_pipeline *p)
@@ -202,4 +203,48 @@ int aj_pipeline_build(const struct aj_pipeline *p, const struct aj_build_ctx *ct
 		      cJSON **out, struct aj_errors *err)
 {
 	return p->backend->build(&p->spec, ctx, out, err);
+}
+
+#define PARTS_MAX 16
+
+/* Each task declared at a row's tasks_key, against the keys of one task. */
+static int check_tasks(const struct aj_node *extra, struct aj_errors *err)
+{
+	const struct aj_backend *const *all = aj_backend_all();
+	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; all[i]; i++) {
+		const struct aj_node *tasks = all[i]->tasks_key && extra && extra->type == AJ_NODE_MAP ?
+			aj_node_at(extra, all[i]->tasks_key) : NULL;
+
+		for (j = 0; tasks && tasks->type == AJ_NODE_MAP && j < tasks->nr; j++) {
+			aj_buf_reset(&path);
+			if (aj_buf_addf(&path, "config._extra.%s.%s", all[i]->tasks_key,
+					tasks->pairs[j].key)) {
+				rc = aj_errors_oom(err);
+				break;
+			}
+			if (aj_schema_check(&aj_schema_task, tasks->pairs[j].value, "",
+					    aj_buf_cstr(&path), err))
+				rc = -1;
+		}
+	}
+	aj_buf_release(&path);
+	return rc;
+}
+
+int aj_pipeline_check_keys(const struct aj_template *tpl, struct aj_errors *err)
+{
+	const struct aj_schema *parts[PARTS_MAX];
+	size_t nr = aj_backend_extra_parts(parts, PARTS_MAX);
+	const struct aj_node *extra = aj_node_get(tpl->config, "_extra");
+	int rc = aj_schema_check(&aj_schema_config, tpl->config, "", "config", err);
+
+	if (aj_backend_check_parts(parts, nr < PARTS_MAX ? nr : PARTS_MAX, extra, err))
+		rc = -1;
+	if (check_tasks(extra, err))
+		rc = -1;
+	return rc;
 }

@@ -83,6 +83,16 @@ int aj_pipeline_load(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 		     struct aj_errors *err);
 
 /*
+ * The key check of a component, a resolved file without `base`:
+ * whatever leaf inherits it, its config merges at config, so its whole
+ * tree is checked against the config's keys, each part of _extra that a
+ * backend reads against that backend module's keys, and each declared task
+ * against a task's. Unknown keys are errors at their position, with "did
+ * you mean" when a key is near. 0 / -1.
+ */
+int aj_pipeline_check_keys(const struct aj_template *tpl, struct aj_errors *err);
+
+/*
  * The one place a job's code digest is set (a digest already set is
  * replaced). Callers that choose what to show or send ask
  * p->backend->code_route(&p->spec) first: AJ_CODE_NONE ships no code.

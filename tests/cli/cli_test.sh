@@ -488,6 +488,34 @@ EOF
 	expect_out "0 template(s) valid"
 	expect_out "1 template(s) invalid: nosku"
 
+	export AJ_HOME=$DATA/components
+	case_ "validate a component outside template/: its whole tree, where a leaf merges it"
+	aj template validate storage/typo
+	expect_rc 1
+	expect_out "1 template(s) invalid: storage/typo"
+	expect_err "storage/typo.yaml:7:7: config.storage.shared.mount_dri: unknown key (did you mean \"mount_dir\"?)"
+	expect_err_lines_located
+
+	case_ "validate a good component outside template/"
+	aj template validate storage/good.yaml
+	expect_rc 0
+	expect_out "1 template(s) valid"
+	expect_err_empty
+
+	case_ "validate checks a component's _extra parts and tasks against their readers' keys"
+	aj template validate
+	expect_rc 1
+	expect_out "1 template(s) valid"
+	expect_out "1 template(s) invalid: tasks"
+	expect_err "template/tasks.yaml:8:41: config._extra.volcano.tasks.worker.node_selectr: unknown key (did you mean \"node_selector\"?)"
+	expect_err "template/tasks.yaml:9:42: config._extra.code_upload.blob.containr: unknown key (did you mean \"container\"?)"
+	expect_err_lines_located
+
+	case_ "a component name stays below the home"
+	aj template validate ../storage/good
+	expect_rc 2
+	expect_err "invalid template name"
+
 	case_ "missing template home"
 	AJ_HOME=$tmp/nowhere aj template list
 	expect_rc 1

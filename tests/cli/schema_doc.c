@@ -19,38 +19,36 @@
 #define EXTRA "_extra."
 #define PARTS_MAX 16
 
-/* The _extra parts of every row, each once, in the table's order. */
+/*
+ * The _extra parts of every row, each once, in the table's order; a row's
+ * heterogeneous tasks below the part that holds them.
+ */
 static int add_parts(struct aj_buf *out)
 {
 	const struct aj_backend *const *all = aj_backend_all();
-	const struct aj_schema *done[PARTS_MAX];
-	size_t nr = 0, i, j, k;
+	const struct aj_schema *parts[PARTS_MAX];
+	size_t nr = aj_backend_extra_parts(parts, PARTS_MAX), i, j;
 	struct aj_buf tasks = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int rc = nr > PARTS_MAX ? -1 : 0;
 
-	for (i = 0; all[i]; i++) {
-		for (j = 0; all[i]->extra && all[i]->extra[j]; j++) {
-			const struct aj_schema *s = all[i]->extra[j];
-			const char *key = all[i]->tasks_key;
-			size_t len = strlen(s->root) - strlen(EXTRA);
+	for (i = 0; !rc && i < nr; i++) {
+		const char *part = parts[i]->root + strlen(EXTRA);
+		size_t len = strlen(part);
 
-			for (k = 0; k < nr && done[k] != s; k++)
-				;
-			if (k < nr)
+		rc = aj_schema_markdown(parts[i], NULL, out);
+		for (j = 0; !rc && all[j]; j++) {
+			const char *key = all[j]->tasks_key;
+
+			if (!key || strncmp(key, part, len) || key[len] != '.')
 				continue;
-			if (nr == PARTS_MAX || aj_schema_markdown(s, NULL, out))
-				return -1;
-			done[nr++] = s;
-			/* the tasks are read below this part: their keys follow it */
-			if (key && !strncmp(key, s->root + strlen(EXTRA), len) && key[len] == '.') {
-				aj_buf_reset(&tasks);
-				if (aj_buf_addf(&tasks, EXTRA "%s.<name>", key) ||
-				    aj_schema_markdown(&aj_schema_task, aj_buf_cstr(&tasks), out))
-					return -1;
-			}
+			aj_buf_reset(&tasks);
+			rc = aj_buf_addf(&tasks, EXTRA "%s.<name>", key) ||
+			     aj_schema_markdown(&aj_schema_task, aj_buf_cstr(&tasks), out);
+			break;
 		}
 	}
 	aj_buf_release(&tasks);
-	return 0;
+	return rc;
 }
 
 int main(int argc, char **argv)
