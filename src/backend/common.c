@@ -192,6 +192,27 @@ int aj_paths_overlap(const char *a, const char *b)
 	return la == lb || (la < lb ? b[n] == '/' || n == 1 : a[n] == '/' || n == 1);
 }
 
+const char *aj_label_reserved(const char *key)
+{
+	static const struct {
+		const char *key;
+		int prefix;         /* key is a prefix: every key below it */
+		const char *owner;
+	} reserved[] = {
+		{ "aj.dev/ajjob", 0, "aj" },
+		{ "aj.dev/task", 0, "aj" },
+		{ "volcano.sh/", 1, "Volcano" },
+		{ "batch.kubernetes.io/", 1, "the Job controller" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (reserved[i].prefix ? !strncmp(key, reserved[i].key, strlen(reserved[i].key)) :
+		    !strcmp(key, reserved[i].key))
+			return reserved[i].owner;
+	return NULL;
+}
+
 int aj_dns_subdomain(const char *s)
 {
 	char label[DNS_LABEL_MAX + 1];

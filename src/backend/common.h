@@ -94,6 +94,15 @@ void aj_body_add_owner(cJSON *meta, const char *api_version, const char *name, c
 cJSON *aj_body_add_metadata(cJSON *obj, const char *name, const struct aj_target *t,
 			    const struct aj_build_ctx *ctx, int *oom);
 
+/*
+ * Who sets label key `key` on the objects and pods of a cluster backend,
+ * when the user may not: "aj" for the pods' label contract (aj.dev/ajjob,
+ * aj.dev/task, backend.h; other aj.dev/ keys, such as the kwok test
+ * stages' aj.dev/kwok-*, stay the user's), "Volcano" for volcano.sh/ keys,
+ * "the Job controller" for batch.kubernetes.io/ keys. NULL otherwise.
+ */
+const char *aj_label_reserved(const char *key);
+
 /* A DNS-1123 subdomain: dot-separated DNS labels, at most 253 bytes in all. */
 int aj_dns_subdomain(const char *s);
 

@@ -58,6 +58,8 @@
 /* Name limits: the job name feeds <job>-svc / <job>-ssh (63) and a DNS-1035 Service. */
 #define JOB_NAME_MAX 59
 #define LABEL_MAX 63
+/* "config.target.labels." and the longest label key: a subdomain, '/', a name */
+#define LABEL_PATH_MAX (sizeof("config.target.labels.") + 253 + 1 + LABEL_MAX)
 
 /* One Volcano task as built: a JobSpec task, or half of the homogeneous one. */
 struct role {
@@ -360,13 +362,22 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 	for (i = 0; i < t->labels.nr; i++) {
 		const struct aj_kv *kv = &t->labels.items[i];
 		struct aj_where w = where_path("config.target.labels");
+		const char *owner = aj_label_reserved(kv->key);
+		char at[LABEL_PATH_MAX];
 
-		if (!label_key(kv->key))
+		if (!label_key(kv->key)) {
 			ret = aj_errors_add(err, &w, "\"%s\" is not a valid label key ([prefix/]name, "
 					    "the name at most 63 characters of [A-Za-z0-9._-])", kv->key);
-		else if (!label_name(kv->value, strlen(kv->value), 1))
+		} else if (owner) {
+			/* the label's own place: the pipeline locates the key path */
+			snprintf(at, sizeof(at), "config.target.labels.%s", kv->key);
+			w.path = at;
+			ret = aj_errors_add(err, &w, "reserved: %s sets this label on the pods "
+					    "itself (choose a key of your own)", owner);
+		} else if (!label_name(kv->value, strlen(kv->value), 1)) {
 			ret = aj_errors_add(err, &w, "%s: \"%s\" is not a valid label value (at most "
 					    "63 characters of [A-Za-z0-9._-])", kv->key, kv->value);
+		}
 	}
 	return ret;
 }

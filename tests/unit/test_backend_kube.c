@@ -317,6 +317,15 @@ static void refusals(void **state)
 		"jobs: [{sku: C1, "
 		"submit_args: {container_args: {scratch_mount_path: /dev/shm/x}}}]}", "j",
 		"overlaps the shared-memory mount");
+	/* the labels the Job's pods are found by are the builder's */
+	refused("config: {target: {service: kube, gpus_per_node: 0, labels: {aj.dev/ajjob: x}}, "
+		"environment: {image: x}, jobs: [{sku: C1}]}", "j",
+		"config.target.labels.aj.dev/ajjob: reserved: aj sets this label");
+	refused("config: {target: {service: kube, gpus_per_node: 0, "
+		"labels: {batch.kubernetes.io/job-completion-index: \"0\"}}, "
+		"environment: {image: x}, jobs: [{sku: C1}]}", "j",
+		"config.target.labels.batch.kubernetes.io/job-completion-index: reserved: the Job "
+		"controller sets");
 }
 
 /* The code digest: copied from the shared volume, or refused without a way in. */

@@ -416,6 +416,8 @@ static void kubernetes_names_are_checked(void **state)
 	static const char *const good[] = {
 		NAMES("namespace: team-a, queue: gpu.q-1, priority_class: high"),
 		NAMES("labels: {example.com/team: a_b.c-d, app: \"\"}"),
+		/* aj.dev/ keys outside the pods' contract stay the user's (the kwok stages) */
+		NAMES("labels: {aj.dev/kwok-hold: \"true\", aj.dev/ajjobs: x, my.volcano.sh/x: y}"),
 	};
 	struct aj_shape_args one = { 1, 1, 0 };
 	size_t i;
@@ -445,6 +447,16 @@ static void kubernetes_names_are_checked(void **state)
 	validate_fails(NAMES("labels: {team: vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv}"),
 		       &one, "config.target.labels: team: \"vvvv");
 	validate_fails(NAMES("labels: {team: -x}"), &one, "team: \"-x\" is not a valid label value");
+	/* what the builders set themselves is refused at the label's own key path */
+	validate_fails(NAMES("labels: {aj.dev/ajjob: other}"), &one,
+		       "config.target.labels.aj.dev/ajjob: reserved: aj sets this label on the pods "
+		       "itself (choose a key of your own)");
+	validate_fails(NAMES("labels: {aj.dev/task: worker}"), &one,
+		       "config.target.labels.aj.dev/task: reserved: aj sets");
+	validate_fails(NAMES("labels: {volcano.sh/job-name: x}"), &one,
+		       "config.target.labels.volcano.sh/job-name: reserved: Volcano sets");
+	validate_fails(NAMES("labels: {batch.kubernetes.io/job-name: x}"), &one,
+		       "config.target.labels.batch.kubernetes.io/job-name: reserved: the Job controller sets");
 }
 
 #define TASK(name, extra) \
