@@ -99,9 +99,13 @@ void aj_cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int aj_cli_logs_exit(int rc, int interrupted, int write_failed, int failed, struct aj_errors *err);
 /*
  * The same for an AjJob (job: as read) whose backend runs outside the
- * cluster: its Azure ML job's log files (cli_logs_aml.c).
+ * cluster: its Azure ML job's log files (cli_logs_aml.c). Without an Azure
+ * ML job yet (aj_cli_logs_azure_known) it says so and returns at once: a
+ * follower waits for one first.
  */
 int aj_cli_logs_azure(const cJSON *job, const struct aj_cli_logs_opts *lo, char **phase,
 		      struct aj_errors *err);
+/* Has the controller forwarded the AjJob: does status.azure name its job and workspace? */
+int aj_cli_logs_azure_known(const cJSON *job);
 
 #endif

@@ -21,6 +21,11 @@
  * AJ_LOGLINE_MAX (64 KiB, longer lines are cut into lines of that size), so
  * a 100-pod job holds at most about 8 MiB of log data.
  *
+ * An AjJob whose backend runs outside the cluster is read there
+ * (cli_logs_aml.c); with -f one the controller has not forwarded yet is
+ * awaited like pods that have not started (said once, the AjJob read again
+ * every period), then followed to its end.
+ *
  * Every stream asks for timestamps (to resume); they are shown only with
  * --timestamps. Bytes are written as they came. Ctrl-C ends at once with
  * exit status 130, the job untouched.
@@ -30,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/backend.h"
 #include "cli.h"
@@ -42,6 +48,8 @@
 #include "kube/stream.h"
 
 #define AJ_LOGS_POLL_MS 2000
+/* Interrupt checks while a period passes with no stream open. */
+#define AJ_LOGS_SLICE_MS 100
 /* Failed streams of one pod in a row before aj gives up on it. */
 #define AJ_LOGS_MAX_FAILURES 5
 #define AJ_LOGS_TASK_LABEL "aj.dev/task"
@@ -79,6 +87,7 @@ struct logs {
 	int failed;                /* some pod's logs could not be read */
 	int write_failed;
 	int outside;               /* the backend runs outside the cluster: read there */
+	int awaiting_outside;      /* ...once the controller has forwarded the job (-f) */
 	int outside_rc;            /* ...with this exit status */
 	char **phase;              /* where the final phase goes, or NULL */
 	struct aj_errors *err;
@@ -93,6 +102,15 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 	if (active)
 		aj_kube_streams_stop(active);
+}
+
+/* Sleep ms, waking for Ctrl-C. */
+static void pause_ms(long ms)
+{
+	const struct timespec slice = { 0, AJ_LOGS_SLICE_MS * 1000000L };
+
+	for (; ms > 0 && !interrupted; ms -= AJ_LOGS_SLICE_MS)
+		nanosleep(&slice, NULL);
 }
 
 static const struct aj_kube_resource pods_res = { "", "v1", "pods", 1 };
@@ -504,6 +522,15 @@ static int learn_backend(struct logs *l, const cJSON *job)
 	if (!be)
 		return 0;
 	if (be->target == AJ_TARGET_AZURE) {
+		/* -f before the job is forwarded: wait for it, as for pods not started */
+		if (l->o->follow && !aj_cli_phase_terminal(aj_cli_phase(job)) &&
+		    !aj_cli_logs_azure_known(job)) {
+			if (!l->awaiting_outside)
+				aj_cli_say("waiting for the Azure ML job of " AJJOB_KIND "/%s (phase %s)",
+					   l->name, aj_cli_phase(job));
+			l->awaiting_outside = 1;
+			return 0;
+		}
 		l->outside = 1;
 		l->outside_rc = aj_cli_logs_azure(job, l->o, l->phase, l->err);
 		return l->outside_rc < 0 ? -1 : 0;
@@ -568,13 +595,16 @@ static int run(struct logs *l, const cJSON *first_job, char **phase)
 		rc = read_once(l, list);
 		goto out;
 	}
-	if (!l->nr)
+	if (!l->nr && !l->awaiting_outside)
 		aj_cli_say("waiting for the pods of " AJJOB_KIND "/%s (phase %s)", l->name, aj_cli_phase(job));
 	while (!interrupted) {
 		if (follow_pods(l, list))
 			goto out;
 		if (aj_kube_streams_run(&l->streams, AJ_LOGS_POLL_MS, l->err))
 			goto out;
+		/* no stream to wait on (nothing started yet): the period still passes */
+		if (!l->streams.nr)
+			pause_ms(AJ_LOGS_POLL_MS);
 		if (interrupted || l->ending)
 			break;
 		r = refresh(l, &job, &list);

@@ -229,6 +229,11 @@ static int cluster_only(const struct aj_cli_logs_opts *lo, const char *name, con
 			     "/%s runs on %s (its logs take -f and --rank)", opt, name, backend);
 }
 
+int aj_cli_logs_azure_known(const cJSON *job)
+{
+	return aj_cli_str_at(job, "status.azure.jobName") && aj_cli_str_at(job, "status.azure.workspace");
+}
+
 int aj_cli_logs_azure(const cJSON *job, const struct aj_cli_logs_opts *lo, char **phase,
 		      struct aj_errors *err)
 {
@@ -245,7 +250,7 @@ int aj_cli_logs_azure(const cJSON *job, const struct aj_cli_logs_opts *lo, char 
 	m.ws = aj_cli_str_at(job, "status.azure.workspace");
 	m.follow = lo->follow && !aj_cli_phase_terminal(aj_cli_phase(job));
 	m.err = err;
-	if (!m.job || !m.ws) {
+	if (!aj_cli_logs_azure_known(job)) {
 		aj_cli_say(AJJOB_KIND "/%s has no Azure ML job yet (phase %s): no logs yet", name,
 		    aj_cli_phase(job));
 		return AJ_EXIT_OK;

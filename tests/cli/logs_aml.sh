@@ -117,6 +117,41 @@ run logs d
 grep -q "ajjob.aj.dev/d has no Azure ML job yet (phase Submitted): no logs yet" "$tmp/err" ||
   fail "logs d: the unforwarded job was not said"
 
+# --- -f before the controller has forwarded the job: said once, awaited, then followed to its end ---
+control runs "{\"run-f\": [{\"status\": \"Running\", \"files\": {\"$P0\": \"f0\n\"}},
+  {\"status\": \"Completed\", \"files\": {\"$P0\": \"f0\nf1\n\"}}]}"
+forward() { # name phase [jobName]: rewrite AjJob f as the controller would, in one rename
+  echo "{$(job "$@")}" >"$tmp/ajjobs.new" && mv "$tmp/ajjobs.new" "$tmp/ajjobs.json"
+}
+cp "$tmp/ajjobs.json" "$tmp/ajjobs.orig"
+forward f Submitted
+timeout 60 "$AJ" logs f -f >"$tmp/out" 2>"$tmp/err" &
+apid=$!
+for _ in $(seq 100); do grep -q "waiting for the Azure ML job" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+sleep 2.5 # at least one more look at the AjJob while it waits
+kill -0 "$apid" 2>/dev/null || fail "logs f -f: ended before the job was forwarded"
+forward f Running run-f
+wait "$apid"
+rc=$?
+[[ $rc == 0 ]] || fail "logs f -f: exit status $rc, want 0 (the job succeeded)"
+[[ $(cat "$tmp/out") == $'[0] f0\n[0] f1' ]] || fail "logs f -f: the job's lines once it exists"
+[[ $(grep -c "waiting for the Azure ML job of ajjob.aj.dev/f (phase Submitted)" "$tmp/err") == 1 ]] ||
+  fail "logs f -f: what it waits for was not said exactly once"
+# it ended because the job did: its last look saw Completed (the peer's last step)
+curl -sf "$peer/_peer/requests" | grep -q '/runs/run-f/details' || fail "logs f -f: run-f was never looked at"
+secrets "logs f -f"
+
+# --- Ctrl-C while waiting for the job to be forwarded: 130 ---
+forward f Submitted
+timeout 60 "$AJ" logs f -f >"$tmp/out" 2>"$tmp/err" &
+apid=$!
+for _ in $(seq 100); do grep -q "waiting for the Azure ML job" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+kill -INT "$apid"
+wait "$apid"
+rc=$?
+[[ $rc == 130 ]] || fail "Ctrl-C while waiting: exit status $rc, want 130"
+mv "$tmp/ajjobs.orig" "$tmp/ajjobs.json"
+
 # --- options only pods have ---
 run logs a --tail 5
 rc=$?
