@@ -43,7 +43,10 @@ static const char *claim(const cJSON *claims, const char *name)
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(claims, name));
 }
 
-/* "managed identity aj-jobs (client id C)", "application (client id C, object id O)", "user U" */
+/*
+ * "managed identity aj-jobs (client id C)", "application (client id C, object
+ * id O)", "user U", or "identity with object id O" (a token naming no more)
+ */
 static void identity(const char *token, struct aj_buf *out)
 {
 	cJSON *c = jwt_claims(token);
@@ -68,6 +71,8 @@ static void identity(const char *token, struct aj_buf *out)
 		aj_buf_addf(out, "the application with client id %s", app);
 		if (oid)
 			aj_buf_addf(out, " (object id %s)", oid);
+	} else if (oid) {
+		aj_buf_addf(out, "the identity with object id %s", oid);
 	} else {
 		aj_buf_addstr(out, "an identity whose token aj cannot read");
 	}
@@ -89,6 +94,18 @@ static int scope_of(const char *path, const char *kind, struct aj_buf *out)
 	return 1;
 }
 
+/* Who was refused; 1 when that says it all (401: the token itself was refused). */
+static int refused(const char *token, long status, struct aj_buf *out)
+{
+	aj_buf_addstr(out, status == 401 ? "; the token of " : "; aj acted as ");
+	identity(token, out);
+	if (status != 401)
+		return 0;
+	aj_buf_addstr(out, " was not accepted: check that the identity exists in the tenant "
+		      "of the subscription and that the clock is right");
+	return 1;
+}
+
 int aj_azure_access_hint(const char *token, const char *method, const char *path_or_url,
 			 long status, struct aj_buf *out)
 {
@@ -96,11 +113,8 @@ int aj_azure_access_hint(const char *token, const char *method, const char *path
 	const char *p = path_or_url ? path_or_url : "";
 	int read = method && !strcmp(method, "GET");
 
-	aj_buf_addstr(out, status == 401 ? "; the token of " : "; aj acted as ");
-	identity(token, out);
-	if (status == 401) {
-		aj_buf_addstr(out, " was not accepted: check that the identity exists in the tenant "
-			      "of the subscription and that the clock is right");
+	if (refused(token, status, out)) {
+		/* said */
 	} else if (scope_of(p, "/workspaces/", &scope)) {
 		aj_buf_addf(out, ", which needs a role such as \"AzureML Data Scientist\" or "
 			    "Contributor on the workspace %s", aj_buf_cstr(&scope));
@@ -117,5 +131,28 @@ int aj_azure_access_hint(const char *token, const char *method, const char *path
 			    "the resource");
 	}
 	aj_buf_release(&scope);
+	return out->failed ? -1 : 0;
+}
+
+int aj_azure_blob_access_hint(const char *token, const char *method, const char *url,
+			      long status, struct aj_buf *out)
+{
+	int read = method && (!strcmp(method, "GET") || !strcmp(method, "HEAD"));
+
+	if (!token) {
+		aj_buf_addf(out, "; the storage service refused the SAS aj was given: it has expired, "
+			    "is not valid yet, or does not allow %s (%s)", method ? method : "this request",
+			    read ? "a read needs r" : "a write needs c and w");
+	} else if (refused(token, status, out)) {
+		/* said */
+	} else if (url && strstr(url, "comp=userdelegationkey")) {
+		aj_buf_addstr(out, ", which needs a role that may make user delegation keys, such as "
+			      "\"Storage Blob Delegator\" or \"Storage Blob Data Contributor\", on the "
+			      "storage account");
+	} else {
+		aj_buf_addf(out, ", which needs \"Storage Blob Data %s\" on the container or its "
+			    "storage account (a data role: Owner or Contributor on the account is not "
+			    "enough)", read ? "Reader" : "Contributor");
+	}
 	return out->failed ? -1 : 0;
 }

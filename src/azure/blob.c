@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "azure/access.h"
 #include "azure/credential.h"
 #include "azure/sas.h"
 #include "core/alloc.h"
@@ -127,7 +128,8 @@ static int blob_url(const struct aj_blob *b, const char *container,
 	return rc;
 }
 
-static int add_auth_headers(struct aj_blob *b, struct aj_http_request *req,
+/* The headers of one request; *tok: the token sent, if any (the caller releases it). */
+static int add_auth_headers(struct aj_blob *b, struct aj_http_request *req, struct aj_token *tok,
 			    struct aj_errors *err)
 {
 	char date[64];
@@ -142,13 +144,9 @@ static int add_auth_headers(struct aj_blob *b, struct aj_http_request *req,
 	if (rc)
 		return aj_errors_oom(err);
 	if (b->tokens) {
-		struct aj_token tok;
-
-		if (aj_token_cache_get(b->tokens, b->scope, &tok, err))
+		if (aj_token_cache_get(b->tokens, b->scope, tok, err))
 			return -1;
-		rc = aj_http_request_header(req, "Authorization: Bearer %s", tok.value);
-		aj_token_release(&tok);
-		if (rc)
+		if (aj_http_request_header(req, "Authorization: Bearer %s", tok->value))
 			return aj_errors_oom(err);
 	}
 	return 0;
@@ -173,7 +171,8 @@ static char *xml_text(const char *xml, const char *tag)
 	return r;
 }
 
-static int storage_error(const char *method, const char *url,
+/* token: the one sent, NULL when the request carried the SAS. */
+static int storage_error(const char *method, const char *url, const char *token,
 			 const struct aj_http_response *resp, struct aj_errors *err)
 {
 	struct aj_buf where = AJ_BUF_INIT(AJ_BUF_SMALL);
@@ -196,6 +195,9 @@ static int storage_error(const char *method, const char *url,
 		aj_buf_addf(&m, ": %.*s", (int)mlen, msg);
 	if (resp->attempts > 1)
 		aj_buf_addf(&m, " (after %d attempts)", resp->attempts);
+	/* who was refused and what it needs: the token's claims, never the token or the SAS */
+	if (resp->status == 401 || resp->status == 403)
+		aj_azure_blob_access_hint(token, method, aj_buf_cstr(&where), resp->status, &m);
 	aj_errors_add(err, NULL, "%s", m.failed ? "blob request failed" : aj_buf_cstr(&m));
 	aj_buf_release(&m);
 	aj_free(msg);
@@ -212,16 +214,22 @@ static int blob_send(struct aj_blob *b, struct aj_http_request *req,
 		     struct aj_http_response *resp, const long *ok,
 		     struct aj_errors *err)
 {
-	if (add_auth_headers(b, req, err) ||
+	struct aj_token tok = { NULL, 0, 0 };
+	int rc = -1;
+
+	if (add_auth_headers(b, req, &tok, err) ||
 	    aj_http_send(&b->http, &b->retry, req, resp, err))
-		return -1;
+		goto out;
 	aj_azure_logf(&b->http.hooks, "blob %s: %ld (x-ms-request-id %s)", req->method,
 		      resp->status, aj_http_header(resp, AJ_HDR_REQUEST_ID) ?
 		      aj_http_header(resp, AJ_HDR_REQUEST_ID) : "-");
-	for (; *ok; ok++)
+	for (rc = 0; *ok; ok++)
 		if (resp->status == *ok)
-			return 0;
-	return storage_error(req->method, req->url, resp, err);
+			goto out;
+	rc = storage_error(req->method, req->url, tok.value, resp, err);
+out:
+	aj_token_release(&tok);
+	return rc;
 }
 
 static int md5_b64(const void *data, size_t len, struct aj_buf *out)

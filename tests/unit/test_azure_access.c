@@ -20,14 +20,21 @@
 /* {"upn":"ada@example.com","oid":"x"} */
 #define USER_JWT "eyJhbGciOiJSUzI1NiJ9.eyJ1cG4iOiJhZGFAZXhhbXBsZS5jb20iLCJvaWQiOiJ4In0.c2ln"
 
+#define hint_is(...) expect_hint(aj_azure_access_hint, __VA_ARGS__)
+#define blob_hint_is(...) expect_hint(aj_azure_blob_access_hint, __VA_ARGS__)
+
 #define WS "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.MachineLearningServices/workspaces/ws"
 
-static void hint_is(const char *token, const char *method, const char *path, long status,
-		    const char *want)
+typedef int hint_fn(const char *token, const char *method, const char *path_or_url, long status,
+		    struct aj_buf *out);
+
+/* The hint fn gives (ARM's or Blob storage's) is want, and holds no token. */
+static void expect_hint(hint_fn *fn, const char *token, const char *method, const char *path,
+			long status, const char *want)
 {
 	struct aj_buf out = AJ_BUF_INIT(AJ_BUF_SMALL);
 
-	assert_int_equal(aj_azure_access_hint(token, method, path, status, &out), 0);
+	assert_int_equal(fn(token, method, path, status, &out), 0);
 	assert_string_equal(aj_buf_cstr(&out), want);
 	if (token)
 		assert_null(strstr(aj_buf_cstr(&out), "eyJ"));
@@ -84,12 +91,48 @@ static void unreadable_tokens_still_give_the_role(void **state)
 		"right");
 }
 
+/* {"oid":"5e5f1b1a-0000-4000-8000-00000000a11d","tid":"t"}: a token that names no more */
+#define OID_JWT "eyJhbGciOiJSUzI1NiJ9.eyJvaWQiOiI1ZTVmMWIxYS0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMGExMWQi" \
+	"LCJ0aWQiOiJ0In0.c2ln"
+#define BLOB "https://acct.blob.core.windows.net/code/aj-code/x.tar.gz"
+
+/* Blob storage wants data roles; a SAS is said to be refused, never shown. */
+static void blob_refusals_name_the_identity_and_the_data_role(void **state)
+{
+	(void)state;
+	blob_hint_is(APP_JWT, "PUT", BLOB, 403,
+		     "; aj acted as the application with client id 11111111-2222-3333-4444-555555555555 "
+		     "(object id aaaaaaaa-0000-4000-8000-000000000001), which needs \"Storage Blob Data "
+		     "Contributor\" on the container or its storage account (a data role: Owner or "
+		     "Contributor on the account is not enough)");
+	blob_hint_is(MI_JWT, "HEAD", BLOB, 403,
+		     "; aj acted as the user-assigned managed identity aj-jobs (client id "
+		     "22222222-0000-4000-8000-000000000002), which needs \"Storage Blob Data Reader\" "
+		     "on the container or its storage account (a data role: Owner or Contributor on "
+		     "the account is not enough)");
+	blob_hint_is(OID_JWT, "POST", "https://acct.blob.core.windows.net/?restype=service&"
+		     "comp=userdelegationkey", 403,
+		     "; aj acted as the identity with object id 5e5f1b1a-0000-4000-8000-00000000a11d, "
+		     "which needs a role that may make user delegation keys, such as \"Storage Blob "
+		     "Delegator\" or \"Storage Blob Data Contributor\", on the storage account");
+	blob_hint_is(USER_JWT, "GET", BLOB, 401,
+		     "; the token of user ada@example.com was not accepted: check that the identity "
+		     "exists in the tenant of the subscription and that the clock is right");
+	blob_hint_is(NULL, "PUT", BLOB "?sv=2024-11-04&sig=REDACTED", 403,
+		     "; the storage service refused the SAS aj was given: it has expired, is not valid "
+		     "yet, or does not allow PUT (a write needs c and w)");
+	blob_hint_is(NULL, "GET", BLOB, 403,
+		     "; the storage service refused the SAS aj was given: it has expired, is not valid "
+		     "yet, or does not allow GET (a read needs r)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(forbidden_names_the_identity_and_the_role),
 		cmocka_unit_test(unauthorized_says_the_token_was_refused),
 		cmocka_unit_test(unreadable_tokens_still_give_the_role),
+		cmocka_unit_test(blob_refusals_name_the_identity_and_the_data_role),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

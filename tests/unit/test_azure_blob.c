@@ -478,6 +478,38 @@ static void storage_errors_and_retries(void **state)
 		"[{\"path\": \"/blob/\", \"status\": 400, \"body\": \"<Error><Code>InvalidHeaderValue</Code><Message>bad</Message></Error>\"}]"), 0);
 	assert_int_equal(aj_blob_put(&f->blob, "code", "a", "x", 1, NULL, &e), -1);
 	assert_true(aj_test_errors_contain(&e, "HTTP 400 InvalidHeaderValue: bad"));
+	assert_false(aj_test_errors_contain(&e, "acted as"));
+	aj_errors_release(&e);
+}
+
+/* A refusal names who was refused (the token's claims, never the token) and the data role. */
+static void refusals_name_the_identity(void **state)
+{
+	struct fixture *f = *state;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	char want[512];
+	int exists = 0;
+
+	/* storage tokens with claims (as the peer makes them for Azurite), from the first request on */
+	assert_int_equal(aj_peer_control(&peer, "config", "{\"storage_jwt\": true}"), 0);
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/blob/\", \"status\": 403, \"times\": 1, "
+		"\"headers\": {\"x-ms-error-code\": \"AuthorizationPermissionMismatch\"}}]"), 0);
+	assert_int_equal(aj_blob_put(&f->blob, "code", "a", "x", 1, NULL, &e), -1);
+	snprintf(want, sizeof(want), "blob PUT %s/code/a: HTTP 403 AuthorizationPermissionMismatch; "
+		 "aj acted as the identity with object id 5e5f1b1a-0000-4000-8000-00000000a11d, "
+		 "which needs \"Storage Blob Data Contributor\" on the container or its storage "
+		 "account (a data role: Owner or Contributor on the account is not enough)", endpoint);
+	assert_true(aj_test_errors_contain(&e, want));
+	aj_errors_release(&e);
+
+	assert_int_equal(aj_peer_control(&peer, "faults",
+		"[{\"path\": \"/blob/\", \"status\": 403, \"times\": 1}]"), 0);
+	assert_int_equal(aj_blob_exists(&f->blob, "code", "a", &exists, &e), -1);
+	assert_true(aj_test_errors_contain(&e, "HTTP 403; aj acted as the identity with object id "
+					   "5e5f1b1a-0000-4000-8000-00000000a11d, which needs \"Storage "
+					   "Blob Data Reader\""));
+	assert_null(strstr(aj_test_errors_text(&e), "eyJ"));
 	aj_errors_release(&e);
 }
 
@@ -501,7 +533,9 @@ static void sas_stays_out_of_errors(void **state)
 	assert_int_equal(aj_peer_control(&peer, "faults",
 		"[{\"path\": \"/blob/\", \"status\": 403, \"headers\": {\"x-ms-error-code\": \"AuthenticationFailed\"}}]"), 0);
 	assert_int_equal(aj_blob_put(&b, "code", "b", "x", 1, NULL, &e), -1);
-	assert_true(aj_test_errors_contain(&e, "/code/b: HTTP 403 AuthenticationFailed"));
+	assert_true(aj_test_errors_contain(&e, "/code/b: HTTP 403 AuthenticationFailed; the storage "
+					   "service refused the SAS aj was given: it has expired, is not "
+					   "valid yet, or does not allow PUT (a write needs c and w)"));
 	assert_null(strstr(aj_test_errors_text(&e), "SECRETSIG"));
 	assert_null(strstr(fclock.log, "SECRETSIG"));
 
@@ -568,6 +602,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(exists_and_create_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(storage_errors_and_retries, setup, teardown),
 		cmocka_unit_test_setup_teardown(sas_stays_out_of_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(refusals_name_the_identity, setup, teardown),
 		cmocka_unit_test(settings_are_checked),
 	};
 
