@@ -667,6 +667,8 @@ static void service_sas_with_account_key(void **state)
 	blob_client(&b, NULL, aj_buf_cstr(&q), 0);
 	assert_int_equal(aj_blob_put(&b, container, "svc/b.txt", "svc", 3, NULL, &e), -1);
 	assert_true(aj_test_errors_contain(&e, "/svc/b.txt: HTTP 403 AuthorizationPermissionMismatch"));
+	assert_true(aj_test_errors_contain(&e, "; the storage service refused the SAS aj was given: it "
+					   "has expired, is not valid yet, or does not allow PUT"));
 	assert_null(strstr(aj_test_errors_text(&e), sig));
 	assert_null(strstr(aj_test_errors_text(&e), "sig="));
 	aj_blob_release(&b);
