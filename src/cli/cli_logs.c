@@ -329,7 +329,8 @@ static cJSON *list_pods(struct logs *l)
 		}
 		p->in_list = 1;
 	}
-	qsort(l->pods, l->nr, sizeof(*l->pods), pod_cmp);
+	if (l->nr)  /* qsort wants an array, even of none */
+		qsort(l->pods, l->nr, sizeof(*l->pods), pod_cmp);
 	return list;
 oom:
 	cJSON_Delete(list);
