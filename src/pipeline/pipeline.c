@@ -150,7 +150,6 @@ static const struct aj_backend *find_backend(struct aj_pipeline *p, struct aj_er
 	return NULL;
 }
 
-
 int aj_pipeline_resolve(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 			struct aj_errors *err)
 {
