@@ -369,9 +369,10 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 			ret = aj_errors_add(err, &w, "\"%s\" is not a valid label key ([prefix/]name, "
 					    "the name at most 63 characters of [A-Za-z0-9._-])", kv->key);
 		} else if (owner) {
-			/* the label's own place: the pipeline locates the key path */
+			/* at the label's key: the pipeline locates the key path */
 			snprintf(at, sizeof(at), "config.target.labels.%s", kv->key);
 			w.path = at;
+			w.line = AJ_WHERE_KEY;
 			ret = aj_errors_add(err, &w, "reserved: %s sets this label on the pods "
 					    "itself (choose a key of your own)", owner);
 		} else if (!label_name(kv->value, strlen(kv->value), 1)) {

@@ -47,6 +47,13 @@ struct aj_where {
 	const char *path;
 };
 
+/*
+ * aj_where.line (with no file) of an entry about a key itself rather than its
+ * value, such as a reserved label key: whoever locates key paths
+ * (pipeline.h) puts it at the key's position instead of the value's.
+ */
+#define AJ_WHERE_KEY (-1)
+
 void aj_errors_init(struct aj_errors *e);
 void aj_errors_release(struct aj_errors *e);
 

@@ -28,12 +28,16 @@ void aj_pipeline_release(struct aj_pipeline *p)
 }
 
 /*
- * The node a key path names under the resolved config, or NULL. Keys may
- * hold dots (label keys: "app.kubernetes.io/name"), so at each mapping the
- * longest key that the path continues with wins; "[i]" indexes sequences.
+ * The node a key path names under the resolved config, or NULL; *key: the
+ * position of its key when the path ends at a mapping key (else NULL). Keys
+ * may hold dots (label keys: "app.kubernetes.io/name"), so at each mapping
+ * the longest key that the path continues with wins; "[i]" indexes
+ * sequences.
  */
-static const struct aj_node *node_at_path(const struct aj_node *n, const char *path)
+static const struct aj_node *node_at_path(const struct aj_node *n, const char *path,
+					  const struct aj_pos **key)
 {
+	*key = NULL;
 	while (n && *path) {
 		const struct aj_node *next = NULL;
 		size_t i, best = 0;
@@ -46,6 +50,7 @@ static const struct aj_node *node_at_path(const struct aj_node *n, const char *p
 				return NULL;
 			n = n->items[idx];
 			path = end + 1;
+			*key = NULL;
 		} else if (n->type == AJ_NODE_MAP) {
 			for (i = 0; i < n->nr; i++) {
 				size_t len = n->pairs[i].keylen;
@@ -54,6 +59,7 @@ static const struct aj_node *node_at_path(const struct aj_node *n, const char *p
 				    (!path[len] || path[len] == '.' || path[len] == '[')) {
 					best = len;
 					next = n->pairs[i].value;
+					*key = &n->pairs[i].keypos;
 				}
 			}
 			if (!next)
@@ -72,8 +78,9 @@ static const struct aj_node *node_at_path(const struct aj_node *n, const char *p
 /*
  * Entries from `from` on that name no file: a key path under config gets
  * the position of the value it names (backends check typed values, which
- * do not carry positions); the rest, problems with the merged config that
- * no single value caused (a missing key), the leaf's file.
+ * do not carry positions), or of its key for an entry about the key
+ * (AJ_WHERE_KEY); the rest, problems with the merged config that no single
+ * value caused (a missing key), the leaf's file.
  */
 static void locate(struct aj_errors *err, size_t from, const struct aj_template *tpl)
 {
@@ -83,20 +90,27 @@ static void locate(struct aj_errors *err, size_t from, const struct aj_template 
 	for (i = from; i < err->nr; i++) {
 		struct aj_error *e = &err->items[i];
 		const struct aj_node *n = NULL;
+		const struct aj_pos *key = NULL;
 		struct aj_where w = { NULL, 0, 0, NULL };
 
 		if (e->file)
 			continue;
 		if (e->path && !strncmp(e->path, prefix, sizeof(prefix) - 1))
-			n = node_at_path(tpl->config, e->path + sizeof(prefix) - 1);
+			n = node_at_path(tpl->config, e->path + sizeof(prefix) - 1, &key);
 		if (n)
 			aj_node_where(n, e->path, &w);
+		if (n && key && key->file && e->line == AJ_WHERE_KEY) {
+			w.file = key->file->name;
+			w.line = key->line;
+			w.column = key->column;
+		}
 		if (w.file) {
 			e->file = aj_strdup(w.file);
 			e->line = w.line;
 			e->column = w.column;
 		} else if (tpl->display) {
 			e->file = aj_strdup(tpl->display);
+			e->line = e->column = 0;
 		}
 	}
 }

@@ -284,6 +284,28 @@ static void declared_tasks_make_heterogeneous(void **state)
 	aj_errors_release(&err);
 }
 
+/*
+ * An entry about a key (AJ_WHERE_KEY: a reserved label) is put at the key,
+ * not at its value; the other entries under the same mapping at the value.
+ */
+static void key_entries_point_at_the_key(void **state)
+{
+	struct aj_shape_args one = { 1, 1, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_pipeline pl;
+
+	(void)state;
+	assert_int_equal(load_yaml("base: []\nconfig:\n  target:\n    service: volcano\n"
+				   "    labels:\n      team: a\n      volcano.sh/queue-name:   q\n"
+				   "    namespace: Bad\n"
+				   "  environment: {image: x}\n  jobs: [{sku: G1}]\n", &one, &pl, &err), -1);
+	assert_true(aj_test_errors_contain(&err, "test.yaml:7:7: config.target.labels.volcano.sh/"
+					   "queue-name: reserved: Volcano sets this label"));
+	assert_true(aj_test_errors_contain(&err, "test.yaml:8:16: config.target.namespace: \"Bad\""));
+	aj_pipeline_release(&pl);
+	aj_errors_release(&err);
+}
+
 static int accept(const struct aj_jobspec *spec, struct aj_errors *err)
 {
 	(void)spec;
@@ -352,6 +374,7 @@ int main(void)
 		cmocka_unit_test(services_come_from_the_table),
 		cmocka_unit_test(declared_tasks_make_heterogeneous),
 		cmocka_unit_test(extra_keys_come_from_the_row),
+		cmocka_unit_test(key_entries_point_at_the_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
