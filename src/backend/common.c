@@ -147,6 +147,12 @@ void aj_body_add_labels(cJSON *labels, const struct aj_kvlist *kv, int *oom)
 		aj_body_add_string(labels, kv->items[i].key, kv->items[i].value, oom);
 }
 
+void aj_body_add_label_default(cJSON *labels, const char *key, const char *value, int *oom)
+{
+	if (!cJSON_GetObjectItemCaseSensitive(labels, key))
+		aj_body_add_string(labels, key, value, oom);
+}
+
 void aj_body_add_owner(cJSON *meta, const char *api_version, const char *name, const char *uid,
 		       int *oom)
 {
@@ -172,7 +178,7 @@ cJSON *aj_body_add_metadata(cJSON *obj, const char *name, const struct aj_target
 		aj_body_add_string(meta, "namespace", ns, oom);
 	labels = aj_body_add_object(meta, "labels", oom);
 	aj_body_add_labels(labels, &t->labels, oom);
-	aj_body_add_string(labels, "app", name, oom);
+	aj_body_add_label_default(labels, "app", name, oom);
 	if (ctx->owner_uid)
 		aj_body_add_owner(meta, ctx->owner_api_version, ctx->owner_name, ctx->owner_uid, oom);
 	return labels;

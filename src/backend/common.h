@@ -82,6 +82,8 @@ void aj_body_add_int(cJSON *parent, const char *key, long long value, int *oom);
 void aj_body_add_bool(cJSON *parent, const char *key, int value, int *oom);
 /* Each label of kv into the labels object. */
 void aj_body_add_labels(cJSON *labels, const struct aj_kvlist *kv, int *oom);
+/* labels[key] = value unless target.labels set key already: app and role are the user's to name. */
+void aj_body_add_label_default(cJSON *labels, const char *key, const char *value, int *oom);
 /* metadata.ownerReferences: the AjJob (apiVersion, name, uid) as the controlling owner. */
 void aj_body_add_owner(cJSON *meta, const char *api_version, const char *name, const char *uid,
 		       int *oom);

@@ -782,8 +782,8 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	size_t i;
 
 	aj_body_add_labels(labels, &bd->spec->target.labels, &bd->oom);
-	aj_body_add_string(labels, "app", bd->job, &bd->oom);
-	aj_body_add_string(labels, "role", r->name, &bd->oom);
+	aj_body_add_label_default(labels, "app", bd->job, &bd->oom);
+	aj_body_add_label_default(labels, "role", r->name, &bd->oom);
 	/* how aj logs and aj status find the pods of an AjJob (backend.h) */
 	aj_body_add_string(labels, "aj.dev/ajjob", bd->job, &bd->oom);
 	aj_body_add_string(labels, "aj.dev/task", r->name, &bd->oom);

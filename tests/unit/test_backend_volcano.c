@@ -245,6 +245,30 @@ static void single_cpu_node(void **state)
 }
 
 /* GPUs from a G shorthand when target.gpus_per_node is absent; RDMA then defaults on */
+/* app and role are only defaults: a label the template sets is kept, once (not twice, keys repeated). */
+static void template_names_app_and_role(void **state)
+{
+	struct aj_build_ctx ctx = { "cpu-job", "team-a", NULL, NULL, NULL, 0 };
+	struct aj_shape_args args = { 1, 0, 0 };
+	struct aj_jobspec s;
+	cJSON *arr = NULL;
+	const cJSON *job;
+
+	(void)state;
+	aj_test_spec("config:\n  target: {service: volcano, gpus_per_node: 0, labels: {app: trainer, role: lead}}\n"
+		     "  environment: {image: busybox}\n  jobs: [{sku: C1}]\n", &args, user_cmd, 1, &s);
+	job = build(&s, &ctx, &arr);
+	assert_int_equal(aj_test_json_size(job, "metadata.labels"), 2);
+	assert_string_equal(aj_test_json_str(job, "metadata.labels.app"), "trainer");
+	assert_string_equal(aj_test_json_str(job, "metadata.labels.role"), "lead");
+	/* the pods: the two, then aj.dev/ajjob and aj.dev/task */
+	assert_int_equal(aj_test_json_size(job, "spec.tasks[0].template.metadata.labels"), 4);
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.app"), "trainer");
+	assert_string_equal(aj_test_json_str(job, "spec.tasks[0].template.metadata.labels.role"), "lead");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+}
+
 static void gpus_from_sku(void **state)
 {
 	struct aj_build_ctx ctx = { "g", NULL, NULL, NULL, NULL, 0 };
@@ -1531,6 +1555,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(homogeneous_job),
 		cmocka_unit_test(single_cpu_node),
+		cmocka_unit_test(template_names_app_and_role),
 		cmocka_unit_test(gpus_from_sku),
 		cmocka_unit_test(processes_set_gpus_of_g_skus),
 		cmocka_unit_test(scratch_and_secret_mounts),
