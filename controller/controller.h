@@ -15,7 +15,7 @@
 
 #include <stdatomic.h>
 
-#include "reconcile_azure.h"
+#include "azure_forward.h"
 #include "storage.h"
 
 struct aj_errors;

@@ -169,7 +169,7 @@ static void every_observation_gives_its_plan(void **state)
 		if (!(p.act & AJ_DO_STATUS) || !p.submitted || del != r->delete_job || p.phase != r->phase || p.flags != r->flags ||
 		    strcmp(p.reason, r->reason) || strcmp(p.message, r->message) ||
 		    p.requeue_after != r->requeue_after || p.reason_due != r->reason_due)
-			fail_msg("%s: got delete %d phase %s reason %s flags %u requeue %lld due %lld "
+			fail_msg("%s: got delete %d phase %s reason %s flags %u requeue %g due %lld "
 				 "message \"%s\"", r->name, del, aj_phase_name(p.phase),
 				 p.reason, p.flags, p.requeue_after, p.reason_due, p.message);
 		aj_test_plan_events(r->name, r->events, &p);
@@ -373,7 +373,7 @@ static void submission_steps_in_order(void **state)
 		decide(&r->seen, &p);
 		if (p.need != r->need || p.act != r->act || p.requeue_low != r->requeue_low ||
 		    p.requeue_after != r->requeue_after)
-			fail_msg("%s: need %u act %u low %d requeue %lld", r->name, p.need, p.act,
+			fail_msg("%s: need %u act %u low %d requeue %g", r->name, p.need, p.act,
 				 p.requeue_low, p.requeue_after);
 		if (r->events)
 			aj_test_plan_events(r->name, r->events, &p);
