@@ -444,7 +444,7 @@ static int mirror(struct run *r, const char *job_name, const struct aj_aml_job *
 	const char *status = job->status ? job->status : "NotStarted";
 	char reason[64], msg[512];
 	struct aj_status st = { phases[s], 1, reason, msg, r->backend, r->v->generation, NULL, NULL,
-				0, 0, 0, NULL };
+				0, 0, 0, NULL, NULL, 0 };
 	cJSON *az = azure_status(job_name, job, ws_id);
 	int was = r->v->has_phase ? (int)r->v->phase : -1, ret;
 	size_t i;
