@@ -260,11 +260,29 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
 	snprintf(out, size, "%.*s-%08x", (int)n, clean, (unsigned)(h ^ (h >> 32)));
 }
 
+void aj_owned_tasks_unstarted(struct aj_owned_facts *f, int ended)
+{
+	size_t i;
+
+	for (i = 0; !ended && i < f->nr_tasks; i++) {
+		struct aj_task_pods *t = &f->tasks[i];
+		long long left = t->replicas - t->running - t->succeeded - t->failed;
+
+		if (left > t->pending)
+			t->pending = left;
+	}
+}
+
 int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
 		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
 		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p)
 {
 	memset(p, 0, sizeof(*p));
+	/* every status written about our object says its tasks */
+	if (s->exists && s->ours) {
+		p->tasks = s->o.tasks;
+		p->nr_tasks = s->o.nr_tasks;
+	}
 	if (aj_decide_submit(r, s, p) || aj_decide_storage(s, p))
 		return 1;
 	p->act |= AJ_DO_STATUS;

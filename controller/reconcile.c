@@ -161,6 +161,9 @@ static void seen_object(struct aj_run *run, int found)
 	s->o.phase = run->ov.phase;
 	s->o.flags = run->ov.flags;
 	memcpy(s->o.n, run->ov.n, sizeof(s->o.n));
+	s->o.nr_tasks = run->ov.nr_tasks;
+	if (s->o.nr_tasks)
+		memcpy(s->o.tasks, run->ov.tasks, s->o.nr_tasks * sizeof(s->o.tasks[0]));
 }
 
 /* What the cache says of the runner's object. 0 / -1 (OOM). */
@@ -625,7 +628,8 @@ static int write_status(struct aj_run *run, const struct aj_plan *p, struct aj_e
 {
 	struct aj_status st = { p->phase, p->submitted, p->reason, p->message, backend_of(run),
 				run->v.generation, run->runner->status_member, p->job,
-				p->storage_renew_after, p->retry_count, p->flags, p->unschedulable };
+				p->storage_renew_after, p->retry_count, p->flags, p->unschedulable,
+				p->tasks, p->nr_tasks };
 	cJSON *extra = NULL, *member = NULL;
 	int ret;
 

@@ -76,6 +76,21 @@ static int replace_members(cJSON *next, const cJSON *extra)
 	return 0;
 }
 
+/* Members a status may drop (a job's tasks once its object is gone). */
+static const char *const droppable[] = { "tasks", "tasksSummary" };
+
+/* null for each droppable member next does not have. 0 / -1. */
+static int drop_absent(cJSON *next)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(droppable) / sizeof(droppable[0]); i++)
+		if (!cJSON_GetObjectItemCaseSensitive(next, droppable[i]) &&
+		    !cJSON_AddNullToObject(next, droppable[i]))
+			return -1;
+	return 0;
+}
+
 /* When the AjJob was first seen Running (its Running condition's transition), 0 if never. */
 static long long running_since(const cJSON *status)
 {
@@ -126,6 +141,15 @@ int aj_report_status(struct aj_report *rep, const struct aj_status *st, const cJ
 	if (v->status && aj_cache_json_hash(next) == v->status_hash) {
 		cJSON_Delete(next);
 		return 0;
+	}
+	/*
+	 * A merge patch keeps what it does not name: members the status no
+	 * longer has go as null (the server stores none, so the hash above
+	 * compares what it will hold).
+	 */
+	if (drop_absent(next)) {
+		cJSON_Delete(next);
+		return aj_errors_oom(err);
 	}
 	patch = cJSON_CreateObject();
 	if (!patch || !(meta = cJSON_AddObjectToObject(patch, "metadata")) ||

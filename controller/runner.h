@@ -59,7 +59,10 @@ struct aj_run;
 struct aj_owned_facts {
 	const char *phase;              /* the backend's word for its state, or NULL */
 	unsigned flags;                 /* the runner's bits */
-	long long n[AJ_OWNED_NUMBERS];  /* the runner's counters */
+	long long n[AJ_OWNED_NUMBERS];  /* the runner's counters (32 bits in the cache) */
+	/* its tasks' pods by state (status.tasks; names point into the object) */
+	size_t nr_tasks;
+	struct aj_task_pods tasks[AJ_TASKS_MAX];
 };
 
 /* Facts a plan may need. reconcile.c fetches the generic ones (AJ_NEED_GENERIC). */
@@ -169,6 +172,8 @@ struct aj_plan {
 	long long retry_count;
 	long long storage_renew_after;  /* status' renewal time; 0: keep */
 	const char *job;            /* name the owned object in the status; NULL: keep */
+	const struct aj_task_pods *tasks;  /* the object's tasks (into the seen state); 0: none */
+	size_t nr_tasks;
 	struct aj_plan_event events[AJ_PLAN_EVENTS];
 	size_t nr_events;
 	long long reason_due;       /* next reason look-up to remember; 0: no change */
@@ -264,6 +269,11 @@ void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct a
 int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
 		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
 		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p);
+/*
+ * After a summarize() filled f's tasks: while the object runs (not ended),
+ * a task's pods not created yet count as pending too.
+ */
+void aj_owned_tasks_unstarted(struct aj_owned_facts *f, int ended);
 void aj_plan_event(struct aj_plan *p, int warning, const char *reason, const char *action,
 		   const char *note, int once);
 /* Failed before anything was submitted (or with a name taken): the AjJob is at fault. */

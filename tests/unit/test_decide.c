@@ -551,6 +551,89 @@ static void the_scheduler_reason_from_podgroup_or_events(void **state)
 	cJSON_Delete(empty);
 }
 
+/*
+ * The tasks of Volcano Jobs as its job controller writes their status: the
+ * pods it has per task and phase in taskStatusCount (phases without pods
+ * left out), the replicas from spec.tasks.
+ */
+static void the_tasks_of_a_volcano_job(void **state)
+{
+	static const struct {
+		const char *status;
+		struct aj_task_pods master, worker;
+	} jobs[] = {
+		/* the PodGroup waits in the queue: no pods yet, all pending */
+		{ "{\"state\": {\"phase\": \"Pending\", \"lastTransitionTime\": \"2026-12-01T10:00:00Z\"},"
+		  " \"minAvailable\": 3, \"conditions\": [{\"status\": \"Pending\","
+		  " \"lastTransitionTime\": \"2026-12-01T10:00:00Z\"}]}",
+		  { "master", 1, 1, 0, 0, 0 }, { "worker", 2, 2, 0, 0, 0 } },
+		{ "{\"state\": {\"phase\": \"Running\"}, \"minAvailable\": 3, \"pending\": 1, \"running\": 2,"
+		  " \"taskStatusCount\": {\"master\": {\"phase\": {\"Running\": 1}},"
+		  " \"worker\": {\"phase\": {\"Pending\": 1, \"Running\": 1}}}, \"version\": 2}",
+		  { "master", 1, 0, 1, 0, 0 }, { "worker", 2, 1, 1, 0, 0 } },
+		{ "{\"state\": {\"phase\": \"Completed\"}, \"minAvailable\": 3, \"succeeded\": 3,"
+		  " \"taskStatusCount\": {\"master\": {\"phase\": {\"Succeeded\": 1}},"
+		  " \"worker\": {\"phase\": {\"Succeeded\": 2}}}}",
+		  { "master", 1, 0, 0, 1, 0 }, { "worker", 2, 0, 0, 2, 0 } },
+		/* failed: the pods still running were deleted, the failed one is kept */
+		{ "{\"state\": {\"phase\": \"Failed\"}, \"retryCount\": 2, \"failed\": 1,"
+		  " \"taskStatusCount\": {\"worker\": {\"phase\": {\"Failed\": 1}}}}",
+		  { "master", 1, 0, 0, 0, 0 }, { "worker", 2, 0, 0, 0, 1 } },
+	};
+	char json[2048], name[32];
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		const struct aj_task_pods *want[2] = { &jobs[i].master, &jobs[i].worker };
+		struct aj_owned_facts f;
+		cJSON *job;
+
+		snprintf(json, sizeof(json),
+			 "{\"metadata\": {\"name\": \"t\", \"namespace\": \"ml\", \"uid\": \"v1\"},"
+			 " \"spec\": {\"minAvailable\": 3, \"schedulerName\": \"volcano\", \"maxRetry\": 3,"
+			 " \"tasks\": [{\"name\": \"master\", \"replicas\": 1, \"template\": {}},"
+			 " {\"name\": \"worker\", \"replicas\": 2, \"template\": {}}]}, \"status\": %s}",
+			 jobs[i].status);
+		job = aj_test_summarize(&aj_runner_volcano, json, &f);
+		assert_int_equal(f.nr_tasks, 2);
+		for (j = 0; j < 2; j++) {
+			snprintf(name, sizeof(name), "job %zu, task %zu", i, j);
+			aj_test_task_is(name, &f.tasks[j], want[j]);
+		}
+		cJSON_Delete(job);
+	}
+}
+
+/* Every status about our Volcano Job says its tasks: mirrored, finished, cancelling. */
+static void the_plan_carries_the_tasks(void **state)
+{
+	static const char *const phases[] = { "Running", "Completed", "Pending" };
+	struct aj_seen s = SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Running", 0, 3);
+	struct aj_plan p;
+	size_t i;
+
+	(void)state;
+	s.o.nr_tasks = 2;
+	s.o.tasks[0] = (struct aj_task_pods){ "master", 1, 0, 1, 0, 0 };
+	s.o.tasks[1] = (struct aj_task_pods){ "worker", 2, 0, 2, 0, 0 };
+	for (i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+		s.o.phase = phases[i];
+		decide(&s, &p);
+		assert_int_equal(p.nr_tasks, 2);
+		assert_ptr_equal(p.tasks, s.o.tasks);
+	}
+	s.cancel = 1;
+	decide(&s, &p);
+	assert_int_equal(p.phase, AJ_PHASE_CANCELLING);
+	assert_int_equal(p.nr_tasks, 2);
+	/* the Volcano Job gone: no tasks to tell */
+	s.exists = 0;
+	s.have = PODS;
+	decide(&s, &p);
+	assert_int_equal(p.nr_tasks, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +646,8 @@ int main(void)
 		cmocka_unit_test(rejections_that_fail_the_ajjob),
 		cmocka_unit_test(the_failed_pod_is_the_first_to_fail),
 		cmocka_unit_test(the_scheduler_reason_from_podgroup_or_events),
+		cmocka_unit_test(the_tasks_of_a_volcano_job),
+		cmocka_unit_test(the_plan_carries_the_tasks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
