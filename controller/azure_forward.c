@@ -613,8 +613,9 @@ static int place(struct aj_azure_call *r, const struct aj_jobspec *spec, cJSON *
 	return c;
 }
 
-/* Tags naming the AjJob, beside the template's. 0 / -1 (OOM). */
-static int tag(struct aj_azure_call *r, cJSON *props, struct aj_errors *err)
+/* Tags naming the AjJob and the task, beside the template's. 0 / -1 (OOM). */
+static int tag(struct aj_azure_call *r, const struct aj_jobspec *spec, cJSON *props,
+	       struct aj_errors *err)
 {
 	cJSON *tags = cJSON_GetObjectItemCaseSensitive(props, "tags");
 	int oom = 0;
@@ -624,6 +625,9 @@ static int tag(struct aj_azure_call *r, cJSON *props, struct aj_errors *err)
 	put_string(tags, "k8s-namespace", r->v->ns, &oom);
 	put_string(tags, "k8s-name", r->v->name, &oom);
 	put_string(tags, "k8s-uid", r->v->uid, &oom);
+	/* what status.tasks calls the job's one task (the builder takes no other shape) */
+	if (spec->tasks_nr)
+		put_string(tags, "k8s-task", spec->tasks[0].name, &oom);
 	return oom ? aj_errors_oom(err) : 0;
 }
 
@@ -653,7 +657,7 @@ int aj_azure_call_submit(struct aj_azure_call *r, const struct aj_jobspec *spec,
 		*reason = "NoCompute";
 	}
 	if (!c)
-		c = tag(r, props, err);
+		c = tag(r, spec, props, err);
 	if (c)
 		return c;
 	aj_aml_job_release(&r->job);
@@ -781,9 +785,9 @@ int aj_azure_call_get(struct aj_azure_call *c, struct aj_errors *err)
 	return aj_aml_job_get(&c->arm, &c->w, aj_buf_cstr(&c->name), &c->job, err);
 }
 
-const char *aj_azure_call_status(const struct aj_azure_call *c)
+const struct aj_aml_job *aj_azure_call_read(const struct aj_azure_call *c)
 {
-	return c->job.status;
+	return &c->job;
 }
 
 const cJSON *aj_azure_call_detail(struct aj_azure_call *c)

@@ -45,6 +45,7 @@
 #include <cjson/cJSON.h>
 
 struct aj_ajjob_view;
+struct aj_aml_job;
 struct aj_errors;
 struct aj_jobspec;
 struct aj_token_cache;
@@ -97,8 +98,8 @@ const char *aj_azure_call_forbidden(struct aj_azure_call *c);
 
 /* GET the job: 0 found, 1 not there, -1 with err. */
 int aj_azure_call_get(struct aj_azure_call *c, struct aj_errors *err);
-/* The job's status as last read or PUT (NULL: none reported). */
-const char *aj_azure_call_status(const struct aj_azure_call *c);
+/* The job as last read or PUT. */
+const struct aj_aml_job *aj_azure_call_read(const struct aj_azure_call *c);
 /* status.azure {jobName, portalUrl, virtualCluster, tier, instanceType, workspace}; NULL: OOM. */
 const cJSON *aj_azure_call_detail(struct aj_azure_call *c);
 /* POST cancel: 0 accepted, 1 not there, -1 with err. */

@@ -41,6 +41,36 @@ static double poll_delay(const struct aj_seen *s)
 	return d > s->every * AJ_AZURE_POLL_STRETCH ? s->every * AJ_AZURE_POLL_STRETCH : d;
 }
 
+void aj_azure_tasks(const char *status, const char *name, long long replicas,
+		    struct aj_owned_facts *f)
+{
+	struct aj_task_pods *t = &f->tasks[0];
+
+	f->nr_tasks = 0;
+	if (replicas <= 0)
+		return;
+	memset(t, 0, sizeof(*t));
+	t->name = name ? name : AJ_AZURE_TASK;
+	t->replicas = replicas;
+	switch (aj_aml_state_of(status)) {
+	case AJ_AML_QUEUED:
+		t->pending = replicas;
+		break;
+	case AJ_AML_RUNNING:
+		t->running = replicas;
+		break;
+	case AJ_AML_COMPLETED:
+		t->succeeded = replicas;
+		break;
+	case AJ_AML_FAILED:
+		t->failed = replicas;
+		break;
+	default:
+		return;   /* cancelled: its nodes are gone, as a cancelled cluster job's pods */
+	}
+	f->nr_tasks = 1;
+}
+
 /* The job's state as the AjJob's phase; the next poll unless it ended. */
 static void mirror(const struct aj_seen *s, struct aj_plan *p)
 {
@@ -62,6 +92,8 @@ static void mirror(const struct aj_seen *s, struct aj_plan *p)
 	p->reason = p->reason_buf;
 	snprintf(p->message, sizeof(p->message), "Azure ML job %s is %s", s->job, status);
 	p->detail = s->detail;
+	p->tasks = s->o.tasks;
+	p->nr_tasks = s->o.nr_tasks;
 	if (s->prev != p->phase)
 		aj_plan_event(p, p->phase == AJ_PHASE_FAILED, p->reason, "Observe", p->message, 0);
 	if (!ended(s))
@@ -152,9 +184,12 @@ static struct aj_azure_call *call_of(struct aj_run *run, struct aj_errors *err)
 /* The job as the call last read it into s. 0 / -1 (OOM). */
 static int seen_job(struct aj_azure_call *c, int found, struct aj_seen *s, struct aj_errors *err)
 {
+	const struct aj_aml_job *job = aj_azure_call_read(c);
+
 	s->exists = found;
-	s->o.phase = found ? aj_azure_call_status(c) : NULL;
+	s->o.phase = found ? job->status : NULL;
 	s->detail = found ? aj_azure_call_detail(c) : NULL;
+	aj_azure_tasks(s->o.phase, job->task, found ? job->instances : 0, &s->o);
 	return found && !s->detail ? aj_errors_oom(err) : 0;
 }
 

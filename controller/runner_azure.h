@@ -25,7 +25,9 @@
  * Mirroring: NotStarted .. Queued Submitted, Running (and Finalizing,
  * CancelRequested, NotResponding, Paused) Running, Completed Succeeded,
  * Failed Failed, Canceled Cancelled, under reason "AzureJob<status>";
- * status.azure is written whole from the job. A job not ended is polled
+ * status.azure is written whole from the job, and status.tasks holds its
+ * one task (aj_azure_tasks: named by the job's k8s-task tag, its instance
+ * count as replicas). A job not ended is polled
  * again after the poll interval plus a tenth of the time since the status
  * last changed, at most AJ_AZURE_POLL_STRETCH intervals.
  *
@@ -46,5 +48,17 @@ extern const struct aj_runner aj_runner_azure;
 #define AJ_AZURE_NEED_JOB (AJ_NEED_RUNNER << 1)    /* GET: exists, o.phase, detail */
 #define AJ_AZURE_DO_HOLD AJ_DO_RUNNER              /* add the finalizer and annotation */
 #define AJ_AZURE_DO_SUBMIT (AJ_DO_RUNNER << 1)     /* complete the body and PUT it */
+
+/* A job's one task when it does not say its name (submitted without the k8s-task tag). */
+#define AJ_AZURE_TASK "main"
+
+/*
+ * status.tasks of a job in status (Azure's word) running replicas instances
+ * of task name (NULL: AJ_AZURE_TASK): all pending while queued, running
+ * while running, succeeded or failed at the end; none when cancelled or
+ * replicas is unknown (0). Into f->tasks[0] and f->nr_tasks; pure.
+ */
+void aj_azure_tasks(const char *status, const char *name, long long replicas,
+		    struct aj_owned_facts *f);
 
 #endif

@@ -3,7 +3,8 @@
  * observation of an aml or sing AjJob, one row each: deletion (finalizer,
  * cancel, let go), submission (build, permit, finalizer, adoption,
  * submit and its refusals, retry, cancel before submission), the mapping of
- * every Azure job status, the job gone, cancellation, and the poll delay.
+ * every Azure job status, the job gone, cancellation, the poll delay and
+ * status.tasks.
  * The expected plans are written out by hand.
  */
 #include "support.h"
@@ -281,6 +282,69 @@ static void polls_stretch(void **state)
 	}
 }
 
+/* status.tasks: the job's one task, all its instances in the state the job is in. */
+static void tasks_follow_the_job(void **state)
+{
+	static const struct {
+		const char *status;
+		const char *name;
+		long long replicas;
+		size_t nr;
+		const char *want_name;
+		long long pending, running, succeeded, failed;
+	} cases[] = {
+		{ "Queued", "train", 2, 1, "train", 2, 0, 0, 0 },
+		{ NULL, "train", 2, 1, "train", 2, 0, 0, 0 },               /* NotStarted */
+		{ "Preparing", NULL, 4, 1, "main", 4, 0, 0, 0 },           /* no tag: "main" */
+		{ "Running", "train", 2, 1, "train", 0, 2, 0, 0 },
+		{ "CancelRequested", "train", 2, 1, "train", 0, 2, 0, 0 },
+		{ "Completed", "train", 3, 1, "train", 0, 0, 3, 0 },
+		{ "Failed", "train", 3, 1, "train", 0, 0, 0, 3 },
+		{ "Canceled", "train", 3, 0, NULL, 0, 0, 0, 0 },
+		{ "Running", "train", 0, 0, NULL, 0, 0, 0, 0 },            /* instances unknown */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct aj_owned_facts f;
+		const struct aj_task_pods *t = &f.tasks[0];
+
+		memset(&f, 0, sizeof(f));
+		f.nr_tasks = 5;
+		aj_azure_tasks(cases[i].status, cases[i].name, cases[i].replicas, &f);
+		if (f.nr_tasks != cases[i].nr)
+			fail_msg("%s x%lld: %zu tasks, expected %zu", cases[i].status ? cases[i].status : "-",
+				 cases[i].replicas, f.nr_tasks, cases[i].nr);
+		if (!f.nr_tasks)
+			continue;
+		assert_string_equal(t->name, cases[i].want_name);
+		if (t->replicas != cases[i].replicas || t->pending != cases[i].pending ||
+		    t->running != cases[i].running || t->succeeded != cases[i].succeeded ||
+		    t->failed != cases[i].failed)
+			fail_msg("%s x%lld: %lld/%lld/%lld/%lld/%lld", cases[i].status ? cases[i].status : "-",
+				 cases[i].replicas, t->replicas, t->pending, t->running, t->succeeded,
+				 t->failed);
+	}
+}
+
+/* The mirrored status carries the tasks observed; a failure before submission none. */
+static void the_status_has_the_tasks(void **state)
+{
+	struct aj_seen s = { SUBMITTED("Running", AJ_PHASE_RUNNING) };
+	struct aj_seen gone = { BASE, .submitted = 1, .have = GET, .prev = AJ_PHASE_RUNNING };
+	struct aj_plan p;
+
+	(void)state;
+	aj_azure_tasks("Running", "train", 2, &s.o);
+	aj_runner_azure.decide(&s, &p);
+	assert_int_equal(p.nr_tasks, 1);
+	assert_ptr_equal(p.tasks, s.o.tasks);
+	assert_int_equal(p.tasks[0].running, 2);
+	aj_runner_azure.decide(&gone, &p);
+	assert_int_equal(p.nr_tasks, 0);
+}
+
 /* The row: aml and sing, no cluster object, its finalizer, off unless configured. */
 static void the_row(void **state)
 {
@@ -302,6 +366,8 @@ int main(void)
 		cmocka_unit_test(events_say_what_and_how),
 		cmocka_unit_test(the_job_detail_is_written),
 		cmocka_unit_test(polls_stretch),
+		cmocka_unit_test(tasks_follow_the_job),
+		cmocka_unit_test(the_status_has_the_tasks),
 		cmocka_unit_test(the_row),
 	};
 
