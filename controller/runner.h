@@ -80,7 +80,7 @@ enum {
 enum {
 	AJ_DO_STORAGE = 1u << 0,    /* write the storage Secret (storage.h) */
 	AJ_DO_CREATE = 1u << 1,     /* create the built objects */
-	AJ_DO_DELETE = 1u << 2,     /* runner->cancel: delete the owned object */
+	AJ_DO_DELETE = 1u << 2,     /* runner->cancel: delete (or cancel) what the AjJob owns */
 	AJ_DO_STATUS = 1u << 3,     /* write the status the plan describes */
 	AJ_DO_STORAGE_NOTE = 1u << 4, /* remember plan.storage_due on the AjJob's record */
 	AJ_DO_RETRY = 1u << 5,      /* end with an error: back off and come again */
