@@ -39,8 +39,9 @@ struct ajjob_rec {
 	long long observed_generation;
 	uint64_t status_hash;
 	long long storage_due;
-	long long reason_due;
 	/* 32 bits each, so the record stays in its size class */
+	uint32_t reason_due;      /* Unix seconds */
+	int32_t ttl;              /* spec.ttlSecondsAfterFinished, -1 when absent */
 	int32_t retry_count;      /* status.retryCount, 0 when absent */
 	uint32_t created;         /* metadata.creationTimestamp (Unix seconds), 0 when unknown */
 	char *object;             /* compact JSON while not submitted, else NULL */
@@ -619,6 +620,8 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		e->retry_count = (int32_t)aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
 		created = aj_timestamp_parse(str(meta, "creationTimestamp"), 0);
 		e->created = created > 0 && created <= UINT32_MAX ? (uint32_t)created : 0;
+		e->ttl = (int32_t)aj_json_whole(get(get(obj, "spec"), "ttlSecondsAfterFinished"),
+						2147483647.0, -1);
 		member = e->job ? member_index(c, owned_member(status)->string) : 0;
 		if (!member)
 			e->job = 0;   /* no room to say where it was: as if not submitted */
@@ -668,27 +671,29 @@ void aj_cache_ajjob_delete(struct aj_cache *c, const char *key)
 	remove_rec(c, AJ_CACHE_AJJOBS, key);
 }
 
-/* Set the note at offset `at` of the AjJob's record. */
-static int set_note(struct aj_cache *c, const char *key, size_t at, long long due)
+/* Set the storage note (or the reason one) of the AjJob's record. */
+static int set_note(struct aj_cache *c, const char *key, int reason, long long due)
 {
 	struct ajjob_rec *e;
 
 	pthread_mutex_lock(&c->lock);
 	e = (struct ajjob_rec *)table_get(&c->ajjobs, key);
-	if (e)
-		memcpy((char *)e + at, &due, sizeof(due));
+	if (e && reason)
+		e->reason_due = due > 0 && due <= UINT32_MAX ? (uint32_t)due : 0;
+	else if (e)
+		e->storage_due = due;
 	pthread_mutex_unlock(&c->lock);
 	return e != NULL;
 }
 
 int aj_cache_ajjob_set_storage_due(struct aj_cache *c, const char *key, long long due)
 {
-	return set_note(c, key, offsetof(struct ajjob_rec, storage_due), due);
+	return set_note(c, key, 0, due);
 }
 
 int aj_cache_ajjob_set_reason_due(struct aj_cache *c, const char *key, long long due)
 {
-	return set_note(c, key, offsetof(struct ajjob_rec, reason_due), due);
+	return set_note(c, key, 1, due);
 }
 
 void aj_ajjob_view_release(struct aj_ajjob_view *v)
@@ -788,6 +793,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->storage_due = e->storage_due;
 		v->reason_due = e->reason_due;
 		v->created = e->created;
+		v->ttl = e->ttl;
 		v->unschedulable = dup_or_null(at(e->text, e->unschedulable), &oom);
 		for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
 			if (e->cond[i] == COND_TRUE)

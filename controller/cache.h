@@ -5,7 +5,8 @@
  * Only what reconciling needs is kept, so memory stays small with many
  * AjJobs. Each AjJob is one compact record: its key, uid, resourceVersion,
  * generation, phase, flags, backend and backend object name, when its
- * storage Secret is next due, a hash of its status and the few status
+ * storage Secret is next due, its ttlSecondsAfterFinished (the one part of
+ * the spec needed after submission), a hash of its status and the few status
  * fields the next status is computed from (the conditions' status and
  * transition time, the name of the object it owns, Azure details); its full
  * object only until it has been submitted (the spec is immutable, and after
@@ -76,6 +77,7 @@ struct aj_ajjob_view {
 	 */
 	long long reason_due;
 	long long created;               /* metadata.creationTimestamp (Unix seconds), 0: unknown */
+	long long ttl;                   /* spec.ttlSecondsAfterFinished, -1 when not set */
 	unsigned conditions;             /* bit i: aj_status_conditions[i] is True */
 	char *unschedulable;             /* the Unschedulable condition's message, or NULL */
 };

@@ -596,6 +596,7 @@ static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_in
 	c->rec.privileged_namespaces = o->privileged_namespaces;
 	c->rec.queue = &c->queue;
 	c->rec.metrics = &c->metrics;
+	c->rec.ttl_after_finished = o->ttl_after_finished;
 	/* one credential provider for the identity: both token users share it */
 	if (aj_identity_tokens_new(o->azure.ca_file, o->azure.identity_client_id,
 				   &c->identity_tokens, err) ||

@@ -260,17 +260,38 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
 	snprintf(out, size, "%.*s-%08x", (int)n, clean, (unsigned)(h ^ (h >> 32)));
 }
 
-void aj_owned_tasks_unstarted(struct aj_owned_facts *f, int ended)
+int aj_decide_ttl(long long ttl, long long dflt, long long finished, long long now,
+		  long long *wait)
 {
+	long long due;
+
+	*wait = 0;
+	if (ttl < 0)
+		ttl = dflt;
+	if (ttl <= 0 || finished <= 0)
+		return AJ_TTL_KEEP;
+	due = finished + ttl;
+	if (due <= now)
+		return AJ_TTL_DELETE;
+	*wait = due - now;
+	return AJ_TTL_WAIT;
+}
+
+void aj_owned_tasks_settle(struct aj_owned_facts *f, int ended)
+{
+	long long counted = 0;
 	size_t i;
 
-	for (i = 0; !ended && i < f->nr_tasks; i++) {
+	for (i = 0; i < f->nr_tasks; i++) {
 		struct aj_task_pods *t = &f->tasks[i];
 		long long left = t->replicas - t->running - t->succeeded - t->failed;
 
-		if (left > t->pending)
+		counted += t->pending + t->running + t->succeeded + t->failed;
+		if (!ended && left > t->pending)
 			t->pending = left;
 	}
+	if (ended && !counted)
+		f->nr_tasks = 0;
 }
 
 int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,

@@ -17,6 +17,7 @@
 #include "core/node.h"
 #include "core/source.h"
 #include "core/timestamp.h"
+#include "jobmetrics.h"
 #include "kube/client.h"
 #include "pipeline/pipeline.h"
 #include "log.h"
@@ -744,6 +745,51 @@ static int reconcile_run(struct aj_run *run, struct aj_errors *err)
 	return aj_errors_add(err, NULL, "no decision after %d rounds", round);
 }
 
+/*
+ * A finished AjJob: delete it once its time to live is up (Background: the
+ * garbage collector takes what it owns), else look again then. Only the
+ * AjJob the cache saw goes (a precondition on its uid).
+ */
+static int expire(struct aj_run *run, struct aj_errors *err)
+{
+	const struct aj_ajjob_view *v = &run->v;
+	struct aj_kube_ref ref = { &aj_res_ajjobs, v->ns, v->name, NULL };
+	struct aj_kube_delete_opts o = { AJ_KUBE_PROPAGATION_BACKGROUND, v->uid, NULL };
+	struct aj_kube_status ks;
+	struct aj_errors derr = AJ_ERRORS_INIT;
+	long long ttl = v->ttl >= 0 ? v->ttl : run->r->ttl_after_finished, wait;
+	long long finished = aj_status_true_since(v->status, v->phase == AJ_PHASE_SUCCEEDED
+								     ? "Succeeded" : "Failed");
+	char note[128];
+	int d = aj_decide_ttl(v->ttl, run->r->ttl_after_finished, finished, (long long)time(NULL),
+			      &wait), ret;
+
+	if (d == AJ_TTL_WAIT && run->r->queue &&
+	    aj_workqueue_add_after(run->r->queue, run->rep.key, (double)wait))
+		return aj_errors_oom(err);
+	if (d != AJ_TTL_DELETE)
+		return AJ_RECONCILE_DONE;
+	aj_kube_status_init(&ks);
+	ret = aj_kube_delete(run->k, &ref, &o, NULL, &ks, &derr);
+	if (ret && (ks.reason == AJ_KUBE_NOT_FOUND || ks.reason == AJ_KUBE_CONFLICT))
+		ret = 0;   /* gone already, or another AjJob took the name: nothing of ours left */
+	else if (ret)
+		aj_errors_splice(err, &derr);
+	else {
+		snprintf(note, sizeof(note), "Deleted after ttlSecondsAfterFinished: %lld s after "
+			 "it finished", ttl);
+		aj_report_event(&run->rep, 0, "Expired", "Delete", note, 0);
+		aj_log(AJ_LOG_INFO, "deleted after ttlSecondsAfterFinished", "ajjob", run->rep.key,
+		       AJ_LOG_END);
+		if (run->r->metrics)
+			aj_jobmetrics_expired(run->r->metrics, cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(v->status, "backend")));
+	}
+	aj_errors_release(&derr);
+	aj_kube_status_release(&ks);
+	return ret ? -1 : AJ_RECONCILE_DONE;
+}
+
 int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		 struct aj_errors *err)
 {
@@ -771,11 +817,15 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		goto out;
 	}
 	run.rep.metrics = r->metrics;
+	/* finished, of any backend: only its time to live is left */
+	if (!run.v.deleting && run.v.has_phase && aj_phase_terminal(run.v.phase) &&
+	    run.v.observed_generation == run.v.generation) {
+		ret = expire(&run, err);
+		goto out;
+	}
 	run.runner = claimant(r, &run.v);
-	/* a deleted AjJob is its runner's while its finalizer holds it; an ended one is done */
-	if (run.v.deleting ? !run.runner->finalizer
-			   : run.v.has_phase && aj_phase_terminal(run.v.phase) &&
-			     run.v.observed_generation == run.v.generation)
+	/* a deleted AjJob is its runner's while its finalizer holds it */
+	if (run.v.deleting && !run.runner->finalizer)
 		goto out;
 	ret = reconcile_run(&run, err);
 out:

@@ -14,7 +14,9 @@
  * ends in Cancelled once it and its pods are gone. Every transition is also
  * an Event (report.h). A runner that owns no cluster object (Azure's, for
  * aml and sing) follows its job through its own observe, and its finalizer
- * keeps a deleted AjJob until that job has ended.
+ * keeps a deleted AjJob until that job has ended. A finished AjJob is
+ * deleted (propagation Background) once its time to live is up
+ * (aj_decide_ttl), and looked at again then until it is.
  *
  * The reconciler reads the cache and writes through the worker's own
  * client. State: none of its own between calls; what the cache holds by
@@ -48,6 +50,8 @@ struct aj_reconciler {
 	struct aj_storage_minter *storage;
 	/* where AjJobs to look at again later are queued (pending reasons); NULL: none */
 	struct aj_workqueue *queue;
+	/* seconds a finished AjJob is kept when its spec does not say; 0: forever */
+	long long ttl_after_finished;
 };
 
 /* Shares nothing but what it is given; no release needed. */

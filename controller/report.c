@@ -91,25 +91,6 @@ static int drop_absent(cJSON *next)
 	return 0;
 }
 
-/* When the AjJob was first seen Running (its Running condition's transition), 0 if never. */
-static long long running_since(const cJSON *status)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(status, "conditions")) {
-		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
-		const char *on = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "status"));
-		long long t;
-
-		if (type && on && !strcmp(type, "Running") && !strcmp(on, "True")) {
-			t = aj_timestamp_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-				c, "lastTransitionTime")), 0);
-			return t > 0 ? t : 0;
-		}
-	}
-	return 0;
-}
-
 /* Count a written phase change in the job metrics. */
 static void count_transition(const struct aj_report *rep, const struct aj_status *st)
 {
@@ -120,7 +101,7 @@ static void count_transition(const struct aj_report *rep, const struct aj_status
 	if (!rep->metrics || from == st->phase || now < 0)
 		return;
 	aj_jobmetrics_transition(rep->metrics, st->backend, from, st->phase, v->created,
-				 running_since(v->status), now);
+				 aj_status_true_since(v->status, "Running"), now);
 }
 
 int aj_report_status(struct aj_report *rep, const struct aj_status *st, const cJSON *extra,

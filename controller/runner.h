@@ -269,11 +269,26 @@ void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct a
 int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
 		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
 		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p);
+/* What a finished AjJob's time to live says (aj_decide_ttl). */
+enum { AJ_TTL_KEEP, AJ_TTL_WAIT, AJ_TTL_DELETE };
+/*
+ * A finished AjJob's time to live, like a batch/v1 Job's: ttl is its
+ * spec.ttlSecondsAfterFinished (-1 when not set: the controller's dflt
+ * counts), 0 keeps it forever; finished is when it finished (its terminal
+ * condition's transition, Unix seconds; 0 unknown: kept). AJ_TTL_WAIT with
+ * *wait the seconds left, counted from the finish time even when that is
+ * ahead of now (clock skew), or AJ_TTL_DELETE once they are up.
+ */
+int aj_decide_ttl(long long ttl, long long dflt, long long finished, long long now,
+		  long long *wait);
+
 /*
  * After a summarize() filled f's tasks: while the object runs (not ended),
- * a task's pods not created yet count as pending too.
+ * a task's pods not created yet count as pending too; an ended object with
+ * no pod left to count (Volcano deletes them all when a job fails) tells
+ * nothing of its tasks (nr_tasks 0) rather than that none ran.
  */
-void aj_owned_tasks_unstarted(struct aj_owned_facts *f, int ended);
+void aj_owned_tasks_settle(struct aj_owned_facts *f, int ended);
 void aj_plan_event(struct aj_plan *p, int warning, const char *reason, const char *action,
 		   const char *note, int once);
 /* Failed before anything was submitted (or with a name taken): the AjJob is at fault. */

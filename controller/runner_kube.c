@@ -129,7 +129,7 @@ static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 	out->flags = (str(get(get(obj, "metadata"), "labels"), QUEUE_LABEL) ? FLAG_QUEUED : 0) |
 		     (mounts_storage(obj) ? AJ_OWNED_MOUNTS_STORAGE : 0);
 	task_of(obj, out);
-	aj_owned_tasks_unstarted(out, ended(out->phase));
+	aj_owned_tasks_settle(out, ended(out->phase));
 }
 
 /* The Job ended: Succeeded or Failed, told once. */

@@ -111,7 +111,7 @@ static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 	out->n[N_RETRIES] = aj_json_whole(get(get(obj, "status"), "retryCount"), 2147483647.0, 0);
 	out->n[N_MAX_RETRY] = aj_json_whole(get(get(obj, "spec"), "maxRetry"), 2147483647.0, 0);
 	tasks_of(obj, out);
-	aj_owned_tasks_unstarted(out, ended_phase(out->phase));
+	aj_owned_tasks_settle(out, ended_phase(out->phase));
 }
 
 /* "" or " after N restarts" */

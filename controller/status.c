@@ -25,6 +25,18 @@ static const cJSON *prev_condition(const cJSON *prev, const char *type)
 	return NULL;
 }
 
+long long aj_status_true_since(const cJSON *status, const char *type)
+{
+	const cJSON *c = prev_condition(status, type);
+	const char *on = str_of(c, "status");
+	long long t;
+
+	if (!on || strcmp(on, "True"))
+		return 0;
+	t = aj_timestamp_parse(str_of(c, "lastTransitionTime"), 0);
+	return t > 0 ? t : 0;
+}
+
 static int add_condition(cJSON *list, const cJSON *prev, const char *type, int on,
 			 const char *message, const struct aj_status *st, const char *now)
 {

@@ -82,6 +82,12 @@ struct aj_status {
 void aj_status_tasks_summary(const struct aj_task_pods *tasks, size_t n, char *out, size_t size);
 
 /*
+ * When condition `type` of status became True (its lastTransitionTime, Unix
+ * seconds); 0 when it is not True or says no valid time.
+ */
+long long aj_status_true_since(const cJSON *status, const char *type);
+
+/*
  * The status to write, given the current one (prev; NULL or not an object
  * when there is none) and `now` (RFC 3339, for transitions). *changed says
  * whether it differs from prev. NULL on out of memory.

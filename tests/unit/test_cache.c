@@ -58,13 +58,15 @@ static void a_submitted_ajjob_keeps_only_its_summary(void **state)
 	/* Not yet submitted: the whole object is there to build from. */
 	assert_non_null(v.object);
 	assert_non_null(cJSON_GetObjectItem(v.object, "spec"));
+	assert_int_equal(v.ttl, -1);
 	aj_ajjob_view_release(&v);
 
+	/* the time to live stays once the spec is dropped */
 	assert_int_equal(aj_cache_ajjob_put(&c, parse(
 		"{\"metadata\":{\"namespace\":\"ml\",\"name\":\"bert\",\"uid\":\"u1\","
 		"\"resourceVersion\":\"11\",\"generation\":1,"
 		"\"annotations\":{\"aj.dev/cancel\":\"true\"}},"
-		"\"spec\":{\"command\":[\"python\"]},"
+		"\"spec\":{\"command\":[\"python\"],\"ttlSecondsAfterFinished\":300},"
 		"\"status\":{\"phase\":\"Submitted\",\"observedGeneration\":1,"
 		"\"volcano\":{\"jobName\":\"bert\"}}}")), 0);
 	assert_int_equal(aj_cache_ajjob_get(&c, "ml/bert", &v), 1);
@@ -75,6 +77,7 @@ static void a_submitted_ajjob_keeps_only_its_summary(void **state)
 	assert_true(v.cancel);
 	assert_null(v.object);
 	assert_non_null(v.status);
+	assert_int_equal(v.ttl, 300);
 	aj_ajjob_view_release(&v);
 
 	/* a status written by hand with an absurd observedGeneration is no generation */

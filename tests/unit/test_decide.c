@@ -575,19 +575,24 @@ static void the_tasks_of_a_volcano_job(void **state)
 		  " \"taskStatusCount\": {\"master\": {\"phase\": {\"Succeeded\": 1}},"
 		  " \"worker\": {\"phase\": {\"Succeeded\": 2}}}}",
 		  { "master", 1, 0, 0, 1, 0 }, { "worker", 2, 0, 0, 2, 0 } },
-		/* failed: the pods still running were deleted, the failed one is kept */
-		{ "{\"state\": {\"phase\": \"Failed\"}, \"retryCount\": 2, \"failed\": 1,"
+		/* Terminated: a pod that failed is kept, the others were deleted */
+		{ "{\"state\": {\"phase\": \"Terminated\"}, \"failed\": 1, \"terminating\": 2,"
 		  " \"taskStatusCount\": {\"worker\": {\"phase\": {\"Failed\": 1}}}}",
 		  { "master", 1, 0, 0, 0, 0 }, { "worker", 2, 0, 0, 0, 1 } },
 	};
+	/* Failed after its restarts: Volcano deleted every pod, nothing is left to count */
+	static const char failed[] =
+		"{\"metadata\": {\"name\": \"t\"}, \"spec\": {\"tasks\": [{\"name\": \"worker\","
+		" \"replicas\": 2}]}, \"status\": {\"state\": {\"phase\": \"Failed\"}, \"retryCount\": 2,"
+		" \"minAvailable\": 2, \"terminating\": 2}}";
+	struct aj_owned_facts f;
 	char json[2048], name[32];
+	cJSON *job;
 	size_t i, j;
 
 	(void)state;
 	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
 		const struct aj_task_pods *want[2] = { &jobs[i].master, &jobs[i].worker };
-		struct aj_owned_facts f;
-		cJSON *job;
 
 		snprintf(json, sizeof(json),
 			 "{\"metadata\": {\"name\": \"t\", \"namespace\": \"ml\", \"uid\": \"v1\"},"
@@ -603,6 +608,9 @@ static void the_tasks_of_a_volcano_job(void **state)
 		}
 		cJSON_Delete(job);
 	}
+	job = aj_test_summarize(&aj_runner_volcano, failed, &f);
+	assert_int_equal(f.nr_tasks, 0);
+	cJSON_Delete(job);
 }
 
 /* Every status about our Volcano Job says its tasks: mirrored, finished, cancelling. */
@@ -634,6 +642,40 @@ static void the_plan_carries_the_tasks(void **state)
 	assert_int_equal(p.nr_tasks, 0);
 }
 
+/* A finished AjJob's time to live, like a batch/v1 Job's; the clock is 1000. */
+static void finished_ajjobs_are_deleted_when_their_time_is_up(void **state)
+{
+	static const struct {
+		const char *name;
+		long long ttl, dflt, finished;
+		int want;
+		long long wait;
+	} ttls[] = {
+		{ "not due: come back for the rest", 30, 0, 990, AJ_TTL_WAIT, 20 },
+		{ "due to the second: delete", 10, 0, 990, AJ_TTL_DELETE, 0 },
+		{ "long overdue (a restarted controller): delete", 10, 0, 100, AJ_TTL_DELETE, 0 },
+		{ "0: never", 0, 0, 100, AJ_TTL_KEEP, 0 },
+		{ "not set, no default: never", -1, 0, 100, AJ_TTL_KEEP, 0 },
+		{ "not set: the controller's default", -1, 60, 990, AJ_TTL_WAIT, 50 },
+		{ "the field overrides the default", 5, 60, 990, AJ_TTL_DELETE, 0 },
+		{ "0 in the field keeps it despite a default", 0, 60, 100, AJ_TTL_KEEP, 0 },
+		{ "clock skew: finished ahead of now, the whole time from then", 10, 0, 1030,
+		  AJ_TTL_WAIT, 40 },
+		{ "finish time unknown: kept", 10, 0, 0, AJ_TTL_KEEP, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ttls) / sizeof(ttls[0]); i++) {
+		long long wait = -1;
+		int d = aj_decide_ttl(ttls[i].ttl, ttls[i].dflt, ttls[i].finished, 1000, &wait);
+
+		if (d != ttls[i].want || wait != ttls[i].wait)
+			fail_msg("%s: %d wait %lld, expected %d wait %lld", ttls[i].name, d, wait,
+				 ttls[i].want, ttls[i].wait);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +690,7 @@ int main(void)
 		cmocka_unit_test(the_scheduler_reason_from_podgroup_or_events),
 		cmocka_unit_test(the_tasks_of_a_volcano_job),
 		cmocka_unit_test(the_plan_carries_the_tasks),
+		cmocka_unit_test(finished_ajjobs_are_deleted_when_their_time_is_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
