@@ -34,6 +34,8 @@ extern const struct aj_runner aj_runner_kube;   /* runner_kube.c */
 /* The runners, one row per backend; the first serves AjJobs not yet resolved. */
 const struct aj_runner *const aj_runners[] = { &aj_runner_volcano, &aj_runner_kube, &aj_runner_azure };
 const size_t aj_runners_nr = sizeof(aj_runners) / sizeof(aj_runners[0]);
+_Static_assert(sizeof(aj_runners) / sizeof(aj_runners[0]) <= AJ_RUNNERS_MAX,
+	       "aj_reconciler.runner_config has a slot per runner");
 
 const struct aj_runner *aj_runner_for(const char *service)
 {
