@@ -39,8 +39,9 @@ struct ajjob_rec {
 	long long observed_generation;
 	uint64_t status_hash;
 	long long storage_due;
-	long long reason_due;
 	/* 32 bits each, so the record stays in its size class */
+	uint32_t reason_due;      /* Unix seconds */
+	int32_t ttl;              /* spec.ttlSecondsAfterFinished, -1 when absent */
 	int32_t retry_count;      /* status.retryCount, 0 when absent */
 	uint32_t created;         /* metadata.creationTimestamp (Unix seconds), 0 when unknown */
 	char *object;             /* compact JSON while not submitted, else NULL */
@@ -61,8 +62,12 @@ struct ajjob_rec {
 
 struct owned_rec {
 	struct aj_cache_rec h;
-	long long n[AJ_OWNED_NUMBERS];
+	/* 32 bits each (the runners' counters are): room for the tasks */
+	int32_t n[AJ_OWNED_NUMBERS];
 	uint32_t uid, owner_uid, owner_name, phase;
+	/* the tasks after the strings, each its name and pod counts (tasks_encode) */
+	uint16_t tasks;           /* their offset in text, 0: none */
+	unsigned char nr_tasks;
 	unsigned char flags;      /* aj_owned_facts.flags */
 	unsigned char deleting;
 	char text[];
@@ -615,6 +620,8 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		e->retry_count = (int32_t)aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
 		created = aj_timestamp_parse(str(meta, "creationTimestamp"), 0);
 		e->created = created > 0 && created <= UINT32_MAX ? (uint32_t)created : 0;
+		e->ttl = (int32_t)aj_json_whole(get(get(obj, "spec"), "ttlSecondsAfterFinished"),
+						2147483647.0, -1);
 		member = e->job ? member_index(c, owned_member(status)->string) : 0;
 		if (!member)
 			e->job = 0;   /* no room to say where it was: as if not submitted */
@@ -664,27 +671,29 @@ void aj_cache_ajjob_delete(struct aj_cache *c, const char *key)
 	remove_rec(c, AJ_CACHE_AJJOBS, key);
 }
 
-/* Set the note at offset `at` of the AjJob's record. */
-static int set_note(struct aj_cache *c, const char *key, size_t at, long long due)
+/* Set the storage note (or the reason one) of the AjJob's record. */
+static int set_note(struct aj_cache *c, const char *key, int reason, long long due)
 {
 	struct ajjob_rec *e;
 
 	pthread_mutex_lock(&c->lock);
 	e = (struct ajjob_rec *)table_get(&c->ajjobs, key);
-	if (e)
-		memcpy((char *)e + at, &due, sizeof(due));
+	if (e && reason)
+		e->reason_due = due > 0 && due <= UINT32_MAX ? (uint32_t)due : 0;
+	else if (e)
+		e->storage_due = due;
 	pthread_mutex_unlock(&c->lock);
 	return e != NULL;
 }
 
 int aj_cache_ajjob_set_storage_due(struct aj_cache *c, const char *key, long long due)
 {
-	return set_note(c, key, offsetof(struct ajjob_rec, storage_due), due);
+	return set_note(c, key, 0, due);
 }
 
 int aj_cache_ajjob_set_reason_due(struct aj_cache *c, const char *key, long long due)
 {
-	return set_note(c, key, offsetof(struct ajjob_rec, reason_due), due);
+	return set_note(c, key, 1, due);
 }
 
 void aj_ajjob_view_release(struct aj_ajjob_view *v)
@@ -784,6 +793,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->storage_due = e->storage_due;
 		v->reason_due = e->reason_due;
 		v->created = e->created;
+		v->ttl = e->ttl;
 		v->unschedulable = dup_or_null(at(e->text, e->unschedulable), &oom);
 		for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
 			if (e->cond[i] == COND_TRUE)
@@ -913,10 +923,76 @@ static const cJSON *controller_ref(const cJSON *obj)
 	return NULL;
 }
 
+/* v as 7 bits a byte, low first, into out (NULL: measure). Its length. */
+static size_t varint_put(unsigned char *out, unsigned long long v)
+{
+	size_t n = 0;
+
+	do {
+		if (out)
+			out[n] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		n++;
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+/* A varint from *p (before end) into *v; 0, or -1 when it runs past end. */
+static int varint_get(const unsigned char **p, const unsigned char *end, long long *v)
+{
+	unsigned long long r = 0;
+	unsigned shift = 0;
+
+	while (*p < end && shift < 63) {
+		unsigned char b = *(*p)++;
+
+		r |= (unsigned long long)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = (long long)r;
+			return 0;
+		}
+		shift += 7;
+	}
+	return -1;
+}
+
+/*
+ * The tasks of f into out (NULL: measure), each its name, NUL, a byte with
+ * bit j set for each of replicas to failed that is not 0, and those as
+ * varints (most are 0: a task's pods are mostly in one state). Its length.
+ */
+static size_t tasks_encode(char *out, const struct aj_owned_facts *f)
+{
+	size_t i, j, len = 0;
+
+	for (i = 0; i < f->nr_tasks; i++) {
+		const struct aj_task_pods *t = &f->tasks[i];
+		const long long v[5] = { t->replicas, t->pending, t->running, t->succeeded,
+					 t->failed };
+		size_t n = strlen(t->name) + 1, mask_at;
+		unsigned char mask = 0;
+
+		if (out)
+			memcpy(out + len, t->name, n);
+		len += n;
+		mask_at = len++;
+		for (j = 0; j < 5; j++)
+			if (v[j] > 0) {
+				mask |= (unsigned char)(1u << j);
+				len += varint_put(out ? (unsigned char *)out + len : NULL,
+						  (unsigned long long)v[j]);
+			}
+		if (out)
+			out[mask_at] = (char)mask;
+	}
+	return len;
+}
+
 static void owned_text(struct text *t, struct owned_rec *e, const char *key, const cJSON *obj,
 		       const struct aj_owned_facts *f)
 {
 	const cJSON *ref = controller_ref(obj);
+	size_t i, nr = f->nr_tasks < AJ_TASKS_MAX ? f->nr_tasks : AJ_TASKS_MAX;
 
 	t->len = 0;
 	t->n = 0;
@@ -925,9 +1001,57 @@ static void owned_text(struct text *t, struct owned_rec *e, const char *key, con
 	e->owner_uid = text_add(t, str(ref, "uid"));
 	e->owner_name = text_add(t, str(ref, "name"));
 	e->phase = text_add(t, f->phase);
-	e->flags = f->flags;
+	e->flags = (unsigned char)f->flags;
 	e->deleting = str(get(obj, "metadata"), "deletionTimestamp") != NULL;
-	memcpy(e->n, f->n, sizeof(e->n));
+	for (i = 0; i < AJ_OWNED_NUMBERS; i++)
+		e->n[i] = (int32_t)(f->n[i] < INT32_MIN ? INT32_MIN :
+				    f->n[i] > INT32_MAX ? INT32_MAX : f->n[i]);
+	e->tasks = 0;
+	e->nr_tasks = 0;
+	if (nr && t->len <= UINT16_MAX) {
+		e->tasks = (uint16_t)t->len;
+		e->nr_tasks = (unsigned char)nr;
+		t->len += tasks_encode(t->out ? t->out + t->len : NULL, f);
+	}
+}
+
+/* The record's tasks as a view's: one allocation, names inside. 0 / -1 (OOM). */
+static int tasks_decode(const struct owned_rec *e, struct aj_owned_view *v)
+{
+	size_t area = e->h.size - offsetof(struct owned_rec, text) - e->tasks, i, j, n;
+	const unsigned char *p, *end;
+	unsigned char mask;
+	char *names;
+
+	if (!e->nr_tasks)
+		return 0;
+	v->tasks = aj_malloc(e->nr_tasks * sizeof(*v->tasks) + area);
+	if (!v->tasks)
+		return -1;
+	names = (char *)(v->tasks + e->nr_tasks);
+	memcpy(names, e->text + e->tasks, area);
+	p = (const unsigned char *)names;
+	end = p + area;
+	for (i = 0; i < e->nr_tasks; i++) {
+		struct aj_task_pods *t = &v->tasks[i];
+		long long *f[5] = { &t->replicas, &t->pending, &t->running, &t->succeeded,
+				    &t->failed };
+
+		memset(t, 0, sizeof(*t));
+		n = strnlen((const char *)p, (size_t)(end - p));
+		if (n == (size_t)(end - p))
+			break;   /* cannot be: the record was written by tasks_encode */
+		t->name = (const char *)p;
+		p += n + 1;
+		mask = p < end ? *p++ : 0;
+		for (j = 0; j < 5; j++)
+			if ((mask & (1u << j)) && varint_get(&p, end, f[j]))
+				break;
+		if (j < 5)
+			break;
+	}
+	v->nr_tasks = i;
+	return 0;
 }
 
 int aj_cache_owned_put(struct aj_cache *c, size_t slot, cJSON *obj,
@@ -964,6 +1088,7 @@ void aj_owned_view_release(struct aj_owned_view *v)
 	aj_free(v->owner_uid);
 	aj_free(v->owner_name);
 	aj_free(v->phase);
+	aj_free(v->tasks);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -971,6 +1096,7 @@ int aj_cache_owned_get(struct aj_cache *c, size_t slot, const char *key, struct 
 {
 	const struct owned_rec *e;
 	int oom = 0;
+	size_t i;
 
 	memset(v, 0, sizeof(*v));
 	if (slot >= AJ_CACHE_OWNED_MAX)
@@ -984,7 +1110,10 @@ int aj_cache_owned_get(struct aj_cache *c, size_t slot, const char *key, struct 
 		v->phase = dup_or_null(at(e->text, e->phase), &oom);
 		v->flags = e->flags;
 		v->deleting = e->deleting;
-		memcpy(v->n, e->n, sizeof(v->n));
+		for (i = 0; i < AJ_OWNED_NUMBERS; i++)
+			v->n[i] = e->n[i];
+		if (tasks_decode(e, v))
+			oom = 1;
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (oom) {

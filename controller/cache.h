@@ -5,14 +5,15 @@
  * Only what reconciling needs is kept, so memory stays small with many
  * AjJobs. Each AjJob is one compact record: its key, uid, resourceVersion,
  * generation, phase, flags, backend and backend object name, when its
- * storage Secret is next due, a hash of its status and the few status
+ * storage Secret is next due, its ttlSecondsAfterFinished (the one part of
+ * the spec needed after submission), a hash of its status and the few status
  * fields the next status is computed from (the conditions' status and
  * transition time, the name of the object it owns, Azure details); its full
  * object only until it has been submitted (the spec is immutable, and after
  * submission only status mirroring is left). The objects AjJobs own (one
  * table per runner, runner.h) are kept as their uid, owner, whether they are
  * being deleted and what the runner's summarize() takes from them (a phase,
- * flags, two counters); AjTemplates as their base and config, since they are
+ * flags, two counters, the tasks' pod counts); AjTemplates as their base and config, since they are
  * read on every resolution.
  *
  * AjJob and owned-object records live in the cache's own 64 KiB blocks, not
@@ -76,6 +77,7 @@ struct aj_ajjob_view {
 	 */
 	long long reason_due;
 	long long created;               /* metadata.creationTimestamp (Unix seconds), 0: unknown */
+	long long ttl;                   /* spec.ttlSecondsAfterFinished, -1 when not set */
 	unsigned conditions;             /* bit i: aj_status_conditions[i] is True */
 	char *unschedulable;             /* the Unschedulable condition's message, or NULL */
 };
@@ -91,6 +93,8 @@ struct aj_owned_view {
 	unsigned flags;                  /* aj_owned_facts.flags */
 	int deleting;                    /* metadata.deletionTimestamp set */
 	long long n[AJ_OWNED_NUMBERS];   /* aj_owned_facts.n */
+	struct aj_task_pods *tasks;           /* aj_owned_facts.tasks (one allocation, names in it) */
+	size_t nr_tasks;
 };
 
 /* Runners that own objects in the cluster, at most. */

@@ -29,6 +29,7 @@
 #include "reconcile.h"
 #include "resources.h"
 #include "runner.h"
+#include "runner_azure.h"
 #include "workqueue.h"
 
 /* the AjJobs, the AjTemplates, and what each runner owns */
@@ -64,6 +65,7 @@ struct ctl {
 	atomic_int leader;
 	atomic_int lost;
 	struct aj_token_cache *identity_tokens;   /* the controller's Azure identity */
+	struct aj_azure_forwarder *azure;         /* forwarding aml/sing AjJobs; NULL: off */
 	pthread_mutex_t lock;      /* guards the feeds' last_error and missing */
 	char missing[512];         /* write permissions we lack ("" when none) */
 };
@@ -594,13 +596,16 @@ static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_in
 	c->rec.privileged_namespaces = o->privileged_namespaces;
 	c->rec.queue = &c->queue;
 	c->rec.metrics = &c->metrics;
+	c->rec.ttl_after_finished = o->ttl_after_finished;
 	/* one credential provider for the identity: both token users share it */
 	if (aj_identity_tokens_new(o->azure.ca_file, o->azure.identity_client_id,
 				   &c->identity_tokens, err) ||
 	    (o->azure.workspace &&
-	     aj_azure_forwarder_new(&o->azure, &c->queue, c->identity_tokens, &c->rec.azure, err)) ||
+	     aj_azure_forwarder_new(&o->azure, c->identity_tokens, &c->azure, err)) ||
 	    aj_storage_minter_new(&o->storage, &c->queue, c->identity_tokens, &c->rec.storage, err))
 		return -1;
+	/* the azure runner serves aml and sing only with its forwarder */
+	c->rec.runner_config[aj_runner_slot(&aj_runner_azure)] = c->azure;
 	if (client_new(o, &x->wk, 0, 0, &c->metrics, err))
 		return -1;
 	x->have_wk = 1;
@@ -781,7 +786,7 @@ static void shut_down(struct run *x)
 		aj_strmap_release(&c->feeds[i].listed);
 	if (x->have_wk)
 		aj_kube_release(&x->wk);
-	aj_azure_forwarder_free(c->rec.azure);
+	aj_azure_forwarder_free(c->azure);
 	aj_storage_minter_free(c->rec.storage);
 	aj_token_cache_free(c->identity_tokens);
 	aj_cache_release(&c->cache);

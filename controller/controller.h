@@ -15,7 +15,7 @@
 
 #include <stdatomic.h>
 
-#include "reconcile_azure.h"
+#include "azure_forward.h"
 #include "storage.h"
 
 struct aj_errors;
@@ -37,6 +37,8 @@ struct aj_controller_opts {
 	/* comma-separated namespaces where jobs may add capabilities or mount
 	 * storage, "*" for all; NULL: none */
 	const char *privileged_namespaces;
+	/* seconds a finished AjJob is kept unless its spec says; 0: forever (the default) */
+	long ttl_after_finished;
 	struct aj_azure_opts azure;    /* forwarding aml/sing AjJobs; off without a workspace */
 	struct aj_storage_opts storage; /* SAS for storage mounts and blob code */
 };

@@ -34,14 +34,23 @@ static const char *prefixed(const struct aj_runner *r, struct aj_plan *p, const 
 	return p->reason_buf;
 }
 
-/* Fail before anything was created (or with a name taken): the AjJob is at fault. */
-static void fail_unsubmitted(struct aj_plan *p, const char *reason, const char *message)
+void aj_plan_fail(struct aj_plan *p, const char *reason, const char *action, const char *message)
 {
 	p->act |= AJ_DO_STATUS;
 	p->phase = AJ_PHASE_FAILED;
 	p->reason = reason;
 	snprintf(p->message, sizeof(p->message), "%s", message);
-	aj_plan_event(p, 1, reason, "Resolve", p->message, 0);
+	aj_plan_event(p, 1, reason, action, p->message, 0);
+}
+
+void aj_plan_cancelled(struct aj_plan *p)
+{
+	p->act |= AJ_DO_STATUS;
+	p->phase = AJ_PHASE_CANCELLED;
+	p->reason = "Cancelled";
+	snprintf(p->message, sizeof(p->message),
+		 "cancelled by request (aj.dev/cancel) before submission");
+	aj_plan_event(p, 0, "Cancelled", "Cancel", p->message, 0);
 }
 
 /* Built: the Secret, the create, and what its answer means. Always 1. */
@@ -54,7 +63,7 @@ static int built(const struct aj_runner *r, const struct aj_seen *s, struct aj_p
 	}
 	if (s->storage_error) {
 		if (!s->storage_retry) {
-			fail_unsubmitted(p, "InvalidTemplate", s->storage_error);
+			aj_plan_fail(p, "InvalidTemplate", "Resolve", s->storage_error);
 			return 1;
 		}
 		aj_plan_event(p, 1, "StorageSecretFailed", "Mint", s->storage_error, 0);
@@ -73,7 +82,7 @@ static int built(const struct aj_runner *r, const struct aj_seen *s, struct aj_p
 	case AJ_CREATE_REJECTED:
 		snprintf(p->note, sizeof(p->note), "%s %s was rejected: %s", r->kind, s->job,
 			 s->create_error ? s->create_error : "(no message)");
-		fail_unsubmitted(p, prefixed(r, p, "Rejected"), p->note);
+		aj_plan_fail(p, prefixed(r, p, "Rejected"), "Resolve", p->note);
 		break;
 	case AJ_CREATE_EXISTS:
 		/* not in the cache: ask the server whose it is (then adopt or refuse) */
@@ -114,19 +123,14 @@ int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct 
 		return 1;
 	}
 	if (s->cancel) {
-		p->act |= AJ_DO_STATUS;
-		p->phase = AJ_PHASE_CANCELLED;
-		p->reason = "Cancelled";
-		snprintf(p->message, sizeof(p->message),
-			 "cancelled by request (aj.dev/cancel) before submission");
-		aj_plan_event(p, 0, "Cancelled", "Cancel", p->message, 0);
+		aj_plan_cancelled(p);
 		return 1;
 	}
 	if (s->exists) {
 		snprintf(p->note, sizeof(p->note),
 			 "a %s named %s already exists and does not belong to this AjJob", r->kind,
 			 s->job);
-		fail_unsubmitted(p, "NameConflict", p->note);
+		aj_plan_fail(p, "NameConflict", "Resolve", p->note);
 		return 1;
 	}
 	if (!(s->have & AJ_NEED_BUILD)) {
@@ -134,7 +138,7 @@ int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct 
 		return 1;
 	}
 	if (s->build_error) {
-		fail_unsubmitted(p, "InvalidTemplate", s->build_error);
+		aj_plan_fail(p, "InvalidTemplate", "Resolve", s->build_error);
 		return 1;
 	}
 	return built(r, s, p);
@@ -256,11 +260,50 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
 	snprintf(out, size, "%.*s-%08x", (int)n, clean, (unsigned)(h ^ (h >> 32)));
 }
 
+int aj_decide_ttl(long long ttl, long long dflt, long long finished, long long now,
+		  long long *wait)
+{
+	long long due;
+
+	*wait = 0;
+	if (ttl < 0)
+		ttl = dflt;
+	if (ttl <= 0 || finished <= 0)
+		return AJ_TTL_KEEP;
+	due = finished + ttl;
+	if (due <= now)
+		return AJ_TTL_DELETE;
+	*wait = due - now;
+	return AJ_TTL_WAIT;
+}
+
+void aj_owned_tasks_settle(struct aj_owned_facts *f, int ended)
+{
+	long long counted = 0;
+	size_t i;
+
+	for (i = 0; i < f->nr_tasks; i++) {
+		struct aj_task_pods *t = &f->tasks[i];
+		long long left = t->replicas - t->running - t->succeeded - t->failed;
+
+		counted += t->pending + t->running + t->succeeded + t->failed;
+		if (!ended && left > t->pending)
+			t->pending = left;
+	}
+	if (ended && !counted)
+		f->nr_tasks = 0;
+}
+
 int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
 		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
 		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p)
 {
 	memset(p, 0, sizeof(*p));
+	/* every status written about our object says its tasks */
+	if (s->exists && s->ours) {
+		p->tasks = s->o.tasks;
+		p->nr_tasks = s->o.nr_tasks;
+	}
 	if (aj_decide_submit(r, s, p) || aj_decide_storage(s, p))
 		return 1;
 	p->act |= AJ_DO_STATUS;

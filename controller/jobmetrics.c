@@ -52,7 +52,19 @@ int aj_jobmetrics_register(struct aj_metrics *m)
 				   spans, n) ||
 	       aj_metrics_register(m, AJ_JOBMETRICS_DURATION, AJ_METRIC_HISTOGRAM,
 				   "Seconds from Running (or creation, when Running was never seen) "
-				   "until an AjJob finished, by outcome.", spans, n) ? -1 : 0;
+				   "until an AjJob finished, by outcome.", spans, n) ||
+	       aj_metrics_register(m, AJ_JOBMETRICS_EXPIRED, AJ_METRIC_COUNTER,
+				   "Finished AjJobs deleted after their ttlSecondsAfterFinished.",
+				   NULL, 0) ? -1 : 0;
+}
+
+int aj_jobmetrics_expired(struct aj_metrics *m, const char *backend)
+{
+	char labels[128];
+
+	return aj_metrics_labels(labels, sizeof(labels), "backend",
+				 row_name(backend_row(backend)), (const char *)NULL) ||
+	       aj_metrics_add(m, AJ_JOBMETRICS_EXPIRED, labels, 1) ? -1 : 0;
 }
 
 static double span(long long from, long long to)

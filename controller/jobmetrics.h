@@ -8,6 +8,8 @@
  *   aj_ajjob_duration_seconds{outcome,backend}      histogram: Running (or creation,
  *                                                   when Running was never seen) ->
  *                                                   Succeeded | Failed | Cancelled
+ *   aj_ajjobs_expired_total{backend}                counter: finished AjJobs deleted after
+ *                                                   their ttlSecondsAfterFinished
  *
  * The gauge writes every phase of every backend in aj_backend_all() plus
  * backend="unknown" (AjJobs whose status names no backend yet), zeros
@@ -31,13 +33,14 @@ struct aj_metrics;
 #define AJ_JOBMETRICS_JOBS "aj_ajjobs"
 #define AJ_JOBMETRICS_TO_RUNNING "aj_ajjob_time_to_running_seconds"
 #define AJ_JOBMETRICS_DURATION "aj_ajjob_duration_seconds"
+#define AJ_JOBMETRICS_EXPIRED "aj_ajjobs_expired_total"
 
 /* AjJobs counted by backend and phase; fill with aj_jobtally_count(). */
 struct aj_jobtally {
 	unsigned long n[AJ_JOBTALLY_ROWS][AJ_JOBMETRICS_PHASES];
 };
 
-/* The three families. 0, or -1 (out of memory, or more backends than rows). */
+/* The four families. 0, or -1 (out of memory, or more backends than rows). */
 int aj_jobmetrics_register(struct aj_metrics *m);
 
 /*
@@ -52,6 +55,9 @@ int aj_jobmetrics_transition(struct aj_metrics *m, const char *backend,
 			     enum aj_phase from, enum aj_phase to,
 			     long long created_unix, long long running_unix,
 			     long long now_unix);
+
+/* Count one AjJob deleted after its ttlSecondsAfterFinished. 0 / -1. */
+int aj_jobmetrics_expired(struct aj_metrics *m, const char *backend);
 
 void aj_jobtally_init(struct aj_jobtally *t);
 /* Count one AjJob; backend NULL or not in aj_backend_all() counts as "unknown". */

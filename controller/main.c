@@ -49,6 +49,10 @@ static void usage(FILE *f)
 	      "  --privileged-namespaces LIST  namespaces (comma-separated, * for all) where jobs\n"
 	      "                           may add capabilities or mount storage (none)\n"
 	      "                           [AJ_PRIVILEGED_NAMESPACES]\n"
+	      "  --ttl-seconds-after-finished N  delete finished AjJobs N seconds after they\n"
+	      "                           finished, unless their spec.ttlSecondsAfterFinished\n"
+	      "                           says otherwise (0: keep them, the default)\n"
+	      "                           [AJ_TTL_SECONDS_AFTER_FINISHED]\n"
 	      "Azure ML / Singularity forwarding (on with a workspace; identity from AZURE_* variables):\n"
 	      "  --azure-workspace S/RG/W default workspace                     [AJ_AZURE_WORKSPACE]\n"
 	      "  --azure-allow RULES      NS=workspace:S/RG/W,vc:S/RG/VC;...     [AJ_AZURE_ALLOW]\n"
@@ -124,6 +128,7 @@ static const struct option longopts[] = {
 	{ "identity", required_argument, NULL, 'i' },
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "privileged-namespaces", required_argument, NULL, 'P' },
+	{ "ttl-seconds-after-finished", required_argument, NULL, 'T' },
 	{ "azure-workspace", required_argument, NULL, 'W' },
 	{ "azure-allow", required_argument, NULL, 'A' },
 	{ "azure-arm-endpoint", required_argument, NULL, 'E' },
@@ -160,6 +165,8 @@ static void opts_from_env(struct aj_controller_opts *o, const char **level)
 		parse_int_to(v, 1, 100000, &o->burst);
 	if ((v = env("AJ_HEALTH_PORT")))
 		parse_int_to(v, 0, 65535, &o->health_port);
+	if ((v = env("AJ_TTL_SECONDS_AFTER_FINISHED")))
+		parse_int(v, 0, 2147483647, &o->ttl_after_finished);
 	o->azure.workspace = env("AJ_AZURE_WORKSPACE");
 	o->azure.allow = env("AJ_AZURE_ALLOW");
 	o->azure.arm_endpoint = env("AJ_AZURE_ARM_ENDPOINT");
@@ -193,6 +200,7 @@ static int set_flag(struct aj_controller_opts *o, int ch, const char *arg, const
 	case 'i': o->identity = arg; return 0;
 	case 'v': *level = arg; return 0;
 	case 'P': o->privileged_namespaces = arg; return 0;
+	case 'T': return parse_int(arg, 0, 2147483647, &o->ttl_after_finished);
 	case 'W': o->azure.workspace = arg; return 0;
 	case 'A': o->azure.allow = arg; return 0;
 	case 'E': o->azure.arm_endpoint = arg; return 0;

@@ -17,13 +17,14 @@
 #include "core/node.h"
 #include "core/source.h"
 #include "core/timestamp.h"
+#include "jobmetrics.h"
 #include "kube/client.h"
 #include "pipeline/pipeline.h"
 #include "log.h"
-#include "reconcile_azure.h"
 #include "report.h"
 #include "resources.h"
 #include "runner.h"
+#include "runner_azure.h"
 #include "runner_volcano.h"
 #include "storage.h"
 #include "workqueue.h"
@@ -31,8 +32,10 @@
 extern const struct aj_runner aj_runner_kube;   /* runner_kube.c */
 
 /* The runners, one row per backend; the first serves AjJobs not yet resolved. */
-const struct aj_runner *const aj_runners[] = { &aj_runner_volcano, &aj_runner_kube };
+const struct aj_runner *const aj_runners[] = { &aj_runner_volcano, &aj_runner_kube, &aj_runner_azure };
 const size_t aj_runners_nr = sizeof(aj_runners) / sizeof(aj_runners[0]);
+_Static_assert(sizeof(aj_runners) / sizeof(aj_runners[0]) <= AJ_RUNNERS_MAX,
+	       "aj_reconciler.runner_config has a slot per runner");
 
 const struct aj_runner *aj_runner_for(const char *service)
 {
@@ -87,24 +90,65 @@ struct aj_run_scratch *aj_run_scratch(struct aj_run *run)
 	return &run->scratch;
 }
 
+const char *aj_run_key(const struct aj_run *run)
+{
+	return run->rep.key;
+}
+
+const struct aj_ajjob_view *aj_run_ajjob(const struct aj_run *run)
+{
+	return &run->v;
+}
+
+const struct aj_jobspec *aj_run_spec(const struct aj_run *run)
+{
+	return run->objects ? &run->pl.spec : NULL;
+}
+
+cJSON *aj_run_built(const struct aj_run *run)
+{
+	return run->objects;
+}
+
+void *aj_run_config(const struct aj_run *run)
+{
+	return run->r->runner_config[aj_runner_slot(run->runner)];
+}
+
+/* Is runner rn on in this controller (configured when it must be)? */
+static int runner_on(const struct aj_reconciler *r, const struct aj_runner *rn)
+{
+	return rn && (!rn->configured || r->runner_config[aj_runner_slot(rn)]);
+}
+
+/* The string member k of o, or NULL. */
+static const char *str_at(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
 /* --- observe --- */
 
-/* Seconds since the epoch of the Submitted condition's transition, 0 when unknown. */
-static long long submitted_at(const cJSON *status)
+/*
+ * Seconds since the epoch of the Submitted condition's transition into
+ * *submitted and of the latest transition of any into *latest; 0 when unknown.
+ */
+static void transitions(const cJSON *status, long long *submitted, long long *latest)
 {
 	const cJSON *c;
 
+	*submitted = *latest = 0;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(status, "conditions")) {
-		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
+		const char *type = str_at(c, "type");
+		long long t = aj_timestamp_parse(str_at(c, "lastTransitionTime"), 0);
 
-		if (type && !strcmp(type, aj_status_conditions[0])) {
-			long long t = aj_timestamp_parse(cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(c, "lastTransitionTime")), 0);
-
-			return t > 0 ? t : 0;
-		}
+		if (t <= 0)
+			continue;
+		if (type && !strcmp(type, aj_status_conditions[0]))
+			*submitted = t;
+		if (t > *latest)
+			*latest = t;
 	}
-	return 0;
 }
 
 /* The owned object into s from ov. */
@@ -120,6 +164,9 @@ static void seen_object(struct aj_run *run, int found)
 	s->o.phase = run->ov.phase;
 	s->o.flags = run->ov.flags;
 	memcpy(s->o.n, run->ov.n, sizeof(s->o.n));
+	s->o.nr_tasks = run->ov.nr_tasks;
+	if (s->o.nr_tasks)
+		memcpy(s->o.tasks, run->ov.tasks, s->o.nr_tasks * sizeof(s->o.tasks[0]));
 }
 
 /* What the cache says of the runner's object. 0 / -1 (OOM). */
@@ -130,6 +177,13 @@ static int observe_object(struct aj_run *run, struct aj_errors *err)
 	int found;
 
 	aj_owned_view_release(&run->ov);
+	if (!rn->owns) {
+		/* its job is not in the cluster: the status names it, else its observe finds it */
+		run->s.job = str_at(cJSON_GetObjectItemCaseSensitive(run->v.status, rn->status_member),
+				    "jobName");
+		seen_object(run, 0);
+		return 0;
+	}
 	if (run->v.job)
 		snprintf(run->job, sizeof(run->job), "%s", run->v.job);
 	else
@@ -147,6 +201,7 @@ static void observe_ajjob(struct aj_run *run)
 {
 	struct aj_seen *s = &run->s;
 	const struct aj_ajjob_view *v = &run->v;
+	const cJSON *member = cJSON_GetObjectItemCaseSensitive(v->status, run->runner->status_member);
 
 	s->now = (long long)time(NULL);
 	s->ajjob = v->name;
@@ -154,13 +209,12 @@ static void observe_ajjob(struct aj_run *run)
 	s->prev_flags = v->conditions;
 	s->prev_reason = v->unschedulable;
 	s->cancel = v->cancel;
-	s->submitted = v->job != NULL;
-	s->submitted_at = submitted_at(v->status);
+	s->removing = v->deleting;
+	s->submitted = v->job != NULL || str_at(member, "jobName") != NULL;
+	transitions(v->status, &s->submitted_at, &s->changed_at);
 	s->reason_due = v->reason_due;
 	s->storage_due = v->storage_due;
-	s->storage_renew = aj_timestamp_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(v->status, run->runner->status_member),
-		AJ_STATUS_RENEW)), 0);
+	s->storage_renew = aj_timestamp_parse(str_at(member, AJ_STATUS_RENEW), 0);
 	s->storage_on = run->r->storage != NULL;
 }
 
@@ -212,6 +266,30 @@ static int get_object(struct aj_run *run, struct aj_errors *err)
 	aj_errors_release(&gerr);
 	aj_kube_status_release(&ks);
 	return ret;
+}
+
+/* Does the AjJob object carry finalizer fin? */
+static int has_finalizer(const cJSON *obj, const char *fin)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "finalizers"))
+		if (fin && cJSON_IsString(f) && !strcmp(f->valuestring, fin))
+			return 1;
+	return 0;
+}
+
+/* AJ_NEED_AJJOB: the AjJob's object, read from the server when the cache has let it go. */
+static int fetch_ajjob(struct aj_run *run, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, NULL };
+
+	if (!run->v.object && aj_kube_get(run->k, &ref, &run->v.object, NULL, err))
+		return -1;
+	run->s.held = has_finalizer(run->v.object, run->runner->finalizer);
+	run->s.have |= AJ_NEED_AJJOB;
+	return 0;
 }
 
 /* --- build --- */
@@ -282,9 +360,11 @@ out:
 static int build_objects(struct aj_run *run, struct aj_errors *problems)
 {
 	const struct aj_jobspec *spec = &run->pl.spec;
-	struct aj_build_ctx ctx = { run->job, run->v.ns, run->v.uid, run->v.name, AJ_API_VERSION, 0 };
+	/* what a runner builds outside the cluster is named after the AjJob */
+	struct aj_build_ctx ctx = { run->runner->owns ? run->job : run->v.name, run->v.ns,
+				    run->v.uid, run->v.name, AJ_API_VERSION, 0 };
 
-	if (spec->target.namespace_ && strcmp(spec->target.namespace_, run->v.ns)) {
+	if (run->runner->owns && spec->target.namespace_ && strcmp(spec->target.namespace_, run->v.ns)) {
 		struct aj_where w = { NULL, 0, 0, "config.target.namespace" };
 
 		aj_errors_add(problems, &w, "\"%s\" differs from the AjJob's namespace \"%s\": "
@@ -300,7 +380,7 @@ static int build_objects(struct aj_run *run, struct aj_errors *problems)
 /*
  * AJ_NEED_BUILD: read the AjJob (the cache drops it once submitted), resolve
  * it and build. An AjJob of another runner switches runners (1: decide
- * again); Azure's are handed to the forwarder (2). 0, 1, 2, -1 with err.
+ * again). 0, 1, -1 with err.
  */
 static int build(struct aj_run *run, struct aj_errors *err)
 {
@@ -308,20 +388,14 @@ static int build(struct aj_run *run, struct aj_errors *err)
 	const struct aj_runner *rn;
 	int b;
 
+	if (fetch_ajjob(run, err))
+		return -1;
 	run->s.have |= AJ_NEED_BUILD;
-	if (!run->v.object) {
-		struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, NULL };
-
-		if (aj_kube_get(run->k, &ref, &run->v.object, NULL, err))
-			return -1;
-	}
 	/* loaded already when this is the build again for the runner it switched to */
 	b = run->service ? 0 : load(run, &problems);
-	if (!b && run->r->azure && aj_azure_serves(run->service)) {
-		aj_errors_release(&problems);
-		return 2;
-	}
 	rn = b ? NULL : aj_runner_for(run->service);
+	if (!runner_on(run->r, rn))
+		rn = NULL;
 	if (!b && !rn) {
 		aj_errors_add(&problems, NULL, "backend %s is not served by this controller",
 			      run->service);
@@ -330,7 +404,7 @@ static int build(struct aj_run *run, struct aj_errors *err)
 	if (!b && rn != run->runner) {
 		/* another runner's: look for its object, then build for it */
 		run->runner = rn;
-		run->s.have &= ~AJ_NEED_BUILD;
+		run->s.have &= ~(AJ_NEED_BUILD | AJ_NEED_AJJOB);
 		observe_ajjob(run);
 		aj_errors_release(&problems);
 		return observe_object(run, err) ? -1 : 1;
@@ -470,6 +544,78 @@ int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err)
 	return r;
 }
 
+int aj_run_patch_ajjob(struct aj_run *run, cJSON *patch, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, NULL };
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(patch, "metadata"), *out = NULL;
+	const char *rv;
+	char *copy;
+	int ret;
+
+	if (!meta)
+		meta = cJSON_AddObjectToObject(patch, "metadata");
+	if (!meta || !cJSON_AddStringToObject(meta, "resourceVersion", run->rep.rv)) {
+		cJSON_Delete(patch);
+		return aj_errors_oom(err);
+	}
+	ret = aj_kube_patch(run->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
+	cJSON_Delete(patch);
+	rv = str_at(cJSON_GetObjectItemCaseSensitive(out, "metadata"), "resourceVersion");
+	if (!ret && rv) {
+		if (!(copy = aj_strdup(rv))) {
+			ret = aj_errors_oom(err);
+		} else {
+			aj_free(run->rep.rv);
+			run->rep.rv = copy;
+		}
+	}
+	cJSON_Delete(out);
+	return ret;
+}
+
+/* AJ_DO_RELEASE: the AjJob's finalizers but the runner's (read by AJ_NEED_AJJOB). 0 / -1. */
+static int release(struct aj_run *run, struct aj_errors *err)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(run->v.object, "metadata"), *fin;
+	cJSON *patch = cJSON_CreateObject(), *fins;
+	char msg[96];
+
+	fins = cJSON_AddArrayToObject(cJSON_AddObjectToObject(patch, "metadata"), "finalizers");
+	if (!fins) {
+		cJSON_Delete(patch);
+		return aj_errors_oom(err);
+	}
+	cJSON_ArrayForEach(fin, cJSON_GetObjectItemCaseSensitive(meta, "finalizers")) {
+		cJSON *copy;
+
+		if (cJSON_IsString(fin) && !strcmp(fin->valuestring, run->runner->finalizer))
+			continue;
+		if (!(copy = cJSON_Duplicate(fin, 1)) || !cJSON_AddItemToArray(fins, copy)) {
+			cJSON_Delete(copy);
+			cJSON_Delete(patch);
+			return aj_errors_oom(err);
+		}
+	}
+	/* against the version read with the finalizers: another's change in between conflicts */
+	aj_free(run->rep.rv);
+	run->rep.rv = aj_strdup(str_at(meta, "resourceVersion"));
+	if (aj_run_patch_ajjob(run, patch, err))
+		return -1;
+	snprintf(msg, sizeof(msg), "%s job finished; finalizer removed", run->runner->name);
+	aj_log(AJ_LOG_INFO, msg, "ajjob", run->rep.key, AJ_LOG_END);
+	return 0;
+}
+
+/* status.backend: the service resolved, else the one the status names, else the runner's first. */
+static const char *backend_of(const struct aj_run *run)
+{
+	const char *b = str_at(run->v.status, "backend");
+
+	if (run->service)
+		return run->service;
+	return aj_runner_for(b) == run->runner ? b : run->runner->services[0];
+}
+
 static void post_events(struct aj_run *run, const struct aj_plan *p, int once)
 {
 	size_t i;
@@ -480,22 +626,41 @@ static void post_events(struct aj_run *run, const struct aj_plan *p, int once)
 					p->events[i].action, p->events[i].note, once);
 }
 
+/* AJ_DO_STATUS: the status, with status.<member> whole when the plan has it. 0 / -1. */
+static int write_status(struct aj_run *run, const struct aj_plan *p, struct aj_errors *err)
+{
+	struct aj_status st = { p->phase, p->submitted, p->reason, p->message, backend_of(run),
+				run->v.generation, run->runner->status_member, p->job,
+				p->storage_renew_after, p->retry_count, p->flags, p->unschedulable,
+				p->tasks, p->nr_tasks };
+	cJSON *extra = NULL, *member = NULL;
+	int ret;
+
+	if (p->detail && (!(extra = cJSON_CreateObject()) || !(member = cJSON_Duplicate(p->detail, 1)) ||
+			  !cJSON_AddItemToObject(extra, run->runner->status_member, member))) {
+		if (!cJSON_GetObjectItemCaseSensitive(extra, run->runner->status_member))
+			cJSON_Delete(member);
+		cJSON_Delete(extra);
+		return aj_errors_oom(err);
+	}
+	ret = aj_report_status(&run->rep, &st, extra, err);
+	cJSON_Delete(extra);
+	return ret;
+}
+
 /*
  * Carry out the final plan: delete, tell once-only Events, write the
- * status, tell the rest, note, requeue. AJ_RECONCILE_* or -1 with err.
+ * status, tell the rest, let the AjJob go, note, requeue. AJ_RECONCILE_* or
+ * -1 with err.
  */
 static int act(struct aj_run *run, const struct aj_plan *p, struct aj_errors *err)
 {
 	struct aj_reconciler *r = run->r;
-	struct aj_status st = { p->phase, p->submitted, p->reason, p->message,
-				run->service ? run->service : run->runner->services[0],
-				run->v.generation, run->runner->status_member, p->job,
-				p->storage_renew_after, p->retry_count, p->flags, p->unschedulable };
 
 	if ((p->act & AJ_DO_DELETE) && run->runner->cancel(run, err))
 		return -1;
 	post_events(run, p, 1);
-	if ((p->act & AJ_DO_STATUS) && aj_report_status(&run->rep, &st, NULL, err))
+	if ((p->act & AJ_DO_STATUS) && write_status(run, p, err))
 		return -1;
 	if ((p->act & AJ_DO_STATUS) && p->job)
 		log_object(run, "recorded");
@@ -503,6 +668,8 @@ static int act(struct aj_run *run, const struct aj_plan *p, struct aj_errors *er
 		aj_log(AJ_LOG_WARN, "ajjob failed", "ajjob", run->rep.key, "reason", p->reason,
 		       "message", p->message, AJ_LOG_END);
 	post_events(run, p, 0);
+	if ((p->act & AJ_DO_RELEASE) && release(run, err))
+		return -1;
 	if (p->act & AJ_DO_STORAGE_NOTE)
 		aj_cache_ajjob_set_storage_due(r->cache, run->rep.key, p->storage_due);
 	if (p->reason_due)
@@ -510,11 +677,13 @@ static int act(struct aj_run *run, const struct aj_plan *p, struct aj_errors *er
 	if ((p->storage_requeue > 0 &&
 	     aj_storage_defer(r->storage, run->rep.key, (long)p->storage_requeue)) ||
 	    (p->requeue_after > 0 && r->queue &&
-	     aj_workqueue_add_after(r->queue, run->rep.key, (double)p->requeue_after)))
+	     aj_workqueue_add_after(r->queue, run->rep.key, p->requeue_after)))
 		return aj_errors_oom(err);
 	if (p->act & AJ_DO_RETRY) {
 		if (run->s.storage_error)
 			aj_errors_add(err, NULL, "%s", run->s.storage_error);
+		else if (run->s.create == AJ_CREATE_RETRY)
+			aj_errors_add(err, NULL, "%s", run->s.create_error ? run->s.create_error : "");
 		else
 			aj_errors_add(err, NULL, "%s %s changed while it was created; trying again",
 				      run->runner->kind, run->job);
@@ -523,23 +692,42 @@ static int act(struct aj_run *run, const struct aj_plan *p, struct aj_errors *er
 	return p->requeue_low ? AJ_RECONCILE_REQUEUE : AJ_RECONCILE_DONE;
 }
 
-/* Take the steps a plan asks for before it can be final. 1 decide again, 0 final, 2 Azure's, -1. */
+/* Take the steps a plan asks for before it can be final. 1 decide again, 0 final, -1. */
 static int step(struct aj_run *run, const struct aj_plan *p, struct aj_errors *err)
 {
-	if (p->need & AJ_NEED_BUILD) {
-		int b = build(run, err);
-
-		return b < 0 ? -1 : b == 2 ? 2 : 1;
-	}
+	if (p->need & AJ_NEED_BUILD)
+		return build(run, err) < 0 ? -1 : 1;
 	if (p->need & AJ_NEED_OBJECT)
 		return get_object(run, err) ? -1 : 1;
+	if (p->need & AJ_NEED_AJJOB)
+		return fetch_ajjob(run, err) ? -1 : 1;
 	if (p->need)
 		return run->runner->observe(run, p->need, &run->s, err) ? -1 : 1;
 	if (p->act & AJ_DO_STORAGE)
 		return write_storage(run, err) ? -1 : 1;
 	if (p->act & AJ_DO_CREATE)
 		return create(run, err) ? -1 : 1;
+	if (p->act & ~(AJ_DO_RUNNER - 1))
+		return run->runner->act(run, p->act, &run->s, err) ? -1 : 1;
 	return 0;
+}
+
+/*
+ * The runner of the AjJob: the one of its status.backend, else one whose
+ * finalizer it carries (deleted before its status was written), else the
+ * first (it resolves the AjJob and hands it on).
+ */
+static const struct aj_runner *claimant(const struct aj_reconciler *r, const struct aj_ajjob_view *v)
+{
+	const struct aj_runner *rn = aj_runner_for(str_at(v->status, "backend"));
+	size_t i;
+
+	if (runner_on(r, rn))
+		return rn;
+	for (i = 0; i < aj_runners_nr; i++)
+		if (runner_on(r, aj_runners[i]) && has_finalizer(v->object, aj_runners[i]->finalizer))
+			return aj_runners[i];
+	return aj_runners[0];
 }
 
 static int reconcile_run(struct aj_run *run, struct aj_errors *err)
@@ -553,12 +741,55 @@ static int reconcile_run(struct aj_run *run, struct aj_errors *err)
 	for (round = 0; round < AJ_DECIDE_ROUNDS * 2; round++) {
 		run->runner->decide(&run->s, &plan);
 		s = step(run, &plan, err);
-		if (s == 2)
-			return aj_reconcile_azure(run->r->azure, run->k, &run->rep, &run->pl, err);
 		if (s <= 0)
 			return s < 0 ? -1 : act(run, &plan, err);
 	}
 	return aj_errors_add(err, NULL, "no decision after %d rounds", round);
+}
+
+/*
+ * A finished AjJob: delete it once its time to live is up (Background: the
+ * garbage collector takes what it owns), else look again then. Only the
+ * AjJob the cache saw goes (a precondition on its uid).
+ */
+static int expire(struct aj_run *run, struct aj_errors *err)
+{
+	const struct aj_ajjob_view *v = &run->v;
+	struct aj_kube_ref ref = { &aj_res_ajjobs, v->ns, v->name, NULL };
+	struct aj_kube_delete_opts o = { AJ_KUBE_PROPAGATION_BACKGROUND, v->uid, NULL };
+	struct aj_kube_status ks;
+	struct aj_errors derr = AJ_ERRORS_INIT;
+	long long ttl = v->ttl >= 0 ? v->ttl : run->r->ttl_after_finished, wait;
+	long long finished = aj_status_true_since(v->status, v->phase == AJ_PHASE_SUCCEEDED
+								     ? "Succeeded" : "Failed");
+	char note[128];
+	int d = aj_decide_ttl(v->ttl, run->r->ttl_after_finished, finished, (long long)time(NULL),
+			      &wait), ret;
+
+	if (d == AJ_TTL_WAIT && run->r->queue &&
+	    aj_workqueue_add_after(run->r->queue, run->rep.key, (double)wait))
+		return aj_errors_oom(err);
+	if (d != AJ_TTL_DELETE)
+		return AJ_RECONCILE_DONE;
+	aj_kube_status_init(&ks);
+	ret = aj_kube_delete(run->k, &ref, &o, NULL, &ks, &derr);
+	if (ret && (ks.reason == AJ_KUBE_NOT_FOUND || ks.reason == AJ_KUBE_CONFLICT))
+		ret = 0;   /* gone already, or another AjJob took the name: nothing of ours left */
+	else if (ret)
+		aj_errors_splice(err, &derr);
+	else {
+		snprintf(note, sizeof(note), "Deleted after ttlSecondsAfterFinished: %lld s after "
+			 "it finished", ttl);
+		aj_report_event(&run->rep, 0, "Expired", "Delete", note, 0);
+		aj_log(AJ_LOG_INFO, "deleted after ttlSecondsAfterFinished", "ajjob", run->rep.key,
+		       AJ_LOG_END);
+		if (run->r->metrics)
+			aj_jobmetrics_expired(run->r->metrics, cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(v->status, "backend")));
+	}
+	aj_errors_release(&derr);
+	aj_kube_status_release(&ks);
+	return ret ? -1 : AJ_RECONCILE_DONE;
 }
 
 int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
@@ -588,20 +819,21 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		goto out;
 	}
 	run.rep.metrics = r->metrics;
-	if (r->azure && aj_azure_claims(&run.v)) {
-		ret = aj_reconcile_azure(r->azure, k, &run.rep, NULL, err);
+	/* finished, of any backend: only its time to live is left */
+	if (!run.v.deleting && run.v.has_phase && aj_phase_terminal(run.v.phase) &&
+	    run.v.observed_generation == run.v.generation) {
+		ret = expire(&run, err);
 		goto out;
 	}
-	if (run.v.deleting || (run.v.has_phase && aj_phase_terminal(run.v.phase) &&
-			       run.v.observed_generation == run.v.generation))
+	run.runner = claimant(r, &run.v);
+	/* a deleted AjJob is its runner's while its finalizer holds it */
+	if (run.v.deleting && !run.runner->finalizer)
 		goto out;
-	run.runner = aj_runner_for(cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(run.v.status, "backend")));
-	if (!run.runner)
-		run.runner = aj_runners[0];
 	ret = reconcile_run(&run, err);
 out:
 	aj_report_release(&run.rep);
+	if (run.scratch.state_free)
+		run.scratch.state_free(run.scratch.state);
 	cJSON_Delete(run.scratch.keep);
 	cJSON_Delete(run.objects);
 	aj_free(run.service);

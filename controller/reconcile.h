@@ -12,7 +12,11 @@
  * with every problem listed and creates nothing. Cancelling (annotation
  * aj.dev/cancel: "true") deletes the object (propagation Foreground) and
  * ends in Cancelled once it and its pods are gone. Every transition is also
- * an Event (report.h). aml and sing AjJobs go to the Azure forwarder.
+ * an Event (report.h). A runner that owns no cluster object (Azure's, for
+ * aml and sing) follows its job through its own observe, and its finalizer
+ * keeps a deleted AjJob until that job has ended. A finished AjJob is
+ * deleted (propagation Background) once its time to live is up
+ * (aj_decide_ttl), and looked at again then until it is.
  *
  * The reconciler reads the cache and writes through the worker's own
  * client. State: none of its own between calls; what the cache holds by
@@ -21,12 +25,13 @@
 #ifndef AJ_RECONCILE_H
 #define AJ_RECONCILE_H
 
+#include "runner.h"
+
 struct aj_cache;
 struct aj_errors;
 struct aj_kube;
 struct aj_metrics;
 
-struct aj_azure_forwarder;
 struct aj_storage_minter;
 struct aj_workqueue;
 
@@ -36,11 +41,17 @@ struct aj_reconciler {
 	struct aj_metrics *metrics;   /* phase changes are counted here (jobmetrics.h); NULL: not */
 	/* where jobs may add capabilities or mount storage (aj_backend_permit) */
 	const char *privileged_namespaces;
-	struct aj_azure_forwarder *azure;   /* aml/sing AjJobs (reconcile_azure.h); NULL: refused */
+	/*
+	 * Each runner's own configuration, by aj_runner_slot() (runner_azure.h:
+	 * the Azure forwarder); NULL turns a runner marked configured off.
+	 */
+	void *runner_config[AJ_RUNNERS_MAX];
 	/* the storage Secret of cluster AjJobs (storage.h); NULL: none written */
 	struct aj_storage_minter *storage;
 	/* where AjJobs to look at again later are queued (pending reasons); NULL: none */
 	struct aj_workqueue *queue;
+	/* seconds a finished AjJob is kept when its spec does not say; 0: forever */
+	long long ttl_after_finished;
 };
 
 /* Shares nothing but what it is given; no release needed. */

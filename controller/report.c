@@ -76,22 +76,18 @@ static int replace_members(cJSON *next, const cJSON *extra)
 	return 0;
 }
 
-/* When the AjJob was first seen Running (its Running condition's transition), 0 if never. */
-static long long running_since(const cJSON *status)
+/* Members a status may drop (a job's tasks once its object is gone). */
+static const char *const droppable[] = { "tasks", "tasksSummary" };
+
+/* null for each droppable member next does not have. 0 / -1. */
+static int drop_absent(cJSON *next)
 {
-	const cJSON *c;
+	size_t i;
 
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(status, "conditions")) {
-		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
-		const char *on = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "status"));
-		long long t;
-
-		if (type && on && !strcmp(type, "Running") && !strcmp(on, "True")) {
-			t = aj_timestamp_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-				c, "lastTransitionTime")), 0);
-			return t > 0 ? t : 0;
-		}
-	}
+	for (i = 0; i < sizeof(droppable) / sizeof(droppable[0]); i++)
+		if (!cJSON_GetObjectItemCaseSensitive(next, droppable[i]) &&
+		    !cJSON_AddNullToObject(next, droppable[i]))
+			return -1;
 	return 0;
 }
 
@@ -105,7 +101,7 @@ static void count_transition(const struct aj_report *rep, const struct aj_status
 	if (!rep->metrics || from == st->phase || now < 0)
 		return;
 	aj_jobmetrics_transition(rep->metrics, st->backend, from, st->phase, v->created,
-				 running_since(v->status), now);
+				 aj_status_true_since(v->status, "Running"), now);
 }
 
 int aj_report_status(struct aj_report *rep, const struct aj_status *st, const cJSON *extra,
@@ -126,6 +122,15 @@ int aj_report_status(struct aj_report *rep, const struct aj_status *st, const cJ
 	if (v->status && aj_cache_json_hash(next) == v->status_hash) {
 		cJSON_Delete(next);
 		return 0;
+	}
+	/*
+	 * A merge patch keeps what it does not name: members the status no
+	 * longer has go as null (the server stores none, so the hash above
+	 * compares what it will hold).
+	 */
+	if (drop_absent(next)) {
+		cJSON_Delete(next);
+		return aj_errors_oom(err);
 	}
 	patch = cJSON_CreateObject();
 	if (!patch || !(meta = cJSON_AddObjectToObject(patch, "metadata")) ||

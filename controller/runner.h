@@ -10,9 +10,14 @@
  *   decide   runner->decide(seen, plan): pure, no I/O, no clock (seen.now),
  *            so every transition is a row in a unit test;
  *   act      reconcile.c carries out the generic steps of the plan (build,
- *            Secret, create, get, delete, status, Events, requeue) and asks
- *            the runner for its own (runner->observe for the facts of
- *            plan.need from AJ_NEED_PODS on, runner->cancel).
+ *            Secret, create, get, delete, status, Events, finalizer,
+ *            requeue) and asks the runner for its own (runner->observe for
+ *            the facts of plan.need outside AJ_NEED_GENERIC, runner->act for
+ *            the steps from AJ_DO_RUNNER on, runner->cancel).
+ *
+ * A runner that owns no cluster object (owns NULL: its job lives elsewhere,
+ * as Azure's) finds it with its observe, names it in status.<member>.jobName
+ * and may hold the AjJob with a finalizer of its own until the job ended.
  *
  * A plan that needs facts (plan.need) is decided again once they are in the
  * seen state, at most AJ_DECIDE_ROUNDS times; each round adds at least one.
@@ -41,7 +46,9 @@
 
 #include "status.h"
 
+struct aj_ajjob_view;
 struct aj_errors;
+struct aj_jobspec;
 struct aj_kube_resource;
 struct aj_run;
 
@@ -52,30 +59,42 @@ struct aj_run;
 struct aj_owned_facts {
 	const char *phase;              /* the backend's word for its state, or NULL */
 	unsigned flags;                 /* the runner's bits */
-	long long n[AJ_OWNED_NUMBERS];  /* the runner's counters */
+	long long n[AJ_OWNED_NUMBERS];  /* the runner's counters (32 bits in the cache) */
+	/* its tasks' pods by state (status.tasks; names point into the object) */
+	size_t nr_tasks;
+	struct aj_task_pods tasks[AJ_TASKS_MAX];
 };
 
-/* Facts a plan may need. reconcile.c fetches the generic ones. */
+/* Facts a plan may need. reconcile.c fetches the generic ones (AJ_NEED_GENERIC). */
 enum {
 	AJ_NEED_BUILD = 1u << 0,    /* resolve the AjJob and build its objects */
 	AJ_NEED_OBJECT = 1u << 1,   /* GET the owned object (the watch lags behind a create) */
+	AJ_NEED_AJJOB = 1u << 3,    /* the AjJob's object (the cache drops it once submitted): held */
 	/* runner->observe fetches the rest */
 	AJ_NEED_PODS = 1u << 2,     /* whether the object's pods are gone (pods_left) */
 	AJ_NEED_RUNNER = 1u << 8    /* the first of the runner's own */
 };
+#define AJ_NEED_GENERIC (AJ_NEED_BUILD | AJ_NEED_OBJECT | AJ_NEED_AJJOB)
 
 /* Steps a plan asks for, taken in this order. */
 enum {
 	AJ_DO_STORAGE = 1u << 0,    /* write the storage Secret (storage.h) */
 	AJ_DO_CREATE = 1u << 1,     /* create the built objects */
-	AJ_DO_DELETE = 1u << 2,     /* runner->cancel: delete the owned object */
+	AJ_DO_DELETE = 1u << 2,     /* runner->cancel: delete (or cancel) what the AjJob owns */
 	AJ_DO_STATUS = 1u << 3,     /* write the status the plan describes */
 	AJ_DO_STORAGE_NOTE = 1u << 4, /* remember plan.storage_due on the AjJob's record */
-	AJ_DO_RETRY = 1u << 5       /* end with an error: back off and come again */
+	AJ_DO_RETRY = 1u << 5,      /* end with an error: back off and come again */
+	AJ_DO_RELEASE = 1u << 6,    /* remove runner->finalizer: the AjJob may go */
+	/* runner->act takes the rest, before the plan is final, recording them in seen.done */
+	AJ_DO_RUNNER = 1u << 8      /* the first of the runner's own */
 };
 
-/* How the create of the owned object ended. */
-enum { AJ_CREATE_NONE, AJ_CREATE_OK, AJ_CREATE_EXISTS, AJ_CREATE_REJECTED };
+/* How the create of the owned object (or the runner's submit) ended. */
+enum {
+	AJ_CREATE_NONE, AJ_CREATE_OK, AJ_CREATE_EXISTS,
+	AJ_CREATE_REJECTED,         /* the AjJob is at fault (create_error, create_reason) */
+	AJ_CREATE_RETRY             /* failed for now (create_error): back off and come again */
+};
 
 struct aj_seen {
 	long long now;              /* Unix seconds */
@@ -85,8 +104,11 @@ struct aj_seen {
 	unsigned prev_flags;        /* conditions True now (AJ_STATUS_FLAG of AJ_COND_*) */
 	const char *prev_reason;    /* the Unschedulable condition's message, or NULL */
 	int cancel;                 /* annotation aj.dev/cancel: "true" */
+	int removing;               /* its deletionTimestamp is set (only a finalizer holds it) */
+	int held;                   /* it carries runner->finalizer (known with AJ_NEED_AJJOB) */
 	int submitted;              /* its status names the owned object */
 	long long submitted_at;     /* the Submitted condition's transition (0: unknown) */
+	long long changed_at;       /* the latest transition of any condition (0: unknown) */
 	long long reason_due;       /* next scheduler look-up (0: any time) */
 	/* storage Secret: the cache's note (AJ_CACHE_DUE_UNKNOWN: none since the
 	 * record was made), else the status' storageRenewAfter (0: none) */
@@ -107,10 +129,14 @@ struct aj_seen {
 	long long storage_written;  /* when the Secret written is due again (0: none needed) */
 	int create;                 /* AJ_CREATE_* */
 	const char *create_error;   /* the API server's refusal */
+	const char *create_reason;  /* the reason a refusal is told under; NULL: <prefix>Rejected */
 	/* runner facts, fetched for its needs */
 	const char *failure;        /* "task worker, pod P: exit code 3 (Error)"; NULL: none */
 	const char *reason;         /* the scheduler's reason; NULL: none found */
 	long long pods_left;        /* pods still carrying the job's name */
+	const char *forbidden;      /* why the AjJob may not use what it names; NULL: it may */
+	const cJSON *detail;        /* status.<member> as observed, written whole; NULL: none */
+	double every;               /* seconds between looks at a job no watch reports on */
 };
 
 /* A submitted job waits this long before the scheduler is asked why (seconds)... */
@@ -146,12 +172,15 @@ struct aj_plan {
 	long long retry_count;
 	long long storage_renew_after;  /* status' renewal time; 0: keep */
 	const char *job;            /* name the owned object in the status; NULL: keep */
+	const struct aj_task_pods *tasks;  /* the object's tasks (into the seen state); 0: none */
+	size_t nr_tasks;
 	struct aj_plan_event events[AJ_PLAN_EVENTS];
 	size_t nr_events;
 	long long reason_due;       /* next reason look-up to remember; 0: no change */
 	long long storage_due;      /* with AJ_DO_STORAGE_NOTE */
 	long long storage_requeue;  /* seconds to the Secret's next write; 0: none queued here */
-	long long requeue_after;    /* seconds; 0: none (a watch event brings it back) */
+	double requeue_after;       /* seconds; 0: none (a watch event brings it back) */
+	const cJSON *detail;        /* status.<member> to write whole (points into seen); NULL: keep */
 	int requeue_low;            /* come back once no AjJob waits for its create */
 	char reason_buf[64];
 	char message[1024];
@@ -174,6 +203,13 @@ struct aj_runner {
 	const struct aj_kube_resource *owns;
 	const char *owns_crd;               /* "jobs.batch.volcano.sh", named by /readyz */
 	/*
+	 * Its finalizer on the AjJobs it serves, or NULL: an AjJob being
+	 * deleted that carries it is this runner's to let go (AJ_DO_RELEASE).
+	 */
+	const char *finalizer;
+	/* off (its services not served) unless the controller configures it (aj_run_config) */
+	int configured;
+	/*
 	 * The resources of the builder's objects after the first (which is the
 	 * owned object, created last): created before it, in order, each with
 	 * a controller ownerReference to the AjJob and not watched; one already
@@ -188,12 +224,17 @@ struct aj_runner {
 	void (*object_name)(const char *ajjob, char *out, size_t size);
 	/* (seen, now) -> plan; pure. */
 	void (*decide)(const struct aj_seen *s, struct aj_plan *p);
-	/* Fetch the needs from AJ_NEED_PODS on into s (setting s->have). 0 / -1. */
+	/* Fetch the needs outside AJ_NEED_GENERIC into s (setting s->have). 0 / -1. */
 	int (*observe)(struct aj_run *run, unsigned need, struct aj_seen *s,
 		       struct aj_errors *err);
-	/* Delete what the AjJob owns (AJ_DO_DELETE). 0 / -1. */
+	/* Take the steps of act from AJ_DO_RUNNER on into s (setting s->done). 0 / -1. */
+	int (*act)(struct aj_run *run, unsigned act, struct aj_seen *s, struct aj_errors *err);
+	/* Delete (or cancel) what the AjJob owns (AJ_DO_DELETE). 0 / -1. */
 	int (*cancel)(struct aj_run *run, struct aj_errors *err);
 };
+
+/* Rows in aj_runners, at most. */
+#define AJ_RUNNERS_MAX 4
 
 extern const struct aj_runner *const aj_runners[];
 extern const size_t aj_runners_nr;
@@ -228,8 +269,32 @@ void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct a
 int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
 		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
 		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p);
+/* What a finished AjJob's time to live says (aj_decide_ttl). */
+enum { AJ_TTL_KEEP, AJ_TTL_WAIT, AJ_TTL_DELETE };
+/*
+ * A finished AjJob's time to live, like a batch/v1 Job's: ttl is its
+ * spec.ttlSecondsAfterFinished (-1 when not set: the controller's dflt
+ * counts), 0 keeps it forever; finished is when it finished (its terminal
+ * condition's transition, Unix seconds; 0 unknown: kept). AJ_TTL_WAIT with
+ * *wait the seconds left, counted from the finish time even when that is
+ * ahead of now (clock skew), or AJ_TTL_DELETE once they are up.
+ */
+int aj_decide_ttl(long long ttl, long long dflt, long long finished, long long now,
+		  long long *wait);
+
+/*
+ * After a summarize() filled f's tasks: while the object runs (not ended),
+ * a task's pods not created yet count as pending too; an ended object with
+ * no pod left to count (Volcano deletes them all when a job fails) tells
+ * nothing of its tasks (nr_tasks 0) rather than that none ran.
+ */
+void aj_owned_tasks_settle(struct aj_owned_facts *f, int ended);
 void aj_plan_event(struct aj_plan *p, int warning, const char *reason, const char *action,
 		   const char *note, int once);
+/* Failed before anything was submitted (or with a name taken): the AjJob is at fault. */
+void aj_plan_fail(struct aj_plan *p, const char *reason, const char *action, const char *message);
+/* Cancelled (aj.dev/cancel) before anything was submitted. */
+void aj_plan_cancelled(struct aj_plan *p);
 /*
  * An object name for AjJob `ajjob`: stable, a DNS-1035 label (lower case,
  * other characters '-', "j-" in front of a first character that is no
@@ -240,15 +305,34 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
 
 /* --- what runners may use while acting (reconcile.c) --- */
 
-/* Room a runner's observe may fill for the rest of the reconcile (reconcile.c frees keep). */
+/*
+ * Room a runner's observe may fill for the rest of the reconcile:
+ * reconcile.c frees keep, and state with state_free, at its end.
+ */
 struct aj_run_scratch {
 	char text[512];
 	cJSON *keep;
+	void *state;
+	void (*state_free)(void *state);
 };
 
 struct aj_run_scratch *aj_run_scratch(struct aj_run *run);
 struct aj_kube *aj_run_kube(struct aj_run *run);
 const char *aj_run_ns(const struct aj_run *run);
+/* "ns/name" of the AjJob, for logs. */
+const char *aj_run_key(const struct aj_run *run);
+/* The AjJob as the cache (or AJ_NEED_AJJOB, AJ_NEED_BUILD) gave it. */
+const struct aj_ajjob_view *aj_run_ajjob(const struct aj_run *run);
+/* Its JobSpec and what the backend built (objects[0] first), once AJ_NEED_BUILD built; else NULL. */
+const struct aj_jobspec *aj_run_spec(const struct aj_run *run);
+cJSON *aj_run_built(const struct aj_run *run);
+/* The runner's configuration (aj_reconciler.runner_config), or NULL. */
+void *aj_run_config(const struct aj_run *run);
+/*
+ * Merge-patch the AjJob (patch is taken), against the resourceVersion this
+ * reconcile read; later writes carry the one answered. 0 / -1.
+ */
+int aj_run_patch_ajjob(struct aj_run *run, cJSON *patch, struct aj_errors *err);
 /* Delete the owned object, propagation Foreground; gone already is fine. */
 int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err);
 /* The pods in the AjJob's namespace matching a label selector (caller frees *out). */

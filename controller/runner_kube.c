@@ -29,6 +29,7 @@
 #define NEED_FAILURE AJ_NEED_RUNNER    /* the Failed condition's reason and message */
 #define FLAG_QUEUED 2u                 /* the Job carries a Kueue queue label */
 #define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define TASK_LABEL "aj.dev/task"
 enum { N_ACTIVE, N_SUCCEEDED };
 
 static const struct aj_kube_resource batch_jobs = { "batch", "v1", "jobs", 1 };
@@ -51,6 +52,11 @@ static const char *str(const cJSON *o, const char *k)
 static int is(const char *a, const char *b)
 {
 	return a && !strcmp(a, b);
+}
+
+static int ended(const char *phase)
+{
+	return is(phase, "Complete") || is(phase, "Failed");
 }
 
 /* The condition of `type` when its status is True, else NULL. */
@@ -84,6 +90,30 @@ static void kube_name(const char *ajjob, char *out, size_t size)
 	aj_runner_object_name(ajjob, KUBE_NAME_MAX, out, size);
 }
 
+/*
+ * The Job's one task (named by its pods' aj.dev/task label): the Job
+ * controller counts pods active (pending or running, not terminating),
+ * ready (of those, running and ready), succeeded and failed; completions
+ * is how many it asks for (1 when unset).
+ */
+static void task_of(const cJSON *obj, struct aj_owned_facts *out)
+{
+	const cJSON *st = get(obj, "status"), *spec = get(obj, "spec");
+	const char *name = str(get(get(get(spec, "template"), "metadata"), "labels"), TASK_LABEL);
+	struct aj_task_pods *t = &out->tasks[0];
+	long long active = aj_json_whole(get(st, "active"), 2147483647.0, 0);
+
+	t->name = name ? name : str(get(obj, "metadata"), "name");
+	if (!t->name)
+		return;
+	out->nr_tasks = 1;
+	t->replicas = aj_json_whole(get(spec, "completions"), 2147483647.0, 1);
+	t->running = aj_json_whole(get(st, "ready"), 2147483647.0, 0);
+	t->pending = active > t->running ? active - t->running : 0;
+	t->succeeded = aj_json_whole(get(st, "succeeded"), 2147483647.0, 0);
+	t->failed = aj_json_whole(get(st, "failed"), 2147483647.0, 0);
+}
+
 static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 {
 	const cJSON *st = get(obj, "status");
@@ -98,6 +128,8 @@ static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 		     ready > 0 || out->n[N_SUCCEEDED] > 0 ? "Running" : "Pending";
 	out->flags = (str(get(get(obj, "metadata"), "labels"), QUEUE_LABEL) ? FLAG_QUEUED : 0) |
 		     (mounts_storage(obj) ? AJ_OWNED_MOUNTS_STORAGE : 0);
+	task_of(obj, out);
+	aj_owned_tasks_settle(out, ended(out->phase));
 }
 
 /* The Job ended: Succeeded or Failed, told once. */
@@ -163,9 +195,7 @@ static void mirror(const struct aj_seen *s, struct aj_plan *p)
 
 static void decide(const struct aj_seen *s, struct aj_plan *p)
 {
-	int ended = s->exists && (is(s->o.phase, "Complete") || is(s->o.phase, "Failed"));
-
-	aj_decide_owned(&aj_runner_kube, s, ended, finished, mirror, p);
+	aj_decide_owned(&aj_runner_kube, s, s->exists && ended(s->o.phase), finished, mirror, p);
 }
 
 /* --- what the cache does not hold --- */

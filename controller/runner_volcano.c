@@ -72,12 +72,46 @@ static int mounts_storage(const cJSON *obj)
 	return 0;
 }
 
+static int ended_phase(const char *v)
+{
+	return is(v, "Completed") || is(v, "Failed") || is(v, "Terminated");
+}
+
+/*
+ * Each task of spec.tasks with its pods by phase: the Volcano job controller
+ * counts the pods it has in status.taskStatusCount.<task>.phase (a phase
+ * with no pod is left out; a task with none at all too).
+ */
+static void tasks_of(const cJSON *obj, struct aj_owned_facts *out)
+{
+	const cJSON *count = get(get(obj, "status"), "taskStatusCount"), *task;
+
+	cJSON_ArrayForEach(task, get(get(obj, "spec"), "tasks")) {
+		const char *name = str(task, "name");
+		const cJSON *ph;
+		struct aj_task_pods *t;
+
+		if (!name || out->nr_tasks >= AJ_TASKS_MAX)
+			continue;
+		ph = get(get(count, name), "phase");
+		t = &out->tasks[out->nr_tasks++];
+		t->name = name;
+		t->replicas = aj_json_whole(get(task, "replicas"), 2147483647.0, 0);
+		t->pending = aj_json_whole(get(ph, "Pending"), 2147483647.0, 0);
+		t->running = aj_json_whole(get(ph, "Running"), 2147483647.0, 0);
+		t->succeeded = aj_json_whole(get(ph, "Succeeded"), 2147483647.0, 0);
+		t->failed = aj_json_whole(get(ph, "Failed"), 2147483647.0, 0);
+	}
+}
+
 static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 {
 	out->phase = str(get(get(obj, "status"), "state"), "phase");
 	out->flags = mounts_storage(obj) ? AJ_OWNED_MOUNTS_STORAGE : 0;
 	out->n[N_RETRIES] = aj_json_whole(get(get(obj, "status"), "retryCount"), 2147483647.0, 0);
 	out->n[N_MAX_RETRY] = aj_json_whole(get(get(obj, "spec"), "maxRetry"), 2147483647.0, 0);
+	tasks_of(obj, out);
+	aj_owned_tasks_settle(out, ended_phase(out->phase));
 }
 
 /* "" or " after N restarts" */
@@ -209,7 +243,7 @@ static void mirror(const struct aj_seen *s, struct aj_plan *p)
 static void decide(const struct aj_seen *s, struct aj_plan *p)
 {
 	const char *v = s->o.phase;
-	int ended = s->exists && (is(v, "Completed") || is(v, "Failed") || is(v, "Terminated"));
+	int ended = s->exists && ended_phase(v);
 
 	if (!aj_decide_owned(&aj_runner_volcano, s, ended, finished, mirror, p))
 		p->retry_count = s->o.n[N_RETRIES];

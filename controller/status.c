@@ -25,6 +25,18 @@ static const cJSON *prev_condition(const cJSON *prev, const char *type)
 	return NULL;
 }
 
+long long aj_status_true_since(const cJSON *status, const char *type)
+{
+	const cJSON *c = prev_condition(status, type);
+	const char *on = str_of(c, "status");
+	long long t;
+
+	if (!on || strcmp(on, "True"))
+		return 0;
+	t = aj_timestamp_parse(str_of(c, "lastTransitionTime"), 0);
+	return t > 0 ? t : 0;
+}
+
 static int add_condition(cJSON *list, const cJSON *prev, const char *type, int on,
 			 const char *message, const struct aj_status *st, const char *now)
 {
@@ -62,6 +74,56 @@ static void conditions_on(const struct aj_status *st, int on[AJ_STATUS_CONDITION
 		on[i] = !!(st->flags & AJ_STATUS_FLAG(i));
 }
 
+void aj_status_tasks_summary(const struct aj_task_pods *tasks, size_t n, char *out, size_t size)
+{
+	static const char *const words[] = { "running", "pending", "succeeded", "failed" };
+	long long count[4] = { 0, 0, 0, 0 }, total = 0;
+	size_t i, lead, len;
+	int w;
+
+	for (i = 0; i < n; i++) {
+		total += tasks[i].replicas;
+		count[0] += tasks[i].running;
+		count[1] += tasks[i].pending;
+		count[2] += tasks[i].succeeded;
+		count[3] += tasks[i].failed;
+	}
+	/* all done, or ended in failure with nothing running, else running */
+	lead = total > 0 && count[2] == total ? 2 : !count[0] && count[3] ? 3 : 0;
+	w = snprintf(out, size, "%lld/%lld %s", count[lead], total, words[lead]);
+	for (i = 0; w >= 0 && i < 4; i++) {
+		len = strlen(out);
+		if (i != lead && count[i] > 0 && len < size)
+			w = snprintf(out + len, size - len, ", %lld %s", count[i], words[i]);
+	}
+}
+
+/* status.tasks and status.tasksSummary. 0 / -1. */
+static int add_tasks(cJSON *s, const struct aj_status *st)
+{
+	char line[256];
+	cJSON *list = cJSON_AddArrayToObject(s, "tasks"), *t;
+	size_t i;
+
+	if (!list)
+		return -1;
+	for (i = 0; i < st->nr_tasks; i++) {
+		const struct aj_task_pods *k = &st->tasks[i];
+
+		if (!(t = cJSON_CreateObject()) || !cJSON_AddItemToArray(list, t))
+			return cJSON_Delete(t), -1;
+		if (!cJSON_AddStringToObject(t, "name", k->name) ||
+		    !cJSON_AddNumberToObject(t, "replicas", (double)k->replicas) ||
+		    !cJSON_AddNumberToObject(t, "pending", (double)k->pending) ||
+		    !cJSON_AddNumberToObject(t, "running", (double)k->running) ||
+		    !cJSON_AddNumberToObject(t, "succeeded", (double)k->succeeded) ||
+		    !cJSON_AddNumberToObject(t, "failed", (double)k->failed))
+			return -1;
+	}
+	aj_status_tasks_summary(st->tasks, st->nr_tasks, line, sizeof(line));
+	return cJSON_AddStringToObject(s, "tasksSummary", line) ? 0 : -1;
+}
+
 cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 		      const char *now, int *changed)
 {
@@ -88,6 +150,7 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	    !cJSON_AddNumberToObject(s, "observedGeneration", (double)st->generation) ||
 	    !cJSON_AddStringToObject(s, "message", st->message) ||
 	    (retries > 0 && !cJSON_AddNumberToObject(s, "retryCount", (double)retries)) ||
+	    (st->nr_tasks && add_tasks(s, st)) ||
 	    !(conds = cJSON_AddArrayToObject(s, "conditions")))
 		goto fail;
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {

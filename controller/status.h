@@ -19,6 +19,8 @@
 #ifndef AJ_STATUS_H
 #define AJ_STATUS_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
 /* the phases and condition types: the AjJob contract */
@@ -28,6 +30,18 @@
 #define AJ_STATUS_FLAG(cond) (1u << (cond))
 /* status.<member> member: when the storage Secret is due for renewal (RFC 3339) */
 #define AJ_STATUS_RENEW "storageRenewAfter"
+
+/*
+ * One task of a job (status.tasks[]): its pods by state, the same for every
+ * backend. Pods not created yet count as pending while the job runs.
+ */
+struct aj_task_pods {
+	const char *name;
+	long long replicas, pending, running, succeeded, failed;
+};
+
+/* Tasks a status holds at most (the CRD's maxItems). */
+#define AJ_TASKS_MAX 64
 
 struct aj_status {
 	enum aj_phase phase;
@@ -52,7 +66,26 @@ struct aj_status {
 	unsigned flags;
 	/* the Unschedulable condition's message when it is True (else the status message) */
 	const char *unschedulable;
+	/*
+	 * status.tasks and the line status.tasksSummary says them in; none
+	 * (nr_tasks 0): both left out.
+	 */
+	const struct aj_task_pods *tasks;
+	size_t nr_tasks;
 };
+
+/*
+ * The tasks in one line: the state most pods are headed for first, then the
+ * rest that has pods ("2/2 running", "0/4 running, 4 pending", "2/2
+ * succeeded", "1/2 failed, 1 succeeded"). Cut to size, never overrun.
+ */
+void aj_status_tasks_summary(const struct aj_task_pods *tasks, size_t n, char *out, size_t size);
+
+/*
+ * When condition `type` of status became True (its lastTransitionTime, Unix
+ * seconds); 0 when it is not True or says no valid time.
+ */
+long long aj_status_true_since(const cJSON *status, const char *type);
 
 /*
  * The status to write, given the current one (prev; NULL or not an object

@@ -8,6 +8,7 @@
 #include "azure/vcselect.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/strlist.h"
 
 #define PROVIDER "/providers/Microsoft.MachineLearningServices"
@@ -322,6 +323,7 @@ void aj_aml_job_release(struct aj_aml_job *j)
 	aj_free(j->compute_id);
 	aj_free(j->instance_type);
 	aj_free(j->tier);
+	aj_free(j->task);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -341,10 +343,12 @@ int aj_aml_job_read(const cJSON *resource, struct aj_aml_job *out)
 	    dup_opt(&out->portal_url, str_at(at(at(props, "services"), "Studio"), "endpoint")) ||
 	    dup_opt(&out->compute_id, str_at(props, "computeId")) ||
 	    dup_opt(&out->instance_type, str_at(res, "instanceType")) ||
-	    dup_opt(&out->tier, str_at(at(at(res, "properties"), "AISuperComputer"), "slaTier"))) {
+	    dup_opt(&out->tier, str_at(at(at(res, "properties"), "AISuperComputer"), "slaTier")) ||
+	    dup_opt(&out->task, str_at(at(props, "tags"), "k8s-task"))) {
 		aj_aml_job_release(out);
 		return -1;
 	}
+	out->instances = aj_json_whole(at(res, "instanceCount"), 2147483647.0, 0);
 	return 0;
 }
 

@@ -117,6 +117,8 @@ struct aj_aml_job {
 	char *compute_id;
 	char *instance_type;  /* properties.resources.instanceType */
 	char *tier;           /* ...resources.properties.AISuperComputer.slaTier */
+	char *task;           /* properties.tags.k8s-task: the JobSpec task it runs */
+	long long instances;  /* properties.resources.instanceCount; 0: not said */
 };
 
 void aj_aml_job_release(struct aj_aml_job *j);

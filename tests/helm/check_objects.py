@@ -14,8 +14,9 @@ import sys
 # watches, events.c), verb by verb.
 RULES = [
     (["aj.dev"], ["ajjobs", "ajtemplates"], ["get", "list", "watch"]),
-    # the finalizer and annotation of AjJobs forwarded to Azure
-    (["aj.dev"], ["ajjobs"], ["patch"]),
+    # the finalizer and annotation of AjJobs forwarded to Azure; finished AjJobs
+    # deleted after their ttlSecondsAfterFinished
+    (["aj.dev"], ["ajjobs"], ["patch", "delete"]),
     (["aj.dev"], ["ajjobs/status"], ["get", "update", "patch"]),
     (["batch.volcano.sh"], ["jobs"], ["get", "list", "watch", "create", "delete"]),
     # the kube backend's Indexed Jobs and the headless Service created beside each
@@ -142,6 +143,9 @@ def main():
               all(pod_labels.get(k) == v for k, v in sp.get("selector", {}).items()) and
               sp["ports"][0].get("targetPort") == "http" and sp["ports"][0].get("name") == "metrics", str(sp))
 
+    ttl = "86400" if profile == "namespaced" else "0"
+    check("finished AjJobs deleted after %s s (0: kept)" % ttl,
+          "--ttl-seconds-after-finished=" + ttl in args, str(args))
     if profile == "aks":
         ann = sas[0]["metadata"].get("annotations", {}) if sas else {}
         check("ServiceAccount annotated with the workload identity client id",

@@ -209,13 +209,14 @@ controller_cleanup() {
   fi
   rm -rf "$work" "$t_out"
 }
-# submit_ajjob NAME TEMPLATE NODES [CONFIG-JSON]: the AjJob `aj run --dry-run` makes of an example
-# template (NODES "" for the template's own), CONFIG-JSON merged into its leaf config (e.g.
-# target.labels, which choose what kwok does with the pods), applied in $ns, which replaces the
+# submit_ajjob NAME TEMPLATE NODES [CONFIG-JSON [SPEC-JSON]]: the AjJob `aj run --dry-run` makes of an
+# example template (NODES "" for the template's own), CONFIG-JSON merged into its leaf config (e.g.
+# target.labels, which choose what kwok does with the pods) and SPEC-JSON into its spec (e.g.
+# ttlSecondsAfterFinished), applied in $ns, which replaces the
 # examples' target.namespace. Without spec.code: kwok runs no container, and code transfer has
 # tests of its own (exec-upload, code-blob, volcano-storage). Needs AJ_HOME.
 submit_ajjob() {
-  local name=$1 tpl=$2 nodes=$3 extra=${4:-"{}"} n=()
+  local name=$1 tpl=$2 nodes=$3 extra=${4:-"{}"} spec=${5:-"{}"} n=()
   [[ -n $nodes ]] && n=(-n "$nodes")
   mkdir -p "$work/src"   # an empty working directory: the code archive stays small
   (cd "$work/src" && "$AJ_BIN" run -t "$tpl" --namespace "$ns" --name "$name" "${n[@]}" --dry-run -o json \
@@ -230,7 +231,8 @@ job["spec"].pop("code", None)
 config = job["spec"]["template"].setdefault("config", {})
 merge(config, {"target": {"namespace": job["metadata"]["namespace"]}})
 merge(config, json.loads(sys.argv[1]))
-print(json.dumps(job))' "$extra" | k apply -f - >/dev/null
+merge(job["spec"], json.loads(sys.argv[2]))
+print(json.dumps(job))' "$extra" "$spec" | k apply -f - >/dev/null
 }
 # The examples' shared volume (PVC training-shared) in $ns, bound to a PV of its own.
 shared_volume() {
@@ -259,6 +261,18 @@ YAML
 }
 # jpath NAME JSONPATH: a field of AjJob NAME in $ns
 jpath() { k -n "$ns" get ajjob "$1" -o jsonpath="$2"; }
+# tasks_column NAME: the Tasks column of `kubectl get ajjob NAME` (its words may have spaces)
+tasks_column() {
+  k -n "$ns" get ajjob "$1" | awk 'NR == 1 { s = index($0, "TASKS"); e = index($0, "NODES") }
+    NR == 2 { v = substr($0, s, e - s); sub(/ +$/, "", v); print v }'
+}
+# tasks_are NAME WANT: status.tasks as "name replicas pending running succeeded failed;..."
+tasks_are() {
+  local got
+  got=$(jpath "$1" '{range .status.tasks[*]}{.name} {.replicas} {.pending} {.running} {.succeeded} {.failed};{end}')
+  echo "status.tasks: $got" >&2
+  [[ $got == "$2" ]]
+}
 cond_is() { [[ $(jpath "$1" "{.status.conditions[?(@.type==\"$2\")].status}") == "$3" ]]; }
 pods_of() { k -n "$ns" get pods -l "volcano.sh/job-name=$1" -o jsonpath="$2"; }
 # record_phases NAME: every status the AjJob goes through ("phase retryCount restarting suspended"),

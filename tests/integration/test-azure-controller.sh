@@ -133,9 +133,12 @@ expect_eq "the image is registered with the registry prefix, version from the im
 expect_eq "PyTorch distribution across 2 nodes" '{"distributionType": "PyTorch", "processCountPerInstance": 1}' \
   peer_job "$jobname" properties.distribution
 expect_eq "managed identity" "Managed" peer_job "$jobname" properties.identity.identityType
-expect_eq "tags name the AjJob" "{\"k8s-name\": \"train-1\", \"k8s-namespace\": \"$ns\", \"k8s-uid\": \"$uid\", \"team\": \"vision\"}" \
+expect_eq "tags name the AjJob and its task" "{\"k8s-name\": \"train-1\", \"k8s-namespace\": \"$ns\", \"k8s-task\": \"train\", \"k8s-uid\": \"$uid\", \"team\": \"vision\"}" \
   peer_job "$jobname" properties.tags
 expect_ok "Running is mirrored" wait_for 30 phase_is train-1 Running
+expect_eq "status.tasks: the one task, both instances running" "train 2 0 2" \
+  field train-1 '{.status.tasks[0].name} {.status.tasks[0].replicas} {.status.tasks[0].pending} {.status.tasks[0].running}'
+expect_eq "...summed up" "2/2 running" field train-1 '{.status.tasksSummary}'
 expect_eq "portal URL in the status" "https://ml.azure.com/runs/$jobname?wsid=$ws_id" field train-1 '{.status.azure.portalUrl}'
 expect_eq "workspace in the status" "$ws_id" field train-1 '{.status.azure.workspace}'
 expect_eq "no virtual cluster for an AML compute" "" field train-1 '{.status.azure.virtualCluster}'
@@ -147,6 +150,7 @@ expect_eq "...and the job writes to it" "azureml://datastores/aj_out/paths/train
 peer_post revoke ''
 peer_post job-status "{\"name\": \"$jobname\", \"status\": \"Completed\"}"
 expect_ok "Completed becomes Succeeded" wait_for 30 phase_is train-1 Succeeded
+expect_eq "...both instances succeeded" "2/2 succeeded" field train-1 '{.status.tasksSummary}'
 expect_eq "still one PUT of that job after all the polls" "2" requests PUT "/jobs/$jobname\$"
 expect_ok "a new token came from IMDS after the revocation" at_least 2 GET "^/metadata/identity/oauth2/token\$"
 

@@ -88,6 +88,7 @@ expect_eq "its ServiceAccount may create Volcano Jobs anywhere" "yes" can create
 expect_eq "...and Indexed Jobs (the kube backend)" "yes" can create jobs.batch -n "$other"
 expect_eq "...and their headless Services" "yes" can create services -n "$other"
 expect_eq "...patch AjJob status" "yes" can patch ajjobs.aj.dev --subresource=status -n "$other"
+expect_eq "...delete finished AjJobs (ttlSecondsAfterFinished)" "yes" can delete ajjobs.aj.dev -n "$other"
 expect_eq "...update Leases in its own namespace" "yes" can update leases.coordination.k8s.io -n "$ns"
 expect_eq "...but not elsewhere" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update leases.coordination.k8s.io -n '$other' || true"
 expect_eq "...nor write an AjJob's spec" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update ajjobs.aj.dev -n '$other' || true"

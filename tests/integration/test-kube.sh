@@ -7,7 +7,9 @@
 # by its podFailurePolicy and stops the other ranks; with target.queue the Job waits suspended
 # (as Kueue expects) until it is unsuspended. Then through aj-controller (deploy/rbac.yaml's
 # permissions): AjJob -> Job and Service -> pods -> Succeeded, a failing rank -> Failed with
-# the Job's reason, and a cancel.
+# the Job's reason, and a cancel; status.tasks and the Tasks column of kubectl get ajjob; finished
+# AjJobs deleted after their spec.ttlSecondsAfterFinished, or the controller's
+# --ttl-seconds-after-finished after a restart, one with 0 kept.
 source "$(dirname "$0")/lib.sh"
 cluster_test kube
 
@@ -100,6 +102,8 @@ expect_fail "a heterogeneous template is refused, naming the key" \
 start_controller main
 submit_ajjob aj-ok kube 2
 expect_ok "AjJob aj-ok: Succeeded" wait_for 90 phase_is aj-ok Succeeded
+expect_ok "...status.tasks: its one task, both pods succeeded" wait_for 10 tasks_are aj-ok "worker 2 0 0 2 0;"
+expect_eq "...the Tasks column of kubectl get ajjob" "2/2 succeeded" tasks_column aj-ok
 expect_eq "...its Job is Complete with both indexes" "True 2" jobf aj-ok '{.status.conditions[?(@.type=="Complete")].status} {.status.succeeded}'
 expect_eq "...the status names the Job and the backend" "aj-ok kube" jpath aj-ok '{.status.kube.jobName} {.status.backend}'
 expect_eq "...the AjJob owns the Job and the Service" "AjJob AjJob" bash -c \
@@ -110,8 +114,43 @@ expect_ok "...naming the pod failure policy, the index and the exit code" bash -
   "m=\$('$AJ_KUBECTL' -n '$ns' get ajjob aj-fail -o jsonpath='{.status.message}'); [[ \$m == *PodFailurePolicy* && \$m == *'exit code 3'* && \$m == *'index 1'* ]]"
 submit_ajjob aj-cancel kube 2 '{"target": {"labels": {"aj.dev/kwok-hold": "true"}}}'
 expect_ok "AjJob aj-cancel: Running" wait_for 90 phase_is aj-cancel Running
+both_ready() { tasks_are aj-cancel "worker 2 0 2 0 0;"; }
+expect_ok "...status.tasks: both pods running (the Job's ready pods)" wait_for 30 both_ready
+expect_eq "...the Tasks column of kubectl get ajjob" "2/2 running" tasks_column aj-cancel
 k -n "$ns" annotate ajjob aj-cancel aj.dev/cancel=true >/dev/null
 expect_ok "...cancelled: Cancelled" wait_for 90 phase_is aj-cancel Cancelled
 expect_eq "...its Job and pods are gone" "" kpods aj-cancel '{.items[*].metadata.name}'
+expect_eq "...and so are its tasks (the Job is gone)" "" jpath aj-cancel '{.status.tasks}{.status.tasksSummary}'
+
+# --- finished AjJobs go after their time to live, like batch/v1 Jobs ---
+submit_ajjob aj-ttl kube 1 '{}' '{"ttlSecondsAfterFinished": 3}'
+submit_ajjob aj-keep kube 1 '{}' '{"ttlSecondsAfterFinished": 0}'
+ajjob_gone() { ! k -n "$ns" get ajjob "$1" >/dev/null 2>&1; }
+expect_ok "AjJob aj-ttl (ttlSecondsAfterFinished: 3): deleted after it finished" wait_for 90 ajjob_gone aj-ttl
+expect_ok "...not before 3 s had passed since it completed (the condition's time is whole seconds)" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o json | python3 -c '
+import json, sys, datetime
+ev = [e for e in json.load(sys.stdin)[\"items\"] if e[\"regarding\"][\"name\"] == \"aj-ttl\"]
+t = lambda s: datetime.datetime.fromisoformat(s.replace(\"Z\", \"+00:00\"))
+done = [t(e[\"eventTime\"]) for e in ev if e[\"reason\"] == \"KubeJobComplete\"]
+gone = [t(e[\"eventTime\"]) for e in ev if e[\"reason\"] == \"Expired\"]
+assert done and gone, (done, gone)
+assert (gone[0] - done[0]).total_seconds() >= 2, (done, gone)'"
+expect_eq "...told in a Normal Event" "Normal Deleted after ttlSecondsAfterFinished: 3 s after it finished" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[?(@.reason==\"Expired\")]}{.type} {.note}{end}'"
+job_gone() { ! k -n "$ns" get jobs.batch aj-ttl >/dev/null 2>&1; }
+expect_ok "...its Job went with it (garbage collector)" wait_for 60 job_gone
+expect_ok "...and the controller logged it" grep -q '"msg":"deleted after ttlSecondsAfterFinished","ajjob":"'"$ns"'/aj-ttl"' "$work/main.log"
+expect_ok "AjJob aj-keep (0: kept) and those without one stay" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get ajjob aj-ok aj-fail aj-cancel aj-keep >/dev/null"
+expect_ok "...aj-keep did finish" wait_for 60 phase_is aj-keep Succeeded
+stop_controllers
+
+# --- a restarted controller with --ttl-seconds-after-finished deletes those long due ---
+start_controller ttl --ttl-seconds-after-finished 1
+expect_ok "the flag's time to live: AjJobs without one of their own go (aj-ok, aj-fail, aj-cancel)" \
+  wait_for 60 bash -c "! '$AJ_KUBECTL' -n '$ns' get ajjob aj-ok && ! '$AJ_KUBECTL' -n '$ns' get ajjob aj-fail && ! '$AJ_KUBECTL' -n '$ns' get ajjob aj-cancel"
+sleep 2
+expect_ok "...spec.ttlSecondsAfterFinished: 0 overrides it: aj-keep stays" k -n "$ns" get ajjob aj-keep
 stop_controllers
 finish

@@ -23,6 +23,7 @@ kill "$(cat "$work/fails.watch")" 2>/dev/null
 expect_ok "the message names the task, the pod and the exit code" bash -c \
   "[[ \$('$AJ_KUBECTL' -n '$ns' get ajjob fails -o jsonpath='{.status.message}') == 'Volcano Job fails is Failed after 2 restarts: task worker, pod fails-worker-0: exit code 7'* ]]"
 expect_eq "status.retryCount is Volcano's" "2" jpath fails '{.status.retryCount}'
+expect_eq "...no tasks: Volcano deleted every pod of the failed job" "" jpath fails '{.status.tasks}{.status.tasksSummary}'
 expect_ok "the phase never went back (Volcano: Restarting, Pending, Running again)" never_back "$work/fails.phases"
 expect_ok "...it was Running with the Restarting condition" grep -q '^Running [12] True' "$work/fails.phases"
 expect_ok "one Warning Event tells the failure" bash -c \
@@ -53,6 +54,9 @@ expect_ok "...and not retried" bash -c "! grep -q 'reconcile failed; will retry.
 # --- cancel: Cancelling while the pods go, Cancelled only once they are gone ---
 submit_ajjob stop volcano-cpu 2 "$hold"
 expect_ok "a held job runs" wait_for 60 phase_is stop Running
+all_running() { tasks_are stop "master 1 0 1 0 0;worker 1 0 1 0 0;"; }
+expect_ok "...status.tasks: master and worker, their pods running (Volcano's taskStatusCount)" wait_for 30 all_running
+expect_eq "...the Tasks column of kubectl get ajjob" "2/2 running" tasks_column stop
 record_phases stop
 k -n "$ns" annotate ajjob stop aj.dev/cancel=true >/dev/null
 expect_ok "cancelled" wait_for 90 phase_is stop Cancelled
@@ -62,6 +66,7 @@ expect_eq "...with no pod of it left at that moment" "" echo "$left"
 expect_ok "...nor its Volcano Job" bash -c "! '$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh stop"
 expect_ok "...having been Cancelling before" grep -q '^Cancelling' "$work/stop.phases"
 expect_ok "...never back" never_back "$work/stop.phases"
+expect_eq "...its tasks left the status with the Volcano Job" "" jpath stop '{.status.tasks}{.status.tasksSummary}'
 expect_eq "the cancel is told once" "1" bash -c \
   "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[?(@.reason==\"Cancelled\")]}{.metadata.name}{\"\\n\"}{end}' | grep -c ."
 

@@ -1,9 +1,9 @@
 /*
  * The Azure forwarder's configuration: the default workspace and the
  * namespace rules (which workspaces and virtual clusters a namespace may
- * use), and every malformed setting's message. The forwarding itself runs
- * against a real API server and the Azure peer in
- * tests/integration/test-azure-controller.sh.
+ * use), and every malformed setting's message. The runner's decisions are
+ * test_runner_azure.c's; the forwarding itself runs against a real API
+ * server and the Azure peer in tests/integration/test-azure-controller.sh.
  */
 #include "support.h"
 
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "reconcile_azure.h"
+#include "azure_forward.h"
 
 static struct aj_azure_forwarder *make(const char *workspace, const char *allow)
 {
@@ -19,7 +19,7 @@ static struct aj_azure_forwarder *make(const char *workspace, const char *allow)
 	struct aj_azure_forwarder *f = NULL;
 	struct aj_errors err = AJ_ERRORS_INIT;
 
-	if (aj_azure_forwarder_new(&o, NULL, NULL, &f, &err))
+	if (aj_azure_forwarder_new(&o, NULL, &f, &err))
 		fail_msg("%s", aj_test_errors_text(&err));
 	aj_errors_release(&err);
 	return f;
@@ -31,7 +31,7 @@ static void refused(const char *workspace, const char *allow, const char *fragme
 	struct aj_azure_forwarder *f = NULL;
 	struct aj_errors err = AJ_ERRORS_INIT;
 
-	assert_int_equal(aj_azure_forwarder_new(&o, NULL, NULL, &f, &err), -1);
+	assert_int_equal(aj_azure_forwarder_new(&o, NULL, &f, &err), -1);
 	assert_null(f);
 	if (!aj_test_errors_contain(&err, fragment))
 		fail_msg("want \"%s\", got: %s", fragment, aj_test_errors_text(&err));
@@ -67,15 +67,6 @@ static void rules(void **state)
 	aj_azure_forwarder_free(f);
 }
 
-static void services(void **state)
-{
-	(void)state;
-	assert_true(aj_azure_serves("aml"));
-	assert_true(aj_azure_serves("sing"));
-	assert_false(aj_azure_serves("volcano"));
-	assert_false(aj_azure_serves(NULL));
-}
-
 static void bad_settings(void **state)
 {
 	(void)state;
@@ -95,7 +86,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rules),
-		cmocka_unit_test(services),
 		cmocka_unit_test(bad_settings),
 	};
 

@@ -169,7 +169,7 @@ static void every_observation_gives_its_plan(void **state)
 		if (!(p.act & AJ_DO_STATUS) || !p.submitted || del != r->delete_job || p.phase != r->phase || p.flags != r->flags ||
 		    strcmp(p.reason, r->reason) || strcmp(p.message, r->message) ||
 		    p.requeue_after != r->requeue_after || p.reason_due != r->reason_due)
-			fail_msg("%s: got delete %d phase %s reason %s flags %u requeue %lld due %lld "
+			fail_msg("%s: got delete %d phase %s reason %s flags %u requeue %g due %lld "
 				 "message \"%s\"", r->name, del, aj_phase_name(p.phase),
 				 p.reason, p.flags, p.requeue_after, p.reason_due, p.message);
 		aj_test_plan_events(r->name, r->events, &p);
@@ -373,7 +373,7 @@ static void submission_steps_in_order(void **state)
 		decide(&r->seen, &p);
 		if (p.need != r->need || p.act != r->act || p.requeue_low != r->requeue_low ||
 		    p.requeue_after != r->requeue_after)
-			fail_msg("%s: need %u act %u low %d requeue %lld", r->name, p.need, p.act,
+			fail_msg("%s: need %u act %u low %d requeue %g", r->name, p.need, p.act,
 				 p.requeue_low, p.requeue_after);
 		if (r->events)
 			aj_test_plan_events(r->name, r->events, &p);
@@ -551,6 +551,131 @@ static void the_scheduler_reason_from_podgroup_or_events(void **state)
 	cJSON_Delete(empty);
 }
 
+/*
+ * The tasks of Volcano Jobs as its job controller writes their status: the
+ * pods it has per task and phase in taskStatusCount (phases without pods
+ * left out), the replicas from spec.tasks.
+ */
+static void the_tasks_of_a_volcano_job(void **state)
+{
+	static const struct {
+		const char *status;
+		struct aj_task_pods master, worker;
+	} jobs[] = {
+		/* the PodGroup waits in the queue: no pods yet, all pending */
+		{ "{\"state\": {\"phase\": \"Pending\", \"lastTransitionTime\": \"2026-12-01T10:00:00Z\"},"
+		  " \"minAvailable\": 3, \"conditions\": [{\"status\": \"Pending\","
+		  " \"lastTransitionTime\": \"2026-12-01T10:00:00Z\"}]}",
+		  { "master", 1, 1, 0, 0, 0 }, { "worker", 2, 2, 0, 0, 0 } },
+		{ "{\"state\": {\"phase\": \"Running\"}, \"minAvailable\": 3, \"pending\": 1, \"running\": 2,"
+		  " \"taskStatusCount\": {\"master\": {\"phase\": {\"Running\": 1}},"
+		  " \"worker\": {\"phase\": {\"Pending\": 1, \"Running\": 1}}}, \"version\": 2}",
+		  { "master", 1, 0, 1, 0, 0 }, { "worker", 2, 1, 1, 0, 0 } },
+		{ "{\"state\": {\"phase\": \"Completed\"}, \"minAvailable\": 3, \"succeeded\": 3,"
+		  " \"taskStatusCount\": {\"master\": {\"phase\": {\"Succeeded\": 1}},"
+		  " \"worker\": {\"phase\": {\"Succeeded\": 2}}}}",
+		  { "master", 1, 0, 0, 1, 0 }, { "worker", 2, 0, 0, 2, 0 } },
+		/* Terminated: a pod that failed is kept, the others were deleted */
+		{ "{\"state\": {\"phase\": \"Terminated\"}, \"failed\": 1, \"terminating\": 2,"
+		  " \"taskStatusCount\": {\"worker\": {\"phase\": {\"Failed\": 1}}}}",
+		  { "master", 1, 0, 0, 0, 0 }, { "worker", 2, 0, 0, 0, 1 } },
+	};
+	/* Failed after its restarts: Volcano deleted every pod, nothing is left to count */
+	static const char failed[] =
+		"{\"metadata\": {\"name\": \"t\"}, \"spec\": {\"tasks\": [{\"name\": \"worker\","
+		" \"replicas\": 2}]}, \"status\": {\"state\": {\"phase\": \"Failed\"}, \"retryCount\": 2,"
+		" \"minAvailable\": 2, \"terminating\": 2}}";
+	struct aj_owned_facts f;
+	char json[2048], name[32];
+	cJSON *job;
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		const struct aj_task_pods *want[2] = { &jobs[i].master, &jobs[i].worker };
+
+		snprintf(json, sizeof(json),
+			 "{\"metadata\": {\"name\": \"t\", \"namespace\": \"ml\", \"uid\": \"v1\"},"
+			 " \"spec\": {\"minAvailable\": 3, \"schedulerName\": \"volcano\", \"maxRetry\": 3,"
+			 " \"tasks\": [{\"name\": \"master\", \"replicas\": 1, \"template\": {}},"
+			 " {\"name\": \"worker\", \"replicas\": 2, \"template\": {}}]}, \"status\": %s}",
+			 jobs[i].status);
+		job = aj_test_summarize(&aj_runner_volcano, json, &f);
+		assert_int_equal(f.nr_tasks, 2);
+		for (j = 0; j < 2; j++) {
+			snprintf(name, sizeof(name), "job %zu, task %zu", i, j);
+			aj_test_task_is(name, &f.tasks[j], want[j]);
+		}
+		cJSON_Delete(job);
+	}
+	job = aj_test_summarize(&aj_runner_volcano, failed, &f);
+	assert_int_equal(f.nr_tasks, 0);
+	cJSON_Delete(job);
+}
+
+/* Every status about our Volcano Job says its tasks: mirrored, finished, cancelling. */
+static void the_plan_carries_the_tasks(void **state)
+{
+	static const char *const phases[] = { "Running", "Completed", "Pending" };
+	struct aj_seen s = SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Running", 0, 3);
+	struct aj_plan p;
+	size_t i;
+
+	(void)state;
+	s.o.nr_tasks = 2;
+	s.o.tasks[0] = (struct aj_task_pods){ "master", 1, 0, 1, 0, 0 };
+	s.o.tasks[1] = (struct aj_task_pods){ "worker", 2, 0, 2, 0, 0 };
+	for (i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+		s.o.phase = phases[i];
+		decide(&s, &p);
+		assert_int_equal(p.nr_tasks, 2);
+		assert_ptr_equal(p.tasks, s.o.tasks);
+	}
+	s.cancel = 1;
+	decide(&s, &p);
+	assert_int_equal(p.phase, AJ_PHASE_CANCELLING);
+	assert_int_equal(p.nr_tasks, 2);
+	/* the Volcano Job gone: no tasks to tell */
+	s.exists = 0;
+	s.have = PODS;
+	decide(&s, &p);
+	assert_int_equal(p.nr_tasks, 0);
+}
+
+/* A finished AjJob's time to live, like a batch/v1 Job's; the clock is 1000. */
+static void finished_ajjobs_are_deleted_when_their_time_is_up(void **state)
+{
+	static const struct {
+		const char *name;
+		long long ttl, dflt, finished;
+		int want;
+		long long wait;
+	} ttls[] = {
+		{ "not due: come back for the rest", 30, 0, 990, AJ_TTL_WAIT, 20 },
+		{ "due to the second: delete", 10, 0, 990, AJ_TTL_DELETE, 0 },
+		{ "long overdue (a restarted controller): delete", 10, 0, 100, AJ_TTL_DELETE, 0 },
+		{ "0: never", 0, 0, 100, AJ_TTL_KEEP, 0 },
+		{ "not set, no default: never", -1, 0, 100, AJ_TTL_KEEP, 0 },
+		{ "not set: the controller's default", -1, 60, 990, AJ_TTL_WAIT, 50 },
+		{ "the field overrides the default", 5, 60, 990, AJ_TTL_DELETE, 0 },
+		{ "0 in the field keeps it despite a default", 0, 60, 100, AJ_TTL_KEEP, 0 },
+		{ "clock skew: finished ahead of now, the whole time from then", 10, 0, 1030,
+		  AJ_TTL_WAIT, 40 },
+		{ "finish time unknown: kept", 10, 0, 0, AJ_TTL_KEEP, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ttls) / sizeof(ttls[0]); i++) {
+		long long wait = -1;
+		int d = aj_decide_ttl(ttls[i].ttl, ttls[i].dflt, ttls[i].finished, 1000, &wait);
+
+		if (d != ttls[i].want || wait != ttls[i].wait)
+			fail_msg("%s: %d wait %lld, expected %d wait %lld", ttls[i].name, d, wait,
+				 ttls[i].want, ttls[i].wait);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +688,9 @@ int main(void)
 		cmocka_unit_test(rejections_that_fail_the_ajjob),
 		cmocka_unit_test(the_failed_pod_is_the_first_to_fail),
 		cmocka_unit_test(the_scheduler_reason_from_podgroup_or_events),
+		cmocka_unit_test(the_tasks_of_a_volcano_job),
+		cmocka_unit_test(the_plan_carries_the_tasks),
+		cmocka_unit_test(finished_ajjobs_are_deleted_when_their_time_is_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,6 +73,85 @@ static void summarize_reads_conditions_and_counts(void **state)
 	assert_string_equal(f.phase, "Failed");
 }
 
+/*
+ * The Job's one task, from Indexed Jobs as kube-controller-manager's Job
+ * controller writes their status (zero counts left out, ready and
+ * terminating always there), named by the pods' aj.dev/task label.
+ */
+static void summarize_counts_the_pods_of_the_one_task(void **state)
+{
+	static const struct {
+		const char *status;
+		struct aj_task_pods want;
+	} rows[] = {
+		/* pods created, not running yet */
+		{ "{\"startTime\": \"2026-12-01T10:00:00Z\", \"active\": 2, \"ready\": 0, \"terminating\": 0,"
+		  " \"uncountedTerminatedPods\": {}}", { "worker", 2, 2, 0, 0, 0 } },
+		{ "{\"startTime\": \"2026-12-01T10:00:00Z\", \"active\": 2, \"ready\": 2, \"terminating\": 0,"
+		  " \"uncountedTerminatedPods\": {}}", { "worker", 2, 0, 2, 0, 0 } },
+		/* index 0 done, index 1 running */
+		{ "{\"active\": 1, \"ready\": 1, \"succeeded\": 1, \"completedIndexes\": \"0\","
+		  " \"terminating\": 0}", { "worker", 2, 0, 1, 1, 0 } },
+		/* suspended (Kueue): no pod at all, both pending */
+		{ "{\"ready\": 0, \"terminating\": 0, \"conditions\": [{\"type\": \"Suspended\","
+		  " \"status\": \"True\", \"reason\": \"JobSuspended\"}]}", { "worker", 2, 2, 0, 0, 0 } },
+		{ "{\"succeeded\": 2, \"ready\": 0, \"terminating\": 0, \"completedIndexes\": \"0,1\","
+		  " \"conditions\": [{\"type\": \"SuccessCriteriaMet\", \"status\": \"True\"},"
+		  " {\"type\": \"Complete\", \"status\": \"True\"}]}", { "worker", 2, 0, 0, 2, 0 } },
+		/* ended: what is not counted is not pending */
+		{ "{\"failed\": 1, \"ready\": 0, \"terminating\": 0, \"conditions\": ["
+		  " {\"type\": \"FailureTarget\", \"status\": \"True\"},"
+		  " {\"type\": \"Failed\", \"status\": \"True\", \"reason\": \"PodFailurePolicy\"}]}",
+		  { "worker", 2, 0, 0, 0, 1 } },
+	};
+	char json[1024], name[16];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct aj_owned_facts f;
+		cJSON *job;
+
+		snprintf(json, sizeof(json),
+			 "{\"metadata\": {\"name\": \"t\"}, \"spec\": {\"completions\": 2, \"parallelism\": 2,"
+			 " \"completionMode\": \"Indexed\", \"template\": {\"metadata\": {\"labels\":"
+			 " {\"aj.dev/ajjob\": \"t\", \"aj.dev/task\": \"worker\"}}}}, \"status\": %s}",
+			 rows[i].status);
+		job = aj_test_summarize(&aj_runner_kube, json, &f);
+		assert_int_equal(f.nr_tasks, 1);
+		snprintf(name, sizeof(name), "row %zu", i);
+		aj_test_task_is(name, &f.tasks[0], &rows[i].want);
+		cJSON_Delete(job);
+	}
+}
+
+/* The status of every turn that sees our Job says its task; one that does not, none. */
+static void the_plan_carries_the_task(void **state)
+{
+	struct aj_seen s = { .now = 1000, .ajjob = "t", .prev = AJ_PHASE_SUBMITTED, .submitted = 1,
+			     .submitted_at = 990, .storage_due = AJ_CACHE_DUE_UNKNOWN, .job = "t",
+			     .uid = "u1", .exists = 1, .ours = 1,
+			     .o = { "Running", 0, { 2, 0 }, 1, { { "worker", 2, 0, 2, 0, 0 } } } };
+	struct aj_plan p;
+
+	(void)state;
+	aj_runner_kube.decide(&s, &p);
+	assert_int_equal(p.nr_tasks, 1);
+	assert_ptr_equal(p.tasks, s.o.tasks);
+	/* not ours: a name conflict, no tasks of someone else's Job */
+	s.submitted = 0;
+	s.ours = 0;
+	aj_runner_kube.decide(&s, &p);
+	assert_string_equal(p.reason, "NameConflict");
+	assert_int_equal(p.nr_tasks, 0);
+	/* gone: none */
+	s.submitted = 1;
+	s.exists = 0;
+	aj_runner_kube.decide(&s, &p);
+	assert_string_equal(p.reason, "KubeJobDeleted");
+	assert_int_equal(p.nr_tasks, 0);
+}
+
 /* One observation of a submitted AjJob and the plan expected for it. */
 struct row {
 	const char *name;
@@ -217,6 +296,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(summarize_reads_conditions_and_counts),
+		cmocka_unit_test(summarize_counts_the_pods_of_the_one_task),
+		cmocka_unit_test(the_plan_carries_the_task),
 		cmocka_unit_test(every_observation_gives_its_plan),
 		cmocka_unit_test(the_failure_is_named),
 		cmocka_unit_test(object_names),

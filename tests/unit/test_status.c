@@ -42,7 +42,8 @@ static void the_lifecycle_conditions_and_the_retry_count(void **state)
 {
 	struct aj_status st = { AJ_PHASE_RUNNING, 1, "VolcanoJobRestarting",
 				"Volcano Job t is Restarting: restart 2 of at most 3", "volcano", 1,
-				"volcano", "t", 0, 2, AJ_STATUS_FLAG(AJ_COND_RESTARTING), NULL };
+				"volcano", "t", 0, 2, AJ_STATUS_FLAG(AJ_COND_RESTARTING), NULL,
+				NULL, 0 };
 	cJSON *s1, *s2, *s3;
 	int changed;
 
@@ -90,7 +91,7 @@ static void transitions_move_only_the_conditions_that_flip(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
 				"created Volcano Job train-x", "volcano", 1, "volcano", "train-x", 0, 0, 0,
-				NULL };
+				NULL, NULL, 0 };
 	cJSON *s1, *s2, *s3;
 	int changed;
 
@@ -131,7 +132,7 @@ static void the_storage_renewal_time_is_written_and_kept(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
 				"Volcano Job train-x submitted", "volcano", 1, "volcano", "train-x",
-				1506484173, 0, 0, NULL };
+				1506484173, 0, 0, NULL, NULL, 0 };
 	cJSON *s1, *s2, *s3, *plain;
 	int changed;
 
@@ -168,7 +169,7 @@ static void an_invalid_template_fails_without_submitting(void **state)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidTemplate",
 				"template/gpu.yaml:3:5: config.jobs[0].sku: required",
-				"volcano", 2, "volcano", NULL, 0, 0, 0, NULL };
+				"volcano", 2, "volcano", NULL, 0, 0, 0, NULL, NULL, 0 };
 	cJSON *s;
 	int changed;
 
@@ -182,6 +183,80 @@ static void an_invalid_template_fails_without_submitting(void **state)
 			    "template/gpu.yaml:3:5: config.jobs[0].sku: required");
 	assert_null(cJSON_GetObjectItem(s, "volcano"));
 	cJSON_Delete(s);
+}
+
+/* status.tasks item by item, and the line of the Tasks column. */
+static void the_tasks_and_their_summary(void **state)
+{
+	struct aj_task_pods tasks[] = {
+		{ "master", 1, 0, 1, 0, 0 },
+		{ "worker", 3, 1, 2, 0, 0 },
+	};
+	struct aj_status st = { AJ_PHASE_RUNNING, 1, "VolcanoJobRunning", "Volcano Job t is Running",
+				"volcano", 1, "volcano", "t", 0, 0, 0, NULL, tasks, 2 };
+	const cJSON *t;
+	cJSON *s1, *s2, *s3;
+	int changed;
+
+	(void)state;
+	s1 = aj_status_next(NULL, &st, "2026-01-01T00:00:00Z", &changed);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(s1, "tasks")), 2);
+	t = cJSON_GetArrayItem(cJSON_GetObjectItem(s1, "tasks"), 1);
+	assert_string_equal(field(t, "name"), "worker");
+	assert_int_equal(cJSON_GetObjectItem(t, "replicas")->valueint, 3);
+	assert_int_equal(cJSON_GetObjectItem(t, "pending")->valueint, 1);
+	assert_int_equal(cJSON_GetObjectItem(t, "running")->valueint, 2);
+	assert_int_equal(cJSON_GetObjectItem(t, "succeeded")->valueint, 0);
+	assert_int_equal(cJSON_GetObjectItem(t, "failed")->valueint, 0);
+	assert_null(cJSON_GetObjectItem(t, "restarts"));
+	assert_string_equal(field(s1, "tasksSummary"), "3/4 running, 1 pending");
+	/* the same counts again: nothing to write; one pod more running: a change */
+	s2 = aj_status_next(s1, &st, "2026-01-01T00:01:00Z", &changed);
+	assert_false(changed);
+	tasks[1].pending = 0;
+	tasks[1].running = 3;
+	s3 = aj_status_next(s2, &st, "2026-01-01T00:02:00Z", &changed);
+	assert_true(changed);
+	assert_string_equal(field(s3, "tasksSummary"), "4/4 running");
+	cJSON_Delete(s1);
+	cJSON_Delete(s2);
+	cJSON_Delete(s3);
+	/* no tasks known: neither member */
+	st.nr_tasks = 0;
+	s1 = aj_status_next(NULL, &st, "2026-01-01T00:00:00Z", &changed);
+	assert_null(cJSON_GetObjectItem(s1, "tasks"));
+	assert_null(cJSON_GetObjectItem(s1, "tasksSummary"));
+	cJSON_Delete(s1);
+}
+
+static void task_summaries_lead_with_where_the_pods_are_headed(void **state)
+{
+	static const struct {
+		struct aj_task_pods t[2];
+		size_t n;
+		const char *line;
+	} rows[] = {
+		{ { { "worker", 2, 0, 2, 0, 0 } }, 1, "2/2 running" },
+		{ { { "worker", 4, 4, 0, 0, 0 } }, 1, "0/4 running, 4 pending" },
+		{ { { "worker", 2, 0, 0, 2, 0 } }, 1, "2/2 succeeded" },
+		{ { { "worker", 2, 0, 0, 0, 1 } }, 1, "1/2 failed" },
+		{ { { "master", 1, 0, 0, 1, 0 }, { "worker", 1, 0, 0, 0, 1 } }, 2, "1/2 failed, 1 succeeded" },
+		{ { { "worker", 3, 0, 1, 1, 1 } }, 1, "1/3 running, 1 succeeded, 1 failed" },
+		{ { { "worker", 2, 0, 1, 1, 0 } }, 1, "1/2 running, 1 succeeded" },
+		{ { { "worker", 0, 0, 0, 0, 0 } }, 1, "0/0 running" },
+	};
+	char line[64], tiny[8];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		aj_status_tasks_summary(rows[i].t, rows[i].n, line, sizeof(line));
+		if (strcmp(line, rows[i].line))
+			fail_msg("row %zu: \"%s\", expected \"%s\"", i, line, rows[i].line);
+	}
+	/* cut, never overrun */
+	aj_status_tasks_summary(rows[1].t, 1, tiny, sizeof(tiny));
+	assert_string_equal(tiny, "0/4 run");
 }
 
 static void phase_names_round_trip(void **state)
@@ -205,6 +280,8 @@ int main(void)
 		cmocka_unit_test(transitions_move_only_the_conditions_that_flip),
 		cmocka_unit_test(the_storage_renewal_time_is_written_and_kept),
 		cmocka_unit_test(an_invalid_template_fails_without_submitting),
+		cmocka_unit_test(the_tasks_and_their_summary),
+		cmocka_unit_test(task_summaries_lead_with_where_the_pods_are_headed),
 		cmocka_unit_test(phase_names_round_trip),
 	};
 

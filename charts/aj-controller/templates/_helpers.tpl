@@ -65,10 +65,11 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
   resources: [ajjobs, ajtemplates]
   verbs: [get, list, watch]
 # AjJobs forwarded to Azure: the finalizer aj.dev/azure-job and the annotation
-# aj.dev/azure-workspace, by merge patch.
+# aj.dev/azure-workspace, by merge patch; finished AjJobs deleted after their
+# ttlSecondsAfterFinished.
 - apiGroups: [aj.dev]
   resources: [ajjobs]
-  verbs: [patch]
+  verbs: [patch, delete]
 - apiGroups: [aj.dev]
   resources: [ajjobs/status]
   verbs: [get, update, patch]

@@ -74,4 +74,13 @@ struct aj_plan;
  */
 void aj_test_plan_events(const char *name, const char *want, const struct aj_plan *p);
 
+struct aj_runner;
+struct aj_owned_facts;
+struct aj_task_pods;
+/* r->summarize() of the object json into *f; the object (the names point into it) to free. */
+cJSON *aj_test_summarize(const struct aj_runner *r, const char *json, struct aj_owned_facts *f);
+/* A task's counts are want's; fails the test naming the case otherwise. */
+void aj_test_task_is(const char *name, const struct aj_task_pods *got,
+		     const struct aj_task_pods *want);
+
 #endif
