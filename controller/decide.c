@@ -94,6 +94,14 @@ static int built(const struct aj_runner *r, const struct aj_seen *s, struct aj_p
 	return 1;
 }
 
+long long aj_decide_reason_due(const struct aj_seen *s)
+{
+	long long waited = s->now - s->submitted_at;
+
+	return s->now + (waited < AJ_REASON_EVERY ? AJ_REASON_EVERY
+			 : waited > AJ_REASON_MAX ? AJ_REASON_MAX : waited);
+}
+
 int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
 {
 	if (s->submitted)

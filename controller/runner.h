@@ -115,8 +115,10 @@ struct aj_seen {
 
 /* A submitted job waits this long before the scheduler is asked why (seconds)... */
 #define AJ_REASON_GRACE 5
-/* ...and then at most this often. */
+/* ...and then again after as long as it has waited, at least this... */
 #define AJ_REASON_EVERY 15
+/* ...and at most this: a queue of thousands of Pending jobs costs a few look-ups a second. */
+#define AJ_REASON_MAX 300
 
 #define AJ_PLAN_EVENTS 3
 #define AJ_DECIDE_ROUNDS 4
@@ -151,7 +153,8 @@ struct aj_plan {
 	long long reason_due;       /* next reason look-up to remember; 0: no change */
 	long long storage_due;      /* with AJ_DO_STORAGE_NOTE */
 	long long storage_requeue;  /* seconds to the Secret's next write; 0: none queued here */
-	long long requeue_after;    /* seconds; 0: none (a watch event brings it back) */
+	/* seconds; 0: none (a watch event brings it back); a poll: it waits at the idle level */
+	long long requeue_after;
 	int requeue_low;            /* come back once no AjJob waits for its create */
 	char reason_buf[64];
 	char message[1024];
@@ -211,6 +214,8 @@ size_t aj_runner_slot(const struct aj_runner *r);
  * the plan is made, 0 when the object is recorded and the runner mirrors it.
  */
 int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p);
+/* When a job still waiting, asked why now, is asked again (the reason_due to note). */
+long long aj_decide_reason_due(const struct aj_seen *s);
 /* Renew the storage Secret when due (adds to p; 1 when p waits for a need). */
 int aj_decide_storage(const struct aj_seen *s, struct aj_plan *p);
 /* Cancel requested or under way: delete, wait for the pods, Cancelled. */

@@ -140,7 +140,7 @@ static void waiting(const struct aj_seen *s, struct aj_plan *p)
 		return;
 	}
 	if (s->have & NEED_REASON)
-		p->reason_due = s->now + AJ_REASON_EVERY;
+		p->reason_due = aj_decide_reason_due(s);
 	next = s->have & NEED_REASON ? p->reason_due
 				      : (s->reason_due > from ? s->reason_due : from);
 	p->requeue_after = next > s->now ? next - s->now : 1;
@@ -220,9 +220,11 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 /*
  * Why the scheduler keeps the job waiting: its PodGroup's Unschedulable
  * condition, else the newest Unschedulable Event about the PodGroup (a job
- * refused at enqueue has no pods, and the reason only in Events). A failed
- * look-up is logged, not retried: the reason is a courtesy, and the next
- * look-up comes anyway.
+ * refused at enqueue has no pods, and the reason only in Events). No
+ * PodGroup yet: Volcano has not taken the job up, so no Event names it, and
+ * the namespace's Events (which the API server filters one by one) are not
+ * read. A failed look-up is logged, not retried: the reason is a courtesy,
+ * and the next look-up comes anyway.
  */
 static const char *scheduler_reason(struct aj_run *run, const struct aj_seen *s, const char *uid,
 				    cJSON **keep)
@@ -237,10 +239,10 @@ static const char *scheduler_reason(struct aj_run *run, const struct aj_seen *s,
 	snprintf(pg, sizeof(pg), "%s-%s", s->job, uid ? uid : "");
 	ref.name = pg;
 	aj_kube_status_init(&ks);
-	if (!aj_kube_get(aj_run_kube(run), &ref, keep, &ks, &gerr))
-		why = aj_volcano_podgroup_reason(*keep);
-	if (!why && (!gerr.nr || ks.reason == AJ_KUBE_NOT_FOUND)) {
-		aj_errors_release(&gerr);
+	if (aj_kube_get(aj_run_kube(run), &ref, keep, &ks, &gerr)) {
+		if (ks.reason == AJ_KUBE_NOT_FOUND)
+			aj_errors_release(&gerr);   /* nothing to say yet */
+	} else if (!(why = aj_volcano_podgroup_reason(*keep))) {
 		cJSON_Delete(*keep);
 		*keep = NULL;
 		memset(&o, 0, sizeof(o));

@@ -246,6 +246,17 @@ static void fetched_facts_finish_the_plan(void **state)
 	assert_int_equal(p.flags, 0);
 	assert_string_equal(p.reason, "VolcanoJobPending");
 	assert_string_equal(p.message, "Volcano Job t is Pending");
+	/* asked again after as long as it has waited: 100 s */
+	s.submitted_at = 900;
+	decide(&s, &p);
+	assert_int_equal(p.reason_due, 1100);
+	assert_int_equal(p.requeue_after, 100);
+	/* and after 5 minutes at most, however long it waits */
+	s.submitted_at = -9000;
+	decide(&s, &p);
+	assert_int_equal(p.reason_due, 1000 + AJ_REASON_MAX);
+	assert_int_equal(p.requeue_after, AJ_REASON_MAX);
+	assert_int_equal(AJ_REASON_MAX, 300);
 }
 
 /* An AjJob not yet submitted, at its steps; its object "t" as the cache or a GET saw it. */
