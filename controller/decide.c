@@ -119,6 +119,7 @@ int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct 
 		aj_plan_event(p, 0, p->reason, "Create", p->note, 1);
 		/* a job that stays Pending changes nothing the watch would tell: look then */
 		p->requeue_after = AJ_REASON_GRACE + 1;
+		p->reason_due = s->now + AJ_REASON_GRACE;
 		return 1;
 	}
 	if (s->cancel) {

@@ -87,7 +87,7 @@ struct aj_seen {
 	int cancel;                 /* annotation aj.dev/cancel: "true" */
 	int submitted;              /* its status names the owned object */
 	long long submitted_at;     /* the Submitted condition's transition (0: unknown) */
-	long long reason_due;       /* next scheduler look-up (0: any time) */
+	long long reason_due;       /* next scheduler look-up (0: none planned: submitted before we started) */
 	/* storage Secret: the cache's note (AJ_CACHE_DUE_UNKNOWN: none since the
 	 * record was made), else the status' storageRenewAfter (0: none) */
 	long long storage_due, storage_renew;

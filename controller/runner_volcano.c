@@ -127,7 +127,7 @@ static void finished(const struct aj_seen *s, struct aj_plan *p)
 /* Submitted and waiting: ask the scheduler why, now and then. */
 static void waiting(const struct aj_seen *s, struct aj_plan *p)
 {
-	long long from = s->submitted_at + AJ_REASON_GRACE, next;
+	long long from = s->submitted_at + AJ_REASON_GRACE, due = s->reason_due, next;
 	const char *why = s->have & NEED_REASON ? s->reason : s->prev_reason;
 
 	if (why && !*why)
@@ -135,14 +135,19 @@ static void waiting(const struct aj_seen *s, struct aj_plan *p)
 
 	p->phase = AJ_PHASE_SUBMITTED;
 	p->reason = "VolcanoJobPending";
-	if (!(s->have & NEED_REASON) && s->now >= from && s->now >= s->reason_due) {
+	/*
+	 * Submitted before this controller started: the status keeps the last
+	 * look, so the next waits for a timed turn, behind every status write.
+	 */
+	if (!(s->have & NEED_REASON) && !due && s->now >= from)
+		due = p->reason_due = s->now + 1;
+	if (!(s->have & NEED_REASON) && s->now >= from && s->now >= due) {
 		p->need |= NEED_REASON;
 		return;
 	}
 	if (s->have & NEED_REASON)
 		p->reason_due = aj_decide_reason_due(s);
-	next = s->have & NEED_REASON ? p->reason_due
-				      : (s->reason_due > from ? s->reason_due : from);
+	next = s->have & NEED_REASON ? p->reason_due : (due > from ? due : from);
 	p->requeue_after = next > s->now ? next - s->now : 1;
 	if (!why) {
 		snprintf(p->message, sizeof(p->message), "Volcano Job %s is Pending", s->job);

@@ -138,10 +138,17 @@ static const struct row rows[] = {
 	/* --- waiting: the reason after a grace, then now and then --- */
 	{ "pending, too early to ask", SEEN_AT(1000, 998, 0, AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
 	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 3, 0 },
-	{ "pending, time to ask", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
+	{ "pending, time to ask", SEEN_AT(1000, 990, 995, AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
 	  WHY, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "", "", 0, 0 },
-	{ "no phase yet is pending", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, NULL, 0, 3),
+	{ "no phase yet is pending", SEEN_AT(1000, 990, 995, AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, NULL, 0, 3),
 	  WHY, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "", "", 0, 0 },
+	{ "submitted before the controller started: asked on a timed turn",
+	  SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
+	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 1, 1001 },
+	{ "...and the reason it had stays until then",
+	  SEEN(AJ_PHASE_SUBMITTED, U, "queue resource quota insufficient", 0, 1, 0, "Pending", 0, 3),
+	  0, 0, AJ_PHASE_SUBMITTED, "Unschedulable", U,
+	  "Volcano Job t is Pending: queue resource quota insufficient", "", 1, 1001 },
 	{ "an empty message is no reason", SEEN_AT(1000, 900, 1010, AJ_PHASE_SUBMITTED, 0, "", 0, 1, 0, "Pending", 0, 3),
 	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 10, 0 },
 	{ "asked lately: the reason known stays", SEEN_AT(1000, 900, 1010, AJ_PHASE_SUBMITTED, U,
@@ -394,10 +401,14 @@ static void submission_steps_in_order(void **state)
 		    strcmp(p.reason, r->reason) || strcmp(p.message, r->message))
 			fail_msg("%s: phase %s submitted %d reason %s message \"%s\"", r->name,
 				 aj_phase_name(p.phase), p.submitted, p.reason, p.message);
-		/* a Submitted status names the object and carries the Secret's renewal */
-		if (p.submitted && (!p.job || strcmp(p.job, "t") || p.storage_renew_after != 5000))
-			fail_msg("%s: job %s renew %lld", r->name, p.job ? p.job : "(null)",
-				 p.storage_renew_after);
+		/*
+		 * A Submitted status names the object and carries the Secret's
+		 * renewal; the scheduler is asked why after the grace.
+		 */
+		if (p.submitted && (!p.job || strcmp(p.job, "t") || p.storage_renew_after != 5000 ||
+				    p.reason_due != 1005))
+			fail_msg("%s: job %s renew %lld due %lld", r->name, p.job ? p.job : "(null)",
+				 p.storage_renew_after, p.reason_due);
 	}
 }
 
