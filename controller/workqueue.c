@@ -254,7 +254,7 @@ static int add_after(struct aj_workqueue *q, const char *key, double delay,
 
 int aj_workqueue_add_after(struct aj_workqueue *q, const char *key, double delay)
 {
-	return add_after(q, key, delay, AJ_WQ_IDLE);
+	return add_after(q, key, delay, AJ_WQ_NORMAL);
 }
 
 int aj_workqueue_add_idle_after(struct aj_workqueue *q, const char *key, double delay)

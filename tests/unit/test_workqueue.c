@@ -301,6 +301,8 @@ static void idle_keys_come_when_due_behind_every_other_level(void **state)
 	aj_workqueue_add_idle_after(&q, "ns/look-1", 5);
 	aj_workqueue_add_idle_after(&q, "ns/look-2", 1);
 	aj_workqueue_add_idle_after(&q, "ns/moved-up", 1);
+	/* a plain delayed add (a storage renewal) still comes back at the normal level */
+	aj_workqueue_add_after(&q, "ns/renew", 2);
 	expect_empty(&q);
 	fake_time += 5;
 	aj_workqueue_add_low(&q, "ns/status-1");
@@ -309,6 +311,7 @@ static void idle_keys_come_when_due_behind_every_other_level(void **state)
 	assert_int_equal(aj_workqueue_len(&q), 3);
 	/* due now: queued behind the low level, in due order */
 	expect_key(&q, "ns/create-1");
+	expect_key(&q, "ns/renew");
 	assert_int_equal(aj_workqueue_len(&q), 4);
 	aj_workqueue_add_low(&q, "ns/status-2");
 	expect_key(&q, "ns/status-1");
