@@ -103,6 +103,14 @@ static int built(const struct aj_runner *r, const struct aj_seen *s, struct aj_p
 	return 1;
 }
 
+long long aj_decide_reason_due(const struct aj_seen *s)
+{
+	long long waited = s->now - s->submitted_at;
+
+	return s->now + (waited < AJ_REASON_EVERY ? AJ_REASON_EVERY
+			 : waited > AJ_REASON_MAX ? AJ_REASON_MAX : waited);
+}
+
 int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
 {
 	if (s->submitted)
@@ -120,6 +128,8 @@ int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct 
 		aj_plan_event(p, 0, p->reason, "Create", p->note, 1);
 		/* a job that stays Pending changes nothing the watch would tell: look then */
 		p->requeue_after = AJ_REASON_GRACE + 1;
+		p->requeue_idle = 1;
+		p->reason_due = s->now + AJ_REASON_GRACE;
 		return 1;
 	}
 	if (s->cancel) {
@@ -208,6 +218,7 @@ void aj_decide_cancel(const struct aj_runner *r, const struct aj_seen *s, struct
 			 "cancelling (aj.dev/cancel): %lld pod%s of %s %s still there",
 			 s->pods_left, s->pods_left == 1 ? "" : "s", r->kind, s->job);
 		p->requeue_after = PODS_RECHECK;
+		p->requeue_idle = 1;
 	} else {
 		p->phase = AJ_PHASE_CANCELLED;
 		p->reason = "Cancelled";

@@ -677,7 +677,8 @@ static int act(struct aj_run *run, const struct aj_plan *p, struct aj_errors *er
 	if ((p->storage_requeue > 0 &&
 	     aj_storage_defer(r->storage, run->rep.key, (long)p->storage_requeue)) ||
 	    (p->requeue_after > 0 && r->queue &&
-	     aj_workqueue_add_after(r->queue, run->rep.key, p->requeue_after)))
+	     (p->requeue_idle ? aj_workqueue_add_idle_after : aj_workqueue_add_after)(
+		     r->queue, run->rep.key, p->requeue_after)))
 		return aj_errors_oom(err);
 	if (p->act & AJ_DO_RETRY) {
 		if (run->s.storage_error)

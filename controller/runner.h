@@ -109,7 +109,7 @@ struct aj_seen {
 	int submitted;              /* its status names the owned object */
 	long long submitted_at;     /* the Submitted condition's transition (0: unknown) */
 	long long changed_at;       /* the latest transition of any condition (0: unknown) */
-	long long reason_due;       /* next scheduler look-up (0: any time) */
+	long long reason_due;       /* next scheduler look-up (0: none planned: submitted before we started) */
 	/* storage Secret: the cache's note (AJ_CACHE_DUE_UNKNOWN: none since the
 	 * record was made), else the status' storageRenewAfter (0: none) */
 	long long storage_due, storage_renew;
@@ -141,8 +141,10 @@ struct aj_seen {
 
 /* A submitted job waits this long before the scheduler is asked why (seconds)... */
 #define AJ_REASON_GRACE 5
-/* ...and then at most this often. */
+/* ...and then again after as long as it has waited, at least this... */
 #define AJ_REASON_EVERY 15
+/* ...and at most this: a queue of thousands of Pending jobs costs a few look-ups a second. */
+#define AJ_REASON_MAX 300
 
 #define AJ_PLAN_EVENTS 3
 #define AJ_DECIDE_ROUNDS 4
@@ -181,6 +183,7 @@ struct aj_plan {
 	long long storage_requeue;  /* seconds to the Secret's next write; 0: none queued here */
 	double requeue_after;       /* seconds; 0: none (a watch event brings it back) */
 	const cJSON *detail;        /* status.<member> to write whole (points into seen); NULL: keep */
+	int requeue_idle;           /* the requeue waits at the idle level, behind every create and status write */
 	int requeue_low;            /* come back once no AjJob waits for its create */
 	char reason_buf[64];
 	char message[1024];
@@ -252,6 +255,8 @@ size_t aj_runner_slot(const struct aj_runner *r);
  * the plan is made, 0 when the object is recorded and the runner mirrors it.
  */
 int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p);
+/* When a job still waiting, asked why now, is asked again (the reason_due to note). */
+long long aj_decide_reason_due(const struct aj_seen *s);
 /* Renew the storage Secret when due (adds to p; 1 when p waits for a need). */
 int aj_decide_storage(const struct aj_seen *s, struct aj_plan *p);
 /* Cancel requested or under way: delete, wait for the pods, Cancelled. */

@@ -161,7 +161,7 @@ static void finished(const struct aj_seen *s, struct aj_plan *p)
 /* Submitted and waiting: ask the scheduler why, now and then. */
 static void waiting(const struct aj_seen *s, struct aj_plan *p)
 {
-	long long from = s->submitted_at + AJ_REASON_GRACE, next;
+	long long from = s->submitted_at + AJ_REASON_GRACE, due = s->reason_due, next;
 	const char *why = s->have & NEED_REASON ? s->reason : s->prev_reason;
 
 	if (why && !*why)
@@ -169,15 +169,21 @@ static void waiting(const struct aj_seen *s, struct aj_plan *p)
 
 	p->phase = AJ_PHASE_SUBMITTED;
 	p->reason = "VolcanoJobPending";
-	if (!(s->have & NEED_REASON) && s->now >= from && s->now >= s->reason_due) {
+	/*
+	 * Submitted before this controller started: the status keeps the last
+	 * look, so the next waits for a timed turn, behind every status write.
+	 */
+	if (!(s->have & NEED_REASON) && !due && s->now >= from)
+		due = p->reason_due = s->now + 1;
+	if (!(s->have & NEED_REASON) && s->now >= from && s->now >= due) {
 		p->need |= NEED_REASON;
 		return;
 	}
 	if (s->have & NEED_REASON)
-		p->reason_due = s->now + AJ_REASON_EVERY;
-	next = s->have & NEED_REASON ? p->reason_due
-				      : (s->reason_due > from ? s->reason_due : from);
+		p->reason_due = aj_decide_reason_due(s);
+	next = s->have & NEED_REASON ? p->reason_due : (due > from ? due : from);
 	p->requeue_after = next > s->now ? next - s->now : 1;
+	p->requeue_idle = 1;
 	if (!why) {
 		snprintf(p->message, sizeof(p->message), "Volcano Job %s is Pending", s->job);
 		return;
@@ -254,9 +260,11 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 /*
  * Why the scheduler keeps the job waiting: its PodGroup's Unschedulable
  * condition, else the newest Unschedulable Event about the PodGroup (a job
- * refused at enqueue has no pods, and the reason only in Events). A failed
- * look-up is logged, not retried: the reason is a courtesy, and the next
- * look-up comes anyway.
+ * refused at enqueue has no pods, and the reason only in Events). No
+ * PodGroup yet: Volcano has not taken the job up, so no Event names it, and
+ * the namespace's Events (which the API server filters one by one) are not
+ * read. A failed look-up is logged, not retried: the reason is a courtesy,
+ * and the next look-up comes anyway.
  */
 static const char *scheduler_reason(struct aj_run *run, const struct aj_seen *s, const char *uid,
 				    cJSON **keep)
@@ -271,10 +279,10 @@ static const char *scheduler_reason(struct aj_run *run, const struct aj_seen *s,
 	snprintf(pg, sizeof(pg), "%s-%s", s->job, uid ? uid : "");
 	ref.name = pg;
 	aj_kube_status_init(&ks);
-	if (!aj_kube_get(aj_run_kube(run), &ref, keep, &ks, &gerr))
-		why = aj_volcano_podgroup_reason(*keep);
-	if (!why && (!gerr.nr || ks.reason == AJ_KUBE_NOT_FOUND)) {
-		aj_errors_release(&gerr);
+	if (aj_kube_get(aj_run_kube(run), &ref, keep, &ks, &gerr)) {
+		if (ks.reason == AJ_KUBE_NOT_FOUND)
+			aj_errors_release(&gerr);   /* nothing to say yet */
+	} else if (!(why = aj_volcano_podgroup_reason(*keep))) {
 		cJSON_Delete(*keep);
 		*keep = NULL;
 		memset(&o, 0, sizeof(o));

@@ -67,8 +67,8 @@ void aj_workqueue_release(struct aj_workqueue *q)
 {
 	size_t i;
 
-	ring_release(&q->fifo);
-	ring_release(&q->low);
+	for (i = 0; i < AJ_WQ_LEVELS; i++)
+		ring_release(&q->ring[i]);
 	for (i = 0; i < q->heap_nr; i++)
 		aj_free(q->heap[i].key);
 	aj_free(q->heap);
@@ -111,46 +111,48 @@ static char *ring_pop(struct aj_workqueue_ring *r)
 	return k;
 }
 
-#define LOW ((void *)1)
+/* The dirty map holds each key's level as its value. */
+#define LEVEL(v) ((enum aj_workqueue_level)(uintptr_t)(v))
+#define AS_VALUE(level) ((void *)(uintptr_t)(level))
 
 /* Queue a copy of key at the given level (the key is already marked dirty). */
-static int push_copy(struct aj_workqueue *q, const char *key, int low)
+static int push_copy(struct aj_workqueue *q, const char *key, enum aj_workqueue_level level)
 {
 	char *copy = aj_strdup(key);
 
-	if (!copy || ring_push(low ? &q->low : &q->fifo, copy))
+	if (!copy || ring_push(&q->ring[level], copy))
 		return -1;
 	pthread_cond_signal(&q->cond);
 	return 0;
 }
 
 /*
- * Mark key dirty and queue it unless it is waiting already or held. A normal
- * add of a key waiting at the low level queues it again at the normal one;
- * the low copy is skipped when its turn comes.
+ * Mark key dirty and queue it unless it is waiting already or held. An add
+ * of a key waiting at a lower level queues it again at the higher one; the
+ * old copy is skipped when its turn comes.
  */
-static int add_locked(struct aj_workqueue *q, const char *key, int low)
+static int add_locked(struct aj_workqueue *q, const char *key, enum aj_workqueue_level level)
 {
-	void *level;
+	void *was;
 	int found, held;
 
 	if (q->shutting_down)
 		return 0;
-	level = aj_strmap_get(&q->dirty, key, &found);
+	was = aj_strmap_get(&q->dirty, key, &found);
 	aj_strmap_get(&q->processing, key, &held);
 	if (found) {
-		if (low || level != LOW)
+		if (level >= LEVEL(was))
 			return 0;
-		if (aj_strmap_put(&q->dirty, key, NULL, NULL))
+		if (aj_strmap_put(&q->dirty, key, AS_VALUE(level), NULL))
 			return -1;
-		return held ? 0 : push_copy(q, key, 0);
+		return held ? 0 : push_copy(q, key, level);
 	}
-	if (aj_strmap_put(&q->dirty, key, low ? LOW : NULL, NULL))
+	if (aj_strmap_put(&q->dirty, key, AS_VALUE(level), NULL))
 		return -1;
 	q->adds++;
 	if (held)
 		return 0;   /* done() queues it again */
-	if (push_copy(q, key, low)) {
+	if (push_copy(q, key, level)) {
 		aj_strmap_remove(&q->dirty, key, NULL);
 		return -1;
 	}
@@ -162,7 +164,7 @@ int aj_workqueue_add(struct aj_workqueue *q, const char *key)
 	int r;
 
 	pthread_mutex_lock(&q->lock);
-	r = add_locked(q, key, 0);
+	r = add_locked(q, key, AJ_WQ_NORMAL);
 	pthread_mutex_unlock(&q->lock);
 	return r;
 }
@@ -172,7 +174,7 @@ int aj_workqueue_add_low(struct aj_workqueue *q, const char *key)
 	int r;
 
 	pthread_mutex_lock(&q->lock);
-	r = add_locked(q, key, 1);
+	r = add_locked(q, key, AJ_WQ_LOW);
 	pthread_mutex_unlock(&q->lock);
 	return r;
 }
@@ -185,7 +187,8 @@ static void heap_swap(struct aj_workqueue *q, size_t a, size_t b)
 	q->heap[b] = t;
 }
 
-static int heap_push(struct aj_workqueue *q, const char *key, double due)
+static int heap_push(struct aj_workqueue *q, const char *key, double due,
+		     enum aj_workqueue_level level)
 {
 	size_t i;
 	char *copy = aj_strdup(key);
@@ -197,6 +200,7 @@ static int heap_push(struct aj_workqueue *q, const char *key, double due)
 	i = q->heap_nr++;
 	q->heap[i].due = due;
 	q->heap[i].key = copy;
+	q->heap[i].level = level;
 	while (i > 0 && q->heap[(i - 1) / 2].due > q->heap[i].due) {
 		heap_swap(q, i, (i - 1) / 2);
 		i = (i - 1) / 2;
@@ -224,26 +228,38 @@ static void heap_pop(struct aj_workqueue *q)
 	}
 }
 
-static int add_after_locked(struct aj_workqueue *q, const char *key, double delay)
+static int add_after_locked(struct aj_workqueue *q, const char *key, double delay,
+			    enum aj_workqueue_level level)
 {
 	if (q->shutting_down)
 		return 0;
 	if (delay <= 0)
-		return add_locked(q, key, 0);
-	if (heap_push(q, key, now(q) + delay))
+		return add_locked(q, key, level);
+	if (heap_push(q, key, now(q) + delay, level))
 		return -1;
 	pthread_cond_signal(&q->cond);
 	return 0;
 }
 
-int aj_workqueue_add_after(struct aj_workqueue *q, const char *key, double delay)
+static int add_after(struct aj_workqueue *q, const char *key, double delay,
+		     enum aj_workqueue_level level)
 {
 	int r;
 
 	pthread_mutex_lock(&q->lock);
-	r = add_after_locked(q, key, delay);
+	r = add_after_locked(q, key, delay, level);
 	pthread_mutex_unlock(&q->lock);
 	return r;
+}
+
+int aj_workqueue_add_after(struct aj_workqueue *q, const char *key, double delay)
+{
+	return add_after(q, key, delay, AJ_WQ_NORMAL);
+}
+
+int aj_workqueue_add_idle_after(struct aj_workqueue *q, const char *key, double delay)
+{
+	return add_after(q, key, delay, AJ_WQ_IDLE);
 }
 
 /* Reserve one token from the shared bucket; the wait until it is ours. */
@@ -276,7 +292,7 @@ int aj_workqueue_add_rate_limited(struct aj_workqueue *q, const char *key)
 	}
 	q->retries++;
 	bucket = bucket_delay(q);
-	r = add_after_locked(q, key, backoff > bucket ? backoff : bucket);
+	r = add_after_locked(q, key, backoff > bucket ? backoff : bucket, AJ_WQ_NORMAL);
 	pthread_mutex_unlock(&q->lock);
 	return r;
 }
@@ -307,7 +323,7 @@ static void promote_due(struct aj_workqueue *q)
 	double t = now(q);
 
 	while (q->heap_nr && q->heap[0].due <= t) {
-		if (add_locked(q, q->heap[0].key, 0))
+		if (add_locked(q, q->heap[0].key, q->heap[0].level))
 			return;
 		heap_pop(q);
 	}
@@ -318,15 +334,17 @@ static int take_locked(struct aj_workqueue *q, char **key)
 {
 	promote_due(q);
 	for (;;) {
-		struct aj_workqueue_ring *r = q->fifo.nr ? &q->fifo : &q->low;
+		struct aj_workqueue_ring *r = q->ring;
 		int dirty, held;
 		char *k;
 
+		while (!r->nr && r < q->ring + AJ_WQ_LEVELS - 1)
+			r++;
 		if (!r->nr)
 			return 0;
 		k = r->keys[r->head];
 		/*
-		 * A stale low copy of a key that moved up: handled since, or held
+		 * A stale copy of a key that moved up: handled since, or held
 		 * by a worker now (done() queues it again if it is dirty).
 		 */
 		aj_strmap_get(&q->dirty, k, &dirty);
@@ -390,7 +408,7 @@ void aj_workqueue_done(struct aj_workqueue *q, char *key)
 	aj_strmap_remove(&q->processing, key, NULL);
 	level = aj_strmap_get(&q->dirty, key, &dirty);
 	if (dirty && !q->shutting_down) {
-		if (ring_push(level == LOW ? &q->low : &q->fifo, key))
+		if (ring_push(&q->ring[LEVEL(level)], key))
 			aj_strmap_remove(&q->dirty, key, NULL);
 		else
 			pthread_cond_signal(&q->cond);
@@ -410,10 +428,11 @@ void aj_workqueue_shutdown(struct aj_workqueue *q)
 
 size_t aj_workqueue_len(struct aj_workqueue *q)
 {
-	size_t n;
+	size_t n = 0, i;
 
 	pthread_mutex_lock(&q->lock);
-	n = q->fifo.nr + q->low.nr;
+	for (i = 0; i < AJ_WQ_LEVELS; i++)
+		n += q->ring[i].nr;
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }

@@ -5,9 +5,12 @@
  *  - a key waiting in the queue is held once however often it is added;
  *  - a key is handed to at most one worker at a time: adding a key that is
  *    being processed marks it dirty, and it is queued again on done();
- *  - keys added with aj_workqueue_add_low() wait until no normal key does,
- *    so follow-up work (status writes) never delays first-time work
- *    (creates); a normal add of a waiting low key moves it up;
+ *  - three levels, each handed out only while no key of a higher one waits:
+ *    normal (first-time work: creates), low (follow-up work: status
+ *    writes, aj_workqueue_add_low()) and idle (polls that come back on a
+ *    timer, aj_workqueue_add_idle_after()), so thousands of jobs polled
+ *    while they wait never delay a create or a status write; an add at a
+ *    higher level moves a waiting key up;
  *  - failures back off per key exponentially (5 ms doubling to 1000 s) and
  *    all rate-limited adds share one token bucket (10/s, burst 100); the
  *    larger of the two delays wins;
@@ -36,9 +39,12 @@ struct aj_workqueue_opts {
 	void *clock_ctx;
 };
 
+enum aj_workqueue_level { AJ_WQ_NORMAL, AJ_WQ_LOW, AJ_WQ_IDLE, AJ_WQ_LEVELS };
+
 struct aj_workqueue_delayed {
 	double due;
 	char *key;
+	enum aj_workqueue_level level;   /* where it is queued once due */
 };
 
 struct aj_workqueue {
@@ -49,8 +55,8 @@ struct aj_workqueue {
 	struct aj_workqueue_ring {
 		char **keys;
 		size_t head, nr, alloc;
-	} fifo, low;                 /* keys waiting to be handed out */
-	struct aj_strmap dirty;      /* keys that need processing -> low? */
+	} ring[AJ_WQ_LEVELS];        /* keys waiting to be handed out, per level */
+	struct aj_strmap dirty;      /* keys that need processing -> level */
 	struct aj_strmap processing; /* keys a worker holds */
 	struct aj_strmap failures;   /* key -> consecutive failures */
 	struct aj_workqueue_delayed *heap;  /* min-heap on due */
@@ -75,6 +81,8 @@ int aj_workqueue_add(struct aj_workqueue *q, const char *key);
 int aj_workqueue_add_low(struct aj_workqueue *q, const char *key);
 /* Queue key after `delay` seconds (<= 0: now). */
 int aj_workqueue_add_after(struct aj_workqueue *q, const char *key, double delay);
+/* Queue key after `delay` seconds behind every normal and low key. 0 / -1. */
+int aj_workqueue_add_idle_after(struct aj_workqueue *q, const char *key, double delay);
 /* Queue key after its backoff and the shared bucket allow; counts a retry. */
 int aj_workqueue_add_rate_limited(struct aj_workqueue *q, const char *key);
 /* The key succeeded: reset its backoff. */
@@ -92,7 +100,7 @@ int aj_workqueue_try_get(struct aj_workqueue *q, char **key);
 void aj_workqueue_done(struct aj_workqueue *q, char *key);
 
 void aj_workqueue_shutdown(struct aj_workqueue *q);
-/* Keys waiting now (not delayed, not processing; both levels): the depth metric. */
+/* Keys waiting now (not delayed, not processing; every level): the depth metric. */
 size_t aj_workqueue_len(struct aj_workqueue *q);
 
 #endif

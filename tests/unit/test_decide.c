@@ -138,10 +138,17 @@ static const struct row rows[] = {
 	/* --- waiting: the reason after a grace, then now and then --- */
 	{ "pending, too early to ask", SEEN_AT(1000, 998, 0, AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
 	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 3, 0 },
-	{ "pending, time to ask", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
+	{ "pending, time to ask", SEEN_AT(1000, 990, 995, AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
 	  WHY, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "", "", 0, 0 },
-	{ "no phase yet is pending", SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, NULL, 0, 3),
+	{ "no phase yet is pending", SEEN_AT(1000, 990, 995, AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, NULL, 0, 3),
 	  WHY, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "", "", 0, 0 },
+	{ "submitted before the controller started: asked on a timed turn",
+	  SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Pending", 0, 3),
+	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 1, 1001 },
+	{ "...and the reason it had stays until then",
+	  SEEN(AJ_PHASE_SUBMITTED, U, "queue resource quota insufficient", 0, 1, 0, "Pending", 0, 3),
+	  0, 0, AJ_PHASE_SUBMITTED, "Unschedulable", U,
+	  "Volcano Job t is Pending: queue resource quota insufficient", "", 1, 1001 },
 	{ "an empty message is no reason", SEEN_AT(1000, 900, 1010, AJ_PHASE_SUBMITTED, 0, "", 0, 1, 0, "Pending", 0, 3),
 	  0, 0, AJ_PHASE_SUBMITTED, "VolcanoJobPending", 0, "Volcano Job t is Pending", "", 10, 0 },
 	{ "asked lately: the reason known stays", SEEN_AT(1000, 900, 1010, AJ_PHASE_SUBMITTED, U,
@@ -172,6 +179,9 @@ static void every_observation_gives_its_plan(void **state)
 			fail_msg("%s: got delete %d phase %s reason %s flags %u requeue %g due %lld "
 				 "message \"%s\"", r->name, del, aj_phase_name(p.phase),
 				 p.reason, p.flags, p.requeue_after, p.reason_due, p.message);
+		/* a look-up of the scheduler's reason is a courtesy: it waits at the idle level */
+		if (p.requeue_after > 0 && !p.requeue_idle)
+			fail_msg("%s: requeue at a level above idle", r->name);
 		aj_test_plan_events(r->name, r->events, &p);
 	}
 }
@@ -208,6 +218,7 @@ static void fetched_facts_finish_the_plan(void **state)
 	assert_int_equal(p.phase, AJ_PHASE_CANCELLING);
 	assert_string_equal(p.message, "cancelling (aj.dev/cancel): 2 pods of Volcano Job t still there");
 	assert_int_equal(p.requeue_after, 2);
+	assert_true(p.requeue_idle);   /* a recheck waits behind every create and status write */
 	assert_int_equal(p.nr_events, 0);
 	s.pods_left = 0;
 	decide(&s, &p);
@@ -246,6 +257,17 @@ static void fetched_facts_finish_the_plan(void **state)
 	assert_int_equal(p.flags, 0);
 	assert_string_equal(p.reason, "VolcanoJobPending");
 	assert_string_equal(p.message, "Volcano Job t is Pending");
+	/* asked again after as long as it has waited: 100 s */
+	s.submitted_at = 900;
+	decide(&s, &p);
+	assert_int_equal(p.reason_due, 1100);
+	assert_int_equal(p.requeue_after, 100);
+	/* and after 5 minutes at most, however long it waits */
+	s.submitted_at = -9000;
+	decide(&s, &p);
+	assert_int_equal(p.reason_due, 1000 + AJ_REASON_MAX);
+	assert_int_equal(p.requeue_after, AJ_REASON_MAX);
+	assert_int_equal(AJ_REASON_MAX, 300);
 }
 
 /* An AjJob not yet submitted, at its steps; its object "t" as the cache or a GET saw it. */
@@ -383,10 +405,14 @@ static void submission_steps_in_order(void **state)
 		    strcmp(p.reason, r->reason) || strcmp(p.message, r->message))
 			fail_msg("%s: phase %s submitted %d reason %s message \"%s\"", r->name,
 				 aj_phase_name(p.phase), p.submitted, p.reason, p.message);
-		/* a Submitted status names the object and carries the Secret's renewal */
-		if (p.submitted && (!p.job || strcmp(p.job, "t") || p.storage_renew_after != 5000))
-			fail_msg("%s: job %s renew %lld", r->name, p.job ? p.job : "(null)",
-				 p.storage_renew_after);
+		/*
+		 * A Submitted status names the object and carries the Secret's
+		 * renewal; the scheduler is asked why after the grace.
+		 */
+		if (p.submitted && (!p.job || strcmp(p.job, "t") || p.storage_renew_after != 5000 ||
+				    p.reason_due != 1005))
+			fail_msg("%s: job %s renew %lld due %lld", r->name, p.job ? p.job : "(null)",
+				 p.storage_renew_after, p.reason_due);
 	}
 }
 

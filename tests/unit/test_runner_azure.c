@@ -197,6 +197,9 @@ static void every_observation_gives_its_plan(void **state)
 			fail_msg("%s: need %u act %u requeue %g, expected need %u act %u requeue %g",
 				 r->name, p.need, p.act, p.requeue_after, r->need, r->act,
 				 r->requeue_after);
+		/* a poll writes the status it finds: it may not wait behind other writes */
+		if (p.requeue_idle)
+			fail_msg("%s: a poll at the idle level", r->name);
 		aj_test_plan_events(r->name, r->events, &p);
 		if (!(p.act & AJ_DO_STATUS))
 			continue;

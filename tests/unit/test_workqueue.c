@@ -292,6 +292,58 @@ static void a_low_requeue_of_a_held_key_keeps_its_level(void **state)
 	aj_workqueue_release(&q);
 }
 
+static void idle_keys_come_when_due_behind_every_other_level(void **state)
+{
+	struct aj_workqueue q;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add_idle_after(&q, "ns/look-1", 5);
+	aj_workqueue_add_idle_after(&q, "ns/look-2", 1);
+	aj_workqueue_add_idle_after(&q, "ns/moved-up", 1);
+	/* a plain delayed add (a storage renewal) still comes back at the normal level */
+	aj_workqueue_add_after(&q, "ns/renew", 2);
+	expect_empty(&q);
+	fake_time += 5;
+	aj_workqueue_add_low(&q, "ns/status-1");
+	aj_workqueue_add(&q, "ns/create-1");
+	aj_workqueue_add_low(&q, "ns/moved-up");
+	assert_int_equal(aj_workqueue_len(&q), 3);
+	/* due now: queued behind the low level, in due order */
+	expect_key(&q, "ns/create-1");
+	expect_key(&q, "ns/renew");
+	assert_int_equal(aj_workqueue_len(&q), 4);
+	aj_workqueue_add_low(&q, "ns/status-2");
+	expect_key(&q, "ns/status-1");
+	expect_key(&q, "ns/moved-up");
+	expect_key(&q, "ns/status-2");
+	expect_key(&q, "ns/look-2");
+	expect_key(&q, "ns/look-1");
+	expect_empty(&q);
+	aj_workqueue_release(&q);
+}
+
+static void an_add_moves_a_waiting_idle_key_up(void **state)
+{
+	struct aj_workqueue q;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add_idle_after(&q, "ns/a", 0);
+	aj_workqueue_add_idle_after(&q, "ns/b", 0);
+	aj_workqueue_add_low(&q, "ns/c");
+	aj_workqueue_add_low(&q, "ns/b");
+	aj_workqueue_add(&q, "ns/a");
+	/* an idle add of a key waiting higher leaves it there */
+	aj_workqueue_add_idle_after(&q, "ns/c", 0);
+	expect_key(&q, "ns/a");
+	expect_key(&q, "ns/c");
+	expect_key(&q, "ns/b");
+	/* the idle copies of a and b are gone with them */
+	expect_empty(&q);
+	aj_workqueue_release(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +357,8 @@ int main(void)
 		cmocka_unit_test(low_keys_wait_for_every_normal_key),
 		cmocka_unit_test(a_normal_add_moves_a_waiting_low_key_up_once),
 		cmocka_unit_test(a_low_requeue_of_a_held_key_keeps_its_level),
+		cmocka_unit_test(idle_keys_come_when_due_behind_every_other_level),
+		cmocka_unit_test(an_add_moves_a_waiting_idle_key_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
