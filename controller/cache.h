@@ -13,8 +13,8 @@
  * submission only status mirroring is left). The objects AjJobs own (one
  * table per runner, runner.h) are kept as their uid, owner, whether they are
  * being deleted and what the runner's summarize() takes from them (a phase,
- * flags, two counters, the tasks' pod counts); AjTemplates as their base and config, since they are
- * read on every resolution.
+ * flags, two counters, the tasks' pod counts); AjTemplates as their base
+ * and config, since they are read on every resolution.
  *
  * AjJob and owned-object records live in the cache's own 64 KiB blocks, not
  * among the parser's short-lived allocations: thousands of small long-lived
@@ -93,7 +93,7 @@ struct aj_owned_view {
 	unsigned flags;                  /* aj_owned_facts.flags */
 	int deleting;                    /* metadata.deletionTimestamp set */
 	long long n[AJ_OWNED_NUMBERS];   /* aj_owned_facts.n */
-	struct aj_task_pods *tasks;           /* aj_owned_facts.tasks (one allocation, names in it) */
+	struct aj_task_pods *tasks;      /* aj_owned_facts.tasks (one allocation, names in it) */
 	size_t nr_tasks;
 };
 

@@ -820,6 +820,7 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 		goto out;
 	}
 	run.rep.metrics = r->metrics;
+	run.rep.cache = r->cache;
 	/* finished, of any backend: only its time to live is left */
 	if (!run.v.deleting && run.v.has_phase && aj_phase_terminal(run.v.phase) &&
 	    run.v.observed_generation == run.v.generation) {

@@ -156,6 +156,10 @@ int aj_report_status(struct aj_report *rep, const struct aj_status *st, const cJ
 			rep->rv = copy;
 		}
 	}
+	if (!r && rep->cache && cJSON_IsObject(out)) {
+		aj_cache_ajjob_put(rep->cache, out);   /* takes it; dropped on OOM, refetched */
+		out = NULL;
+	}
 	cJSON_Delete(out);
 	if (!r)
 		count_transition(rep, st);

@@ -17,6 +17,7 @@
 
 struct aj_ajjob_view;
 struct aj_buf;
+struct aj_cache;
 struct aj_errors;
 struct aj_kube;
 struct aj_metrics;
@@ -27,6 +28,12 @@ struct aj_report {
 	const char *instance;     /* this controller's identity, in Events */
 	/* where a phase change is counted (jobmetrics.h); NULL: nowhere */
 	struct aj_metrics *metrics;
+	/*
+	 * The cache a written AjJob goes into at once (NULL: none), so the next
+	 * reconcile builds on it (and its resourceVersion) instead of meeting a
+	 * Conflict until the watch brings it.
+	 */
+	struct aj_cache *cache;
 	char *rv;                 /* resourceVersion to write against (follows our writes) */
 	char key[320];            /* "ns/name", for logs */
 	char now[40];             /* RFC 3339, for condition transitions */

@@ -117,6 +117,12 @@ expect_ok "AjJob aj-cancel: Running" wait_for 90 phase_is aj-cancel Running
 both_ready() { tasks_are aj-cancel "worker 2 0 2 0 0;"; }
 expect_ok "...status.tasks: both pods running (the Job's ready pods)" wait_for 30 both_ready
 expect_eq "...the Tasks column of kubectl get ajjob" "2/2 running" tasks_column aj-cancel
+rv_steady() { # nothing changes: the same status, so nothing is written
+  local a b
+  a=$(jpath aj-cancel '{.metadata.resourceVersion}'); sleep 3; b=$(jpath aj-cancel '{.metadata.resourceVersion}')
+  echo "resourceVersion $a then $b" >&2; [[ -n $a && $a == "$b" ]]
+}
+expect_ok "...written once: the AjJob is not written again while its pods stay as they are" rv_steady
 k -n "$ns" annotate ajjob aj-cancel aj.dev/cancel=true >/dev/null
 expect_ok "...cancelled: Cancelled" wait_for 90 phase_is aj-cancel Cancelled
 expect_eq "...its Job and pods are gone" "" kpods aj-cancel '{.items[*].metadata.name}'

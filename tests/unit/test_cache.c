@@ -451,9 +451,10 @@ static cJSON *reversed(const cJSON *v)
 
 static void an_unchanged_status_is_recognised_and_a_changed_one_is_not(void **state)
 {
+	struct aj_task_pods tasks[] = { { "worker", 2, 2, 0, 0, 0 } };
 	struct aj_status submitted = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
 				       "Volcano Job bert is Pending", "volcano", 1, "volcano", "bert", 0, 0, 0, NULL,
-				       NULL, 0 };
+				       tasks, 1 };
 	struct aj_status running = { AJ_PHASE_RUNNING, 1, "VolcanoJobRunning",
 				     "Volcano Job bert is Running", "volcano", 1, "volcano", NULL, 0, 0, 0, NULL,
 				     NULL, 0 };
@@ -481,6 +482,13 @@ static void an_unchanged_status_is_recognised_and_a_changed_one_is_not(void **st
 	assert_non_null(strstr(text, "2026-03-01T10:00:00Z"));
 	assert_null(strstr(text, "2026-03-01T11:00:00Z"));
 	cJSON_free(text);
+	cJSON_Delete(next);
+
+	/* a pod more running: the tasks make it a new status */
+	tasks[0].pending = 1;
+	tasks[0].running = 1;
+	next = aj_status_next(v.status, &submitted, "2026-03-01T11:00:00Z", &changed);
+	assert_true(aj_cache_json_hash(next) != v.status_hash);
 	cJSON_Delete(next);
 
 	/* Running: a new status; only the flipped condition moves its time. */

@@ -151,6 +151,24 @@ static void finishing_observes_the_duration_by_outcome(void **state)
 	aj_metrics_release(&m);
 }
 
+static void expired_ajjobs_are_counted_by_backend(void **state)
+{
+	struct aj_metrics m;
+	const char *text;
+
+	(void)state;
+	setup_registry(&m);
+	assert_int_equal(aj_jobmetrics_expired(&m, "kube"), 0);
+	assert_int_equal(aj_jobmetrics_expired(&m, "kube"), 0);
+	assert_int_equal(aj_jobmetrics_expired(&m, NULL), 0);
+	text = render(&m);
+	assert_line(text, "# TYPE aj_ajjobs_expired_total counter");
+	assert_line(text, "aj_ajjobs_expired_total{backend=\"kube\"} 2");
+	assert_line(text, "aj_ajjobs_expired_total{backend=\"unknown\"} 1");
+	assert_int_equal(count_prefix(text, "aj_ajjobs_expired_total{"), 2);
+	aj_metrics_release(&m);
+}
+
 static void updates_before_register_fail(void **state)
 {
 	struct aj_metrics m;
@@ -191,6 +209,7 @@ int main(void)
 		cmocka_unit_test(the_tally_sets_every_phase_of_every_backend_zeros_included),
 		cmocka_unit_test(reaching_running_observes_the_wait_since_creation),
 		cmocka_unit_test(finishing_observes_the_duration_by_outcome),
+		cmocka_unit_test(expired_ajjobs_are_counted_by_backend),
 		cmocka_unit_test(updates_before_register_fail),
 		cmocka_unit_test(out_of_memory_in_register_fails_cleanly),
 	};
