@@ -31,6 +31,9 @@ struct aj_cache_rec {
 
 /* A condition's status: absent, "True", "False", anything else. */
 enum { COND_NONE, COND_TRUE, COND_FALSE, COND_OTHER };
+/* Beside it: its lastTransitionTime is text, not written as Kubernetes writes times. */
+#define COND_TIME_TEXT 4u
+#define COND_OF(e, i) ((e)->cond[i] & 3u)
 
 /* Offsets into text; 0 is "none" (the key is at 0). */
 struct ajjob_rec {
@@ -50,8 +53,9 @@ struct ajjob_rec {
 	uint32_t job;             /* status.<member>.jobName: the owned object */
 	uint32_t renew_after;     /* its storageRenewAfter */
 	uint32_t unschedulable;   /* the Unschedulable condition's message */
-	uint32_t since[AJ_STATUS_CONDITIONS];      /* lastTransitionTime */
-	unsigned char cond[AJ_STATUS_CONDITIONS];  /* COND_* */
+	/* lastTransitionTime: Unix seconds, or with COND_TIME_TEXT its offset in text */
+	uint32_t since[AJ_STATUS_CONDITIONS];
+	unsigned char cond[AJ_STATUS_CONDITIONS];  /* COND_*, COND_TIME_TEXT */
 	/* FLAG_*; the high nibble: 1 + the index into aj_cache.members of the
 	 * status member naming the owned object, 0 for none (no byte of its
 	 * own: records sit in 16-byte size classes) */
@@ -277,11 +281,14 @@ static struct aj_cache_table *kind_table(struct aj_cache *c, enum aj_cache_kind 
 }
 
 /*
- * Move every record into fresh blocks once a third of the blocks is freed
+ * Move every record into fresh blocks once an eighth of the blocks is freed
  * records: sizes drift as an AjJob goes through its phases, and a freed
- * record serves only one of about its size. Table slots are the only
- * references to records, so moving is copying and repointing the slot.
- * Called with the lock held.
+ * record serves only one of about its size or a little smaller. (At a
+ * third, AjJobs listed before they were submitted left their first records
+ * freed beside the later ones for good: a third of the blocks.) A move
+ * copies the live records, at most eight bytes per byte freed. Table slots
+ * are the only references to records, so moving is copying and repointing
+ * the slot. Called with the lock held.
  */
 static void pool_compact(struct aj_cache *c)
 {
@@ -289,7 +296,7 @@ static void pool_compact(struct aj_cache *c)
 	struct pool_link *last;
 	size_t t, i;
 
-	if (p->free_bytes < POOL_BLOCK || p->free_bytes * 3 < p->block_bytes)
+	if (p->free_bytes < POOL_BLOCK || p->free_bytes * 8 < p->block_bytes)
 		return;
 	memset(&n, 0, sizeof(n));
 	for (t = 0; t <= AJ_CACHE_OWNED_MAX; t++)
@@ -411,6 +418,16 @@ int aj_cache_key(const cJSON *obj, char *out, size_t size)
 }
 
 /*
+ * A uid as Kubernetes makes them (a lowercase UUID) is kept in 21 bytes of
+ * text instead of 37: UID_PACKED, then its 128 bits 7 to a byte with the
+ * high bit set, so no byte is NUL and it is one string like the others
+ * (the API server's uids are UUIDs; none starts with UID_PACKED).
+ */
+#define UID_PACKED '\x01'
+#define UID_SIZE 37
+#define UID_PACKED_SIZE 21
+
+/*
  * A record's strings, laid out after its fixed part: measure with out NULL,
  * then copy. Equal strings are stored once.
  */
@@ -420,8 +437,80 @@ struct text {
 	/* an AjJob's key, uid, resourceVersion, job, renewal, backend, reason, condition times */
 	const char *s[8 + AJ_STATUS_CONDITIONS];
 	uint32_t at[8 + AJ_STATUS_CONDITIONS];
+	char uid[8 + AJ_STATUS_CONDITIONS][UID_PACKED_SIZE];   /* packed uids, by index in s */
 	size_t n;
 };
+
+/* Bit i (from the most significant) of a 16-byte value. */
+static unsigned uid_bit(const unsigned char v[16], size_t i)
+{
+	return i < 128 ? (v[i / 8] >> (7 - i % 8)) & 1u : 0;
+}
+
+/* s packed into out, or NULL when s is not a lowercase UUID. */
+static const char *uid_pack(const char *s, char out[UID_PACKED_SIZE])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char v[16] = { 0 };
+	const char *d;
+	size_t i, n = 0, j;
+
+	if (!s || strlen(s) != UID_SIZE - 1)
+		return NULL;
+	for (i = 0; i < UID_SIZE - 1; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return NULL;
+		} else if (!(d = strchr(hex, s[i])) || !s[i]) {
+			return NULL;
+		} else {
+			v[n / 2] |= (unsigned char)((d - hex) << (n % 2 ? 0 : 4));
+			n++;
+		}
+	}
+	out[0] = UID_PACKED;
+	for (i = 0; i < UID_PACKED_SIZE - 2; i++) {
+		unsigned b = 0;
+
+		for (j = 0; j < 7; j++)
+			b = b << 1 | uid_bit(v, i * 7 + j);
+		out[i + 1] = (char)(0x80 | b);
+	}
+	out[UID_PACKED_SIZE - 1] = 0;
+	return out;
+}
+
+/* A uid as stored (packed or not) as its text, in out when packed. */
+static const char *uid_text(const char *s, char out[UID_SIZE])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char v[16] = { 0 };
+	size_t i, n = 0;
+
+	if (!s || s[0] != UID_PACKED || strlen(s) != UID_PACKED_SIZE - 1)
+		return s;
+	for (i = 0; i < 128; i++)
+		if (((unsigned char)s[1 + i / 7] >> (6 - i % 7)) & 1u)
+			v[i / 8] |= (unsigned char)(0x80u >> (i % 8));
+	for (i = 0; i < UID_SIZE - 1; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			out[i] = '-';
+			continue;
+		}
+		out[i] = hex[n % 2 ? v[n / 2] & 15 : v[n / 2] >> 4];
+		n++;
+	}
+	out[UID_SIZE - 1] = 0;
+	return out;
+}
+
+/* A copy of a stored uid's text (NULL stays NULL), with *oom set when it fails. */
+static char *uid_dup(const char *s, int *oom)
+{
+	char buf[UID_SIZE];
+
+	return dup_or_null(uid_text(s, buf), oom);
+}
 
 /* Offset of s in the text (0 for NULL). */
 static uint32_t text_add(struct text *t, const char *s)
@@ -440,6 +529,15 @@ static uint32_t text_add(struct text *t, const char *s)
 	t->at[t->n++] = (uint32_t)t->len;
 	t->len += n;
 	return t->at[t->n - 1];
+}
+
+/* text_add() for a uid, packed when it is a lowercase UUID. */
+static uint32_t text_add_uid(struct text *t, const char *uid)
+{
+	const char *packed = t->n < sizeof(t->uid) / sizeof(t->uid[0])
+			     ? uid_pack(uid, t->uid[t->n]) : NULL;
+
+	return text_add(t, packed ? packed : uid);
 }
 
 /* A record whose text starts at `head`, with room for `len` bytes of it. */
@@ -565,7 +663,23 @@ static unsigned char member_index(struct aj_cache *c, const char *name)
 	return r;
 }
 
-/* Lay out an AjJob's strings (measure when t->out is NULL). */
+/*
+ * A time as Kubernetes writes it (metav1.Time: "YYYY-MM-DDThh:mm:ssZ") as
+ * Unix seconds, which aj_timestamp_format() gives back alike; 0 for any
+ * other text.
+ */
+static uint32_t kube_time(const char *s)
+{
+	char back[AJ_TIMESTAMP_SIZE];
+	long long t = aj_timestamp_parse(s, 0);
+
+	if (t <= 0 || t > UINT32_MAX)
+		return 0;
+	aj_timestamp_format((time_t)t, back);
+	return strcmp(back, s) ? 0 : (uint32_t)t;
+}
+
+/* Lay out an AjJob's strings (measure when t->out is NULL); sets COND_TIME_TEXT alone in cond. */
 static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, const cJSON *meta,
 		       const cJSON *status, const cJSON *const conds[AJ_STATUS_CONDITIONS])
 {
@@ -575,14 +689,20 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 	t->len = 0;
 	t->n = 0;
 	text_add(t, key);
-	e->uid = text_add(t, str(meta, "uid"));
+	e->uid = text_add_uid(t, str(meta, "uid"));
 	e->resource_version = text_add(t, str(meta, "resourceVersion"));
 	e->job = text_add(t, str(member, "jobName"));
 	e->renew_after = text_add(t, str(member, AJ_STATUS_RENEW));
 	e->backend = text_add(t, str(status, "backend"));
 	e->unschedulable = text_add(t, str(conds[AJ_COND_UNSCHEDULABLE], "message"));
-	for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
-		e->since[i] = text_add(t, str(conds[i], "lastTransitionTime"));
+	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
+		const char *since = str(conds[i], "lastTransitionTime");
+
+		e->since[i] = kube_time(since);
+		e->cond[i] = e->since[i] ? 0 : COND_TIME_TEXT;
+		if (!e->since[i])
+			e->since[i] = text_add(t, since);
+	}
 }
 
 int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
@@ -637,7 +757,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
 			const char *cs = str(conds[i], "status");
 
-			e->cond[i] = !conds[i] ? COND_NONE : !cs ? COND_OTHER
+			e->cond[i] |= !conds[i] ? COND_NONE : !cs ? COND_OTHER
 				     : !strcmp(cs, "True") ? COND_TRUE
 				     : !strcmp(cs, "False") ? COND_FALSE : COND_OTHER;
 		}
@@ -719,6 +839,8 @@ static cJSON *status_basis(const struct aj_cache *c, const struct ajjob_rec *e)
 {
 	static const char *const cond_status[] = { NULL, "True", "False", "Unknown" };
 	cJSON *s = cJSON_CreateObject(), *list, *cond, *member, *azure;
+	char when[AJ_TIMESTAMP_SIZE];
+	const char *since;
 	size_t i;
 
 	if (!s || ((e->flags & FLAG_HAS_PHASE) &&
@@ -731,17 +853,19 @@ static cJSON *status_basis(const struct aj_cache *c, const struct ajjob_rec *e)
 	    !(list = cJSON_AddArrayToObject(s, "conditions")))
 		goto fail;
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
-		if (e->cond[i] == COND_NONE)
+		if (COND_OF(e, i) == COND_NONE)
 			continue;
+		since = e->cond[i] & COND_TIME_TEXT ? at(e->text, e->since[i]) : when;
+		if (!(e->cond[i] & COND_TIME_TEXT))
+			aj_timestamp_format((time_t)e->since[i], when);
 		cond = cJSON_CreateObject();
 		if (!cond || !cJSON_AddItemToArray(list, cond)) {
 			cJSON_Delete(cond);
 			goto fail;
 		}
 		if (!cJSON_AddStringToObject(cond, "type", aj_status_conditions[i]) ||
-		    !cJSON_AddStringToObject(cond, "status", cond_status[e->cond[i]]) ||
-		    (e->since[i] &&
-		     !cJSON_AddStringToObject(cond, "lastTransitionTime", e->text + e->since[i])) ||
+		    !cJSON_AddStringToObject(cond, "status", cond_status[COND_OF(e, i)]) ||
+		    (since && !cJSON_AddStringToObject(cond, "lastTransitionTime", since)) ||
 		    (i == AJ_COND_UNSCHEDULABLE && e->unschedulable &&
 		     !cJSON_AddStringToObject(cond, "message", e->text + e->unschedulable)))
 			goto fail;
@@ -781,7 +905,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->ns = aj_strndup(key, (size_t)(slash - key));
 		v->name = aj_strdup(slash + 1);
 		oom = !v->ns || !v->name;
-		v->uid = dup_or_null(at(e->text, e->uid), &oom);
+		v->uid = uid_dup(at(e->text, e->uid), &oom);
 		v->resource_version = dup_or_null(at(e->text, e->resource_version), &oom);
 		v->generation = e->generation;
 		v->observed_generation = e->observed_generation;
@@ -796,7 +920,7 @@ int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view
 		v->ttl = e->ttl;
 		v->unschedulable = dup_or_null(at(e->text, e->unschedulable), &oom);
 		for (i = 0; i < AJ_STATUS_CONDITIONS; i++)
-			if (e->cond[i] == COND_TRUE)
+			if (COND_OF(e, i) == COND_TRUE)
 				v->conditions |= 1u << i;
 		if (e->object && !(v->object = cJSON_Parse(e->object)))
 			oom = 1;
@@ -997,8 +1121,8 @@ static void owned_text(struct text *t, struct owned_rec *e, const char *key, con
 	t->len = 0;
 	t->n = 0;
 	text_add(t, key);
-	e->uid = text_add(t, str(get(obj, "metadata"), "uid"));
-	e->owner_uid = text_add(t, str(ref, "uid"));
+	e->uid = text_add_uid(t, str(get(obj, "metadata"), "uid"));
+	e->owner_uid = text_add_uid(t, str(ref, "uid"));
 	e->owner_name = text_add(t, str(ref, "name"));
 	e->phase = text_add(t, f->phase);
 	e->flags = (unsigned char)f->flags;
@@ -1104,8 +1228,8 @@ int aj_cache_owned_get(struct aj_cache *c, size_t slot, const char *key, struct 
 	pthread_mutex_lock(&c->lock);
 	e = (const struct owned_rec *)table_get(&c->owned[slot], key);
 	if (e) {
-		v->uid = dup_or_null(at(e->text, e->uid), &oom);
-		v->owner_uid = dup_or_null(at(e->text, e->owner_uid), &oom);
+		v->uid = uid_dup(at(e->text, e->uid), &oom);
+		v->owner_uid = uid_dup(at(e->text, e->owner_uid), &oom);
 		v->owner_name = dup_or_null(at(e->text, e->owner_name), &oom);
 		v->phase = dup_or_null(at(e->text, e->phase), &oom);
 		v->flags = e->flags;
