@@ -740,7 +740,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		e->retry_count = (int32_t)aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
 		created = aj_timestamp_parse(str(meta, "creationTimestamp"), 0);
 		e->created = created > 0 && created <= UINT32_MAX ? (uint32_t)created : 0;
-		e->ttl = (int32_t)aj_json_whole(get(get(obj, "spec"), "ttlSecondsAfterFinished"),
+		e->ttl = (int32_t)aj_json_whole(get(get(obj, "spec"), AJ_AJJOB_TTL),
 						2147483647.0, -1);
 		member = e->job ? member_index(c, owned_member(status)->string) : 0;
 		if (!member)

@@ -80,7 +80,8 @@ enum {
 	AJ_OPT_SELECTOR = 1u << 26,  /* -l, --selector S */
 	AJ_OPT_WATCH = 1u << 27,     /* -w, --watch (aj list: -w is not --wait) */
 	AJ_OPT_ALL = 1u << 28,       /* --all */
-	AJ_OPT_NO_WAIT = 1u << 29    /* --no-wait */
+	AJ_OPT_NO_WAIT = 1u << 29,   /* --no-wait */
+	AJ_OPT_TTL = 1u << 30        /* --ttl DURATION */
 };
 
 /* What a command takes after its options. */
@@ -124,6 +125,7 @@ struct aj_cli_opts {
 	long rank;                        /* --rank; -1: not given */
 	long tail;                        /* --tail; -1: not given */
 	long since;                       /* --since in seconds; 0: not given */
+	long ttl;                         /* --ttl in seconds; -1: not given */
 	int timestamps;
 	int previous;
 	const char *phase;                /* --phase, one of aj_phase_names (core/ajjob.h) */
@@ -208,6 +210,7 @@ struct aj_cli_pipeline {
 	char *name;                   /* the AjJob / object name */
 	char *code_uri;               /* aml, sing: the uploaded code's datastore path */
 	const char *namespace_;       /* the AjJob's namespace */
+	long ttl;                     /* its spec.ttlSecondsAfterFinished; -1: none */
 };
 
 void aj_cli_pipeline_init(struct aj_cli_pipeline *p);

@@ -62,6 +62,7 @@ static const struct opt_def opt_defs[] = {
 	{ AJ_OPT_WATCH, 'w', "watch", 0 },
 	{ AJ_OPT_ALL, 0, "all", 0 },
 	{ AJ_OPT_NO_WAIT, 0, "no-wait", 0 },
+	{ AJ_OPT_TTL, 0, "ttl", 1 },
 };
 
 int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -261,6 +262,18 @@ static int apply(const struct aj_cli_command *cmd, const struct opt_def *d,
 	case AJ_OPT_NO_WAIT:
 		o->no_wait = 1;
 		return AJ_EXIT_OK;
+	case AJ_OPT_TTL:
+		/* 0 keeps the job even when the controller has a default */
+		if (!strcmp(value, "0")) {
+			o->ttl = 0;
+			return AJ_EXIT_OK;
+		}
+		if (parse_duration(cmd->name, spelled, value, &o->ttl))
+			return AJ_EXIT_USAGE;
+		if (o->ttl > AJ_AJJOB_TTL_MAX)
+			return aj_cli_usage_error(cmd->name, "%s: at most %ld seconds, got '%s'",
+						  spelled, AJ_AJJOB_TTL_MAX, value);
+		return AJ_EXIT_OK;
 	default: /* AJ_OPT_OUTPUT */
 		o->format_set = 1;
 		if (!strcmp(value, "yaml"))
@@ -369,6 +382,7 @@ int aj_cli_parse(const struct aj_cli_command *cmd, int argc, char **argv,
 	o->format = AJ_FORMAT_YAML;
 	o->rank = -1;
 	o->tail = -1;
+	o->ttl = -1;
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -42,6 +42,7 @@ extern char **environ;
 void aj_cli_pipeline_init(struct aj_cli_pipeline *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->ttl = -1;
 	aj_pipeline_init(&p->pl);
 }
 
@@ -141,6 +142,7 @@ int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 	/* The AjJob lives where its objects go unless told otherwise. */
 	p->namespace_ = o->namespace_ ? o->namespace_ :
 			spec->target.namespace_ ? spec->target.namespace_ : "default";
+	p->ttl = o->ttl;
 	return 0;
 }
 
@@ -212,7 +214,15 @@ done:
 
 cJSON *aj_cli_pipeline_ajjob(const struct aj_cli_pipeline *p, struct aj_errors *err)
 {
-	return aj_ajjob_write(p->name, p->namespace_, &p->pl.tpl, &p->pl.spec, p->code_uri, err);
+	cJSON *job = aj_ajjob_write(p->name, p->namespace_, &p->pl.tpl, &p->pl.spec, p->code_uri,
+				    err);
+
+	if (job && p->ttl >= 0 && aj_ajjob_set_ttl(job, p->ttl)) {
+		cJSON_Delete(job);
+		aj_errors_oom(err);
+		return NULL;
+	}
+	return job;
 }
 
 /* Look for an executable `name` on $PATH. */
@@ -493,11 +503,14 @@ const struct aj_cli_command aj_cli_run = {
 	"      --amlt            hand the resolved config (without _extra) to\n"
 	"                        `amlt run`; with --dry-run print it instead\n"
 	"  -q, --quiet           no progress line while the code is archived and\n"
-	"                        sent (there is one only on a terminal)\n",
+	"                        sent (there is one only on a terminal)\n"
+	"      --ttl DURATION    the controller deletes the AjJob this long after\n"
+	"                        it finished (90s, 5m, 1h30m; 0 keeps it, whatever\n"
+	"                        the controller's default)\n",
 	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN |
 	AJ_OPT_NAMESPACE | AJ_OPT_NAME | AJ_OPT_DRY_RUN | AJ_OPT_OUTPUT | AJ_OPT_AMLT |
 	AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG | AJ_OPT_WAIT | AJ_OPT_DIGEST | AJ_OPT_QUIET |
-	AJ_OPT_FOLLOW,
+	AJ_OPT_FOLLOW | AJ_OPT_TTL,
 	AJ_ARGS_COMMAND,
 	run
 };

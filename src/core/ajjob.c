@@ -112,6 +112,14 @@ static int add_count(cJSON *o, const char *key, int v)
  * Passing the resolved shape rather than only the flags given makes the
  * controller's resolution identical to the CLI's by construction.
  */
+int aj_ajjob_set_ttl(cJSON *ajjob, long seconds)
+{
+	cJSON *spec = cJSON_GetObjectItemCaseSensitive(ajjob, "spec");
+
+	cJSON_DeleteItemFromObjectCaseSensitive(spec, AJ_AJJOB_TTL);
+	return spec && cJSON_AddNumberToObject(spec, AJ_AJJOB_TTL, (double)seconds) ? 0 : -1;
+}
+
 cJSON *aj_ajjob_write(const char *name, const char *ns, const struct aj_template *tpl,
 		      const struct aj_jobspec *spec, const char *code_uri,
 		      struct aj_errors *err)

@@ -44,6 +44,9 @@ struct aj_template;
 #define AJ_AJJOB_RESOURCE "ajjob." AJ_AJJOB_GROUP
 /* The annotation that asks the controller to cancel a job ("true"). */
 #define AJ_CANCEL_ANNOTATION AJ_AJJOB_GROUP "/cancel"
+/* spec: seconds a finished AjJob is kept before the controller deletes it (0: keep it) */
+#define AJ_AJJOB_TTL "ttlSecondsAfterFinished"
+#define AJ_AJJOB_TTL_MAX 2147483647L
 
 /*
  * status.phase: Pending → Submitted → Running → Succeeded | Failed, and
@@ -92,6 +95,9 @@ extern const char *const aj_status_conditions[AJ_STATUS_CONDITIONS];
 cJSON *aj_ajjob_write(const char *name, const char *ns, const struct aj_template *tpl,
 		      const struct aj_jobspec *spec, const char *code_uri,
 		      struct aj_errors *err);
+
+/* Set the AjJob's spec.ttlSecondsAfterFinished (0 .. AJ_AJJOB_TTL_MAX). 0 / -1 (OOM). */
+int aj_ajjob_set_ttl(cJSON *ajjob, long seconds);
 
 /* An AjJob's spec as read back: the inputs of the pipeline. */
 struct aj_bundle {

@@ -653,6 +653,23 @@ group_run() {
 	json "d['spec']['nodes'] == 2" "d['metadata']['name'] == 'j'" \
 	     "d['spec']['command'] == ['python', 'train.py', '-n', '7', '--name', 'x']"
 
+	case_ "--ttl: spec.ttlSecondsAfterFinished in seconds; 0 keeps; absent without it"
+	aj run -t volcano --name j --dry-run -o json --ttl 1h30m python train.py
+	expect_rc 0
+	json "d['spec']['ttlSecondsAfterFinished'] == 5400"
+	aj run -t volcano --name j --dry-run -o json --ttl 0 python train.py
+	expect_rc 0
+	json "d['spec']['ttlSecondsAfterFinished'] == 0"
+	aj run -t volcano --name j --dry-run -o json python train.py
+	expect_rc 0
+	json "'ttlSecondsAfterFinished' not in d['spec']"
+	aj run -t volcano --dry-run --ttl 1d python train.py
+	expect_rc 2
+	expect_err "aj run: --ttl: expected a duration such as 90s, 5m or 1h30m, got '1d'"
+	aj run -t volcano --dry-run --ttl 600000h python train.py
+	expect_rc 2
+	expect_err "aj run: --ttl: at most 2147483647 seconds, got '600000h'"
+
 	case_ "derived name: first job's name plus a random suffix"
 	aj run -t volcano --dry-run -o json echo hi
 	expect_rc 0
