@@ -16,7 +16,7 @@
  * stream that ended while its pod runs (the API server or kubelet dropped
  * it) is asked again from the newest timestamp seen (sinceTime; the lines
  * already shown are dropped, core/logline.h), and once the AjJob has ended
- * the streams get one more period to drain. Memory is bounded per stream:
+ * every pod that ran is read to the end of its log (drain()). Memory is bounded per stream:
  * libcurl's receive buffer (16 KiB) and one unfinished line of at most
  * AJ_LOGLINE_MAX (64 KiB, longer lines are cut into lines of that size), so
  * a 100-pod job holds at most about 8 MiB of log data.
@@ -52,6 +52,8 @@
 #define AJ_LOGS_SLICE_MS 100
 /* Failed streams of one pod in a row before aj gives up on it. */
 #define AJ_LOGS_MAX_FAILURES 5
+/* Once the AjJob has ended, how long its pods' streams may take to end by themselves. */
+#define AJ_LOGS_DRAIN_MS 15000
 #define AJ_LOGS_TASK_LABEL "aj.dev/task"
 #define AJ_LOGS_JOB_LABEL "aj.dev/ajjob"
 
@@ -209,13 +211,23 @@ static const char *waiting_reason(const cJSON *pod)
 	return aj_cli_str_at(cs, "state.waiting.reason");
 }
 
+/*
+ * The pod's rank from its backend's annotation; before the AjJob's status
+ * names the backend (a pod may come first), from the first annotation of
+ * any cluster backend the pod carries.
+ */
 static long rank_of(const struct logs *l, const cJSON *pod)
 {
 	const cJSON *ann = aj_cli_at(pod, "metadata.annotations");
 	const cJSON *v = l->rank_annotation ?
 			 cJSON_GetObjectItemCaseSensitive(ann, l->rank_annotation) : NULL;
+	const struct aj_backend *const *be;
 	char *end;
 	long r;
+
+	for (be = aj_backend_all(); !l->rank_annotation && !v && *be; be++)
+		if ((*be)->rank_annotation)
+			v = cJSON_GetObjectItemCaseSensitive(ann, (*be)->rank_annotation);
 
 	if (!cJSON_IsString(v) || !*v->valuestring)
 		return -1;
@@ -510,6 +522,36 @@ static int follow_pods(struct logs *l, const cJSON *list)
 }
 
 /*
+ * The AjJob has ended: each pod that ran is read to the end of its log, a
+ * stream of its own for one that has none yet, and the streams get
+ * AJ_LOGS_DRAIN_MS to end by themselves (a finished container's does), so
+ * a short job that ended before its streams were open still shows every
+ * rank's lines. 0 / -1.
+ */
+static int drain(struct logs *l, const cJSON *list)
+{
+	long waited;
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		struct pod *p = l->pods[i];
+		const cJSON *item = item_for(list, p);
+
+		if (p->done || p->stream)
+			continue;
+		if (p->ended || !p->in_list || (!pod_started(item) && !pod_finished(item)))
+			pod_done(l, p);
+		else if (open_stream(l, p, 0))
+			return -1;
+	}
+	for (waited = 0; l->streams.nr && waited < AJ_LOGS_DRAIN_MS && !interrupted;
+	     waited += AJ_LOGS_POLL_MS)
+		if (aj_kube_streams_run(&l->streams, AJ_LOGS_POLL_MS, l->err))
+			return -1;
+	return 0;
+}
+
+/*
  * The backend's rank annotation, once the controller has named the backend.
  * A backend outside the cluster has no pods: its logs are read from there
  * (cli_logs_aml.c), which sets l->outside and l->outside_rc. 0, or -1 when
@@ -620,9 +662,11 @@ static int run(struct logs *l, const cJSON *first_job, char **phase)
 			failures = 0;
 		if (!l->rank_annotation && (learn_backend(l, job) || l->outside))
 			goto out;
-		/* the job ended: one more period for the streams to drain */
+		/* the job ended: one more period, then the streams drain */
 		l->ending = aj_cli_phase_terminal(aj_cli_phase(job));
 	}
+	if (!interrupted && l->ending && drain(l, list))
+		goto out;
 	for (i = 0; i < l->nr; i++)
 		if (!interrupted)
 			pod_done(l, l->pods[i]);
