@@ -62,7 +62,7 @@ _aj() {
       _aj_files=1; mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
     --phase)
       mapfile -t COMPREPLY < <(compgen -W "Pending Submitted Running Succeeded Failed Cancelled Cancelling" -- "$cur"); return 0 ;;
-    -n|--nodes|--ppn|--name|--task|--rank|--tail|--since|-l|--selector)
+    -n|--nodes|--ppn|--name|--task|--rank|--tail|--since|--ttl|-l|--selector)
       return 0 ;;
     -p|--processes)
       [[ $cmd == logs ]] || return 0 ;;
@@ -74,7 +74,7 @@ _aj() {
       mapfile -t COMPREPLY < <(compgen -W "run render list status cancel logs delete template code quota sku image --version --help" -- "$cur")
       return 0 ;;
     run)
-      opts="-t --template -n --nodes -p --processes --ppn --name -o --output -d --dry-run --digest -w --wait -f --follow -q --quiet --amlt $cluster --help"
+      opts="-t --template -n --nodes -p --processes --ppn --name -o --output -d --dry-run --digest -w --wait -f --follow -q --quiet --ttl --amlt $cluster --help"
       args=command ;;
     render)
       opts="-t --template -n --nodes -p --processes --ppn --namespace --name -o --output --digest --jobspec --amlt --help"
