@@ -249,6 +249,8 @@ char *aj_cli_file_canonical(const char *cmd, const char *name);
 
 /* Print every entry of err to stderr, one line each. */
 void aj_cli_print_errors(const struct aj_errors *err);
+/* The same on stderr, each line marked as a warning: what was found and did not stop the command. */
+void aj_cli_print_warnings(const struct aj_errors *err);
 /* Print a usage problem as "aj CMD: message" to stderr; returns AJ_EXIT_USAGE. */
 int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

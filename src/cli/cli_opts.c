@@ -17,6 +17,7 @@
 #include "core/ajjob.h"
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/duration.h"
 #include "core/error.h"
 #include "core/source.h"
 #include "core/suggest.h"
@@ -138,23 +139,8 @@ static int parse_index(const char *cmd, const char *opt, const char *s, long *ou
 /* A duration as kubectl takes it: "90s", "5m", "1h30m" (units s, m, h). */
 static int parse_duration(const char *cmd, const char *opt, const char *s, long *out)
 {
-	const char *p = s;
-	long total = 0, v;
-	char *end;
-
-	while (*p) {
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (end == p || errno || v < 0 || v > 1000000L || !strchr("smh", *end) || !*end)
-			return aj_cli_usage_error(cmd, "%s: expected a duration such as 90s, 5m "
-						  "or 1h30m, got '%s'", opt, s);
-		total += v * (*end == 'h' ? 3600 : *end == 'm' ? 60 : 1);
-		p = end + 1;
-	}
-	if (!*s || !total)
-		return aj_cli_usage_error(cmd, "%s: expected a duration such as 90s, 5m "
-					  "or 1h30m, got '%s'", opt, s);
-	*out = total;
+	if (aj_duration_parse(s, out))
+		return aj_cli_usage_error(cmd, "%s: expected " AJ_DURATION_HINT ", got '%s'", opt, s);
 	return AJ_EXIT_OK;
 }
 

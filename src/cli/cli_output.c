@@ -14,15 +14,16 @@
 #include "core/strlist.h"
 #include "core/yaml.h"
 
-void aj_cli_print_errors(const struct aj_errors *err)
+static void print_entries(const struct aj_errors *err, const char *prefix)
 {
 	struct aj_buf line = AJ_BUF_INIT(AJ_BUF_SMALL);
 	size_t i, n = aj_errors_count(err);
 
 	for (i = 0; i < n; i++) {
 		aj_buf_reset(&line);
+		aj_buf_addstr(&line, prefix);
 		/* Entries without a file still say who is talking. */
-		if (i >= err->nr || !err->items[i].file)
+		if (!*prefix && (i >= err->nr || !err->items[i].file))
 			aj_buf_addstr(&line, "aj: ");
 		aj_errors_format(err, i, &line);
 		if (line.failed)
@@ -31,6 +32,16 @@ void aj_cli_print_errors(const struct aj_errors *err)
 			fprintf(stderr, "%s\n", aj_buf_cstr(&line));
 	}
 	aj_buf_release(&line);
+}
+
+void aj_cli_print_errors(const struct aj_errors *err)
+{
+	print_entries(err, "");
+}
+
+void aj_cli_print_warnings(const struct aj_errors *err)
+{
+	print_entries(err, "aj: warning: ");
 }
 
 int aj_cli_write(const char *text, size_t len, struct aj_errors *err)

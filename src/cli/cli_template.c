@@ -17,6 +17,8 @@
 #include "core/resolve.h"
 #include "core/source.h"
 #include "core/strlist.h"
+#include "core/placement.h"
+#include "pipeline/candidates.h"
 #include "pipeline/pipeline.h"
 
 #define TEMPLATE_PREFIX "template/"
@@ -133,6 +135,8 @@ static int list_row(struct aj_source *src, const char *name,
 	rc |= add_cell(cells, &b, err);
 	if (invalid)
 		aj_buf_addstr(&b, "?");
+	else if (aj_placement_declared(t.config))
+		aj_buf_addstr(&b, "placement");
 	else if (service && service->type == AJ_NODE_STRING)
 		aj_buf_addstr(&b, service->str);
 	else
@@ -262,6 +266,26 @@ static int template_show(const struct aj_cli_opts *o)
 }
 
 /*
+ * A placement leaf: each candidate as a leaf of its own. One left out is a
+ * warning, as it is when the job is placed; none valid is the error.
+ */
+static int validate_candidates(const struct aj_pipeline_in *in, const struct aj_template *leaf,
+			       struct aj_errors *err)
+{
+	struct aj_candidates c;
+	size_t i;
+	int rc;
+
+	aj_candidates_init(&c);
+	rc = aj_candidates_load(in, leaf, &c, err);
+	for (i = 0; !rc && i < c.nr; i++)
+		if (!c.items[i].ok)
+			aj_cli_print_warnings(&c.items[i].why);
+	aj_candidates_release(&c);
+	return rc;
+}
+
+/*
  * A leaf gets the whole pipeline short of building: conversion to a JobSpec
  * and the backend's own checks. Without shape arguments the conversion
  * leaves the job shape and the SKU unresolved, so nothing here depends on a
@@ -278,7 +302,9 @@ static int validate_one(struct aj_source *src, const char *name,
 
 	aj_pipeline_init(&pl);
 	rc = aj_pipeline_resolve(&in, &pl, &mine);
-	if (!rc)
+	if (!rc && aj_placement_declared(pl.tpl.config))
+		rc = validate_candidates(&in, &pl.tpl, &mine);
+	else if (!rc)
 		rc = pl.tpl.has_base ? aj_pipeline_load(&in, &pl, &mine) :
 			aj_pipeline_check_keys(&pl.tpl, &mine);
 	aj_errors_splice(err, &mine);

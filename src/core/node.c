@@ -1,6 +1,7 @@
 #include "node.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,6 +391,19 @@ void aj_node_where(const struct aj_node *n, const char *path, struct aj_where *w
 	w->line = n ? n->pos.line : 0;
 	w->column = n ? n->pos.column : 0;
 	w->path = path;
+}
+
+int aj_node_error(struct aj_errors *err, const struct aj_node *n, const char *path,
+		  const char *fmt, ...)
+{
+	struct aj_where w;
+	va_list ap;
+
+	aj_node_where(n, path, &w);
+	va_start(ap, fmt);
+	aj_errors_vadd(err, &w, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 /* ---- key index ----------------------------------------------------------- */

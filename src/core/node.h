@@ -154,5 +154,8 @@ int aj_node_equal(const struct aj_node *a, const struct aj_node *b);
 
 /* Fill a struct aj_where for an error about node n at key path `path`. */
 void aj_node_where(const struct aj_node *n, const char *path, struct aj_where *w);
+/* Record an error about node n at key path `path` (aj_node_where); always -1. */
+int aj_node_error(struct aj_errors *err, const struct aj_node *n, const char *path,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -70,6 +70,12 @@ static const struct aj_schema_key config_keys[] = {
 	  "node-backed emptyDir for nested containers" },
 	{ "jobs[*].submit_args.container_args.scratch_size", AJ_SCHEMA_VALUE, "quantity",
 	  "its size limit and ephemeral-storage request" },
+	{ "placement", AJ_SCHEMA_KEYS, "mapping",
+	  "instead of target: the candidate templates the controller chooses among (see Placement)" },
+	{ "placement.candidates", AJ_SCHEMA_VALUE, "list of leaf template names",
+	  "in order of preference; each resolves as `aj run -t NAME` would" },
+	{ "placement.max_wait", AJ_SCHEMA_VALUE, "duration (at least 30s)",
+	  "give up on a candidate where the job has not started after this long (default: never)" },
 	{ "_extra", AJ_SCHEMA_FREE, "mapping", "aj-only data; each part below is checked by its consumer" },
 };
 

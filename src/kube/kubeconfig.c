@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,23 +146,6 @@ static void kc_release(struct kc *kc)
 	aj_free(kc->files);
 }
 
-static int fail_at(struct aj_errors *err, const struct aj_node *n,
-		   const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_at(struct aj_errors *err, const struct aj_node *n,
-		   const char *path, const char *fmt, ...)
-{
-	struct aj_where w;
-	va_list ap;
-
-	aj_node_where(n, path, &w);
-	va_start(ap, fmt);
-	aj_errors_vadd(err, &w, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int expect_type(struct aj_errors *err, const struct aj_node *n,
 		       const char *path, enum aj_node_type t)
 {
@@ -215,7 +197,7 @@ static int check_list(struct kc *kc, const struct aj_node *root,
 		name = aj_node_get(it, "name");
 		snprintf(path, sizeof(path), "%s[%zu].name", list, i);
 		if (!name)
-			return fail_at(kc->err, it, path, "required");
+			return aj_node_error(kc->err, it, path, "required");
 		if (expect_type(kc->err, name, path, AJ_NODE_STRING))
 			return -1;
 		body = aj_node_get(it, inner);
@@ -228,7 +210,7 @@ static int check_list(struct kc *kc, const struct aj_node *root,
 
 			if (!strcmp(other->str, name->str)) {
 				snprintf(path, sizeof(path), "%s[%zu].name", list, i);
-				return fail_at(kc->err, name, path,
+				return aj_node_error(kc->err, name, path,
 					       "duplicate name \"%s\"", name->str);
 			}
 		}
@@ -343,7 +325,7 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 		return -1;
 	if (fname && data) {
 		snprintf(path, sizeof(path), "%s.%s", e->path, key);
-		return fail_at(kc->err, aj_node_get(e->body, key), path,
+		return aj_node_error(kc->err, aj_node_get(e->body, key), path,
 			       "set either %s or its -data form, not both", key);
 	}
 	if (data) {
@@ -352,10 +334,10 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 		snprintf(path, sizeof(path), "%s.%s", e->path, datakey);
 		rc = decode_blob(data, blob);
 		if (rc)
-			return rc == -1 ? fail_at(kc->err, n, path, "not valid base64")
+			return rc == -1 ? aj_node_error(kc->err, n, path, "not valid base64")
 					: aj_errors_oom(kc->err);
 		if (!blob->len)
-			return fail_at(kc->err, n, path, "empty");
+			return aj_node_error(kc->err, n, path, "empty");
 		return 0;
 	}
 	if (!fname)
@@ -365,7 +347,7 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 		return aj_errors_oom(kc->err);
 	if (access(*file, R_OK)) {
 		snprintf(path, sizeof(path), "%s.%s", e->path, key);
-		return fail_at(kc->err, aj_node_get(e->body, key), path,
+		return aj_node_error(kc->err, aj_node_get(e->body, key), path,
 			       "cannot read %s: %s", *file, strerror(errno));
 	}
 	return 0;
@@ -382,7 +364,7 @@ static int kc_cluster(struct kc *kc, const struct kc_entry *e,
 	snprintf(path, sizeof(path), "%s.insecure-skip-tls-verify", e->path);
 	if (insecure && insecure->type != AJ_NODE_NULL &&
 	    (insecure->type != AJ_NODE_BOOL || insecure->v.boolean))
-		return fail_at(kc->err, insecure, path,
+		return aj_node_error(kc->err, insecure, path,
 			       "refused: TLS verification cannot be turned off; "
 			       "give the cluster's CA with certificate-authority "
 			       "or certificate-authority-data");
@@ -390,9 +372,9 @@ static int kc_cluster(struct kc *kc, const struct kc_entry *e,
 		return -1;
 	snprintf(path, sizeof(path), "%s.server", e->path);
 	if (!server || !*server)
-		return fail_at(kc->err, e->body, path, "required");
+		return aj_node_error(kc->err, e->body, path, "required");
 	if (strncmp(server, "https://", 8) || !server[8])
-		return fail_at(kc->err, aj_node_get(e->body, "server"), path,
+		return aj_node_error(kc->err, aj_node_get(e->body, "server"), path,
 			       "\"%s\": only https:// servers are supported "
 			       "(credentials never travel unencrypted)", server);
 	len = strlen(server);
@@ -444,7 +426,7 @@ static int kc_user(struct kc *kc, const struct kc_entry *e,
 
 		snprintf(path, sizeof(path), "%s.%s", e->path, unsupported[i][0]);
 		if (n && n->type != AJ_NODE_NULL)
-			return fail_at(kc->err, n, path, "%s", unsupported[i][1]);
+			return aj_node_error(kc->err, n, path, "%s", unsupported[i][1]);
 	}
 	if (kc_file_or_data(kc, e, "client-certificate", &cfg->cert_file, &cfg->cert) ||
 	    kc_file_or_data(kc, e, "client-key", &cfg->key_file, &cfg->key) ||
@@ -455,7 +437,7 @@ static int kc_user(struct kc *kc, const struct kc_entry *e,
 		snprintf(path, sizeof(path), "%s.%s", e->path,
 			 cfg->key_file || cfg->key.data ? "client-certificate"
 							 : "client-key");
-		return fail_at(kc->err, e->body, path,
+		return aj_node_error(kc->err, e->body, path,
 			       "required: a client certificate needs its key "
 			       "and the key its certificate");
 	}
@@ -508,12 +490,12 @@ static int kc_resolve(struct kc *kc, const struct aj_kube_config_opts *o,
 			aj_errors_add(kc->err, NULL, "context \"%s\" (from --context) "
 				      "not found in %s", ctx_name, aj_buf_cstr(&files));
 		else
-			fail_at(kc->err, cur, "current-context",
+			aj_node_error(kc->err, cur, "current-context",
 				"context \"%s\" not found", ctx_name);
 		goto out;
 	}
 	if (!ctx.body) {
-		fail_at(kc->err, ctx.item, ctx.path, "required");
+		aj_node_error(kc->err, ctx.item, ctx.path, "required");
 		goto out;
 	}
 	if (get_str(kc->err, ctx.body, ctx.path, "cluster", &cluster) ||
@@ -522,16 +504,16 @@ static int kc_resolve(struct kc *kc, const struct aj_kube_config_opts *o,
 		goto out;
 	snprintf(path, sizeof(path), "%s.cluster", ctx.path);
 	if (!cluster || !*cluster) {
-		fail_at(kc->err, ctx.body, path, "required");
+		aj_node_error(kc->err, ctx.body, path, "required");
 		goto out;
 	}
 	if (!kc_find(kc, "clusters", "cluster", cluster, &cl)) {
-		fail_at(kc->err, aj_node_get(ctx.body, "cluster"), path,
+		aj_node_error(kc->err, aj_node_get(ctx.body, "cluster"), path,
 			"cluster \"%s\" not found", cluster);
 		goto out;
 	}
 	if (!cl.body) {
-		fail_at(kc->err, cl.item, cl.path, "required");
+		aj_node_error(kc->err, cl.item, cl.path, "required");
 		goto out;
 	}
 	if (kc_cluster(kc, &cl, cfg))
@@ -539,7 +521,7 @@ static int kc_resolve(struct kc *kc, const struct aj_kube_config_opts *o,
 	if (user && *user) {
 		snprintf(path, sizeof(path), "%s.user", ctx.path);
 		if (!kc_find(kc, "users", "user", user, &us)) {
-			fail_at(kc->err, aj_node_get(ctx.body, "user"), path,
+			aj_node_error(kc->err, aj_node_get(ctx.body, "user"), path,
 				"user \"%s\" not found", user);
 			goto out;
 		}

@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/node.h"
+#include "core/placement.h"
 #include "core/schema.h"
 #include "core/source.h"
 
@@ -180,6 +181,11 @@ int aj_pipeline_load(const struct aj_pipeline_in *in, struct aj_pipeline *p,
 
 	if (!p->tpl.name && aj_pipeline_resolve(in, p, err))
 		return -1;
+	if (aj_placement_declared(p->tpl.config))
+		return aj_errors_add(err, &(struct aj_where){ .file = p->tpl.display,
+				     .path = "config.placement" },
+				     "%s chooses among candidate templates: it has no target of its own",
+				     p->tpl.name);
 	before = err->nr;
 	be = peek_backend(p->tpl.config);
 	conv.tasks_key = be ? be->tasks_key : NULL;

@@ -505,9 +505,9 @@ static void unknown_keys(void **state)
 	expect_error(&c, "test.yaml:7:37: config.storage.shared.account: unknown key (known here: "
 		     "storage_account_name, container_name, mount_dir)");
 	expect_error(&c, "test.yaml:9:3: config.cofnig: unknown key (known here: description, target, "
-		     "environment, code, storage, jobs, _extra)");
+		     "environment, code, storage, jobs, placement, _extra)");
 	expect_error(&c, "test.yaml:10:3: config.zzz: unknown key (known here: description, target, "
-		     "environment, code, storage, jobs, _extra)");
+		     "environment, code, storage, jobs, placement, _extra)");
 	assert_int_equal(aj_errors_count(&c.err), 9);    /* and nodes, processes not set */
 	done(&c);
 }

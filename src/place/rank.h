@@ -1,0 +1,48 @@
+/*
+ * rank.h - the order in which a job's candidates are tried.
+ *
+ * One row per candidate, filled by whoever reads the backends' state (the
+ * controller's views, `aj place`): can the whole job start there now, how
+ * long jobs of its shape waited there lately (waits.h), and one line of
+ * why. The rank is:
+ *   1. can start now, before cannot, before unknown (its state could not be
+ *      read: a CRD missing, Azure unreachable), each row saying why;
+ *   2. then the shorter expected wait, a known wait before none;
+ *   3. then the user's order of preference.
+ * Rows given up on (fail-over) or left out are not ranked.
+ *
+ * Ownership: rows borrow their strings from the caller; reason is the
+ * row's own. Pure: no I/O, no clock.
+ */
+#ifndef AJ_PLACE_RANK_H
+#define AJ_PLACE_RANK_H
+
+#include <stddef.h>
+
+enum aj_place_state {
+	AJ_PLACE_FITS,       /* the whole job can start now */
+	AJ_PLACE_FULL,       /* read, and it cannot start now */
+	AJ_PLACE_UNKNOWN,    /* its state could not be read */
+	AJ_PLACE_EXCLUDED    /* given up on, or left out: not ranked */
+};
+
+#define AJ_PLACE_REASON_MAX 192
+
+struct aj_place_row {
+	const char *name;          /* the candidate template, "template/kube" */
+	const char *backend;       /* its backend's name */
+	const char *where;         /* where it would run (candidates.h) */
+	size_t order;              /* the user's order of preference, from 0 */
+	enum aj_place_state state;
+	long expected_wait;        /* seconds; -1: no history */
+	char reason[AJ_PLACE_REASON_MAX];
+	size_t rank;               /* from 1 after aj_place_rank(); 0: not ranked */
+};
+
+/* The state's name as the status and `aj place` show it. */
+const char *aj_place_state_name(enum aj_place_state s);
+
+/* Sort rows into rank order and number the ranked ones from 1. */
+void aj_place_rank(struct aj_place_row *rows, size_t n);
+
+#endif

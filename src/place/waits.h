@@ -1,0 +1,53 @@
+/*
+ * waits.h - how long jobs waited on each candidate lately: the expected
+ * wait of the ranking (rank.h).
+ *
+ * A sample is one AjJob's time from submission to Running on a candidate,
+ * filed under the candidate and the job's shape band (GPUs per pod times
+ * pods, in bands, so a 512-GPU job does not learn from 1-GPU jobs). Each
+ * (candidate, band) keeps its AJ_WAITS_SAMPLES newest samples by the time
+ * the job started, whatever the order they arrive in: the controller
+ * rebuilds the history at start-up from the AjJobs' own status times, as
+ * the list returns them, and adds each job that starts afterwards. The
+ * expected wait is the median of what is kept.
+ *
+ * Ownership: struct aj_waits owns its keys and samples;
+ * aj_waits_release() frees them. Not locked: one thread owns it. Pure.
+ */
+#ifndef AJ_PLACE_WAITS_H
+#define AJ_PLACE_WAITS_H
+
+#include "core/strmap.h"
+
+#define AJ_WAITS_SAMPLES 16
+
+enum aj_waits_band {
+	AJ_BAND_CPU,        /* no GPU */
+	AJ_BAND_GPU_8,      /* 1 to 8 GPUs in all */
+	AJ_BAND_GPU_64,     /* 9 to 64 */
+	AJ_BAND_GPU_512,    /* 65 to 512 */
+	AJ_BAND_GPU_MORE,   /* more */
+	AJ_BAND_COUNT
+};
+
+struct aj_waits {
+	struct aj_strmap by_key;   /* "<candidate>\n<band>" -> struct aj_waits_ring */
+};
+
+void aj_waits_init(struct aj_waits *w);
+void aj_waits_release(struct aj_waits *w);
+
+/* The band of a job of `pods` pods with `gpus_per_pod` GPUs each. */
+enum aj_waits_band aj_waits_band(long gpus_per_pod, long pods);
+
+/*
+ * File one job's wait (seconds from submission to Running, clamped at 0)
+ * that started at `started` (Unix seconds). 0 / -1 (out of memory).
+ */
+int aj_waits_add(struct aj_waits *w, const char *candidate, enum aj_waits_band band,
+		 long wait, long started);
+
+/* The median of the kept samples, or -1 when there is none. */
+long aj_waits_expected(const struct aj_waits *w, const char *candidate, enum aj_waits_band band);
+
+#endif
