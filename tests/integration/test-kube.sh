@@ -111,7 +111,7 @@ expect_ok "...unsuspends the Job, which runs to Complete" wait_for 90 cond_true 
 expect_ok "a job over the ClusterQueue's quota is created" apply kover kube-queued 9
 over_reason() { [[ $(wl kover '{.items[0].status.conditions[?(@.type=="QuotaReserved")].message}') == *"insufficient"* ]]; }
 expect_ok "...Kueue does not admit it, saying the quota is insufficient" wait_for 60 over_reason
-expect_eq "...it stays suspended with no pod" "true " bash -c \
+expect_eq "...it stays suspended with no pod" "true" bash -c \
   "echo \$('$AJ_KUBECTL' -n '$ns' get jobs.batch kover -o jsonpath='{.spec.suspend}') \$('$AJ_KUBECTL' -n '$ns' get pods -l batch.kubernetes.io/job-name=kover -o jsonpath='{.items[*].metadata.name}')"
 k -n "$ns" delete jobs.batch kover --wait=false >/dev/null
 

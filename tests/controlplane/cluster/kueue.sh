@@ -31,7 +31,9 @@ integrations: {frameworks: ["batch/job"]}
 resources: {excludeResourcePrefixes: ["rdma/"]}
 CONF
   # The on-demand visibility API would be a second server and an APIService: not needed here.
-  start kueue "http://127.0.0.1:$hp/readyz" "$kq/bin/kueue" --config "$cfg" \
+  # Its metrics server serves the webhook's certificate too (kueue-run.sh puts it in place).
+  start kueue "http://127.0.0.1:$hp/readyz" unshare --mount --propagation private -- \
+    "$cp_here/cluster/kueue-run.sh" "$certs" "$dir/kueue-etc" "$kq/bin/kueue" --config "$cfg" \
     --kubeconfig "$KUBECONFIG" --feature-gates=VisibilityOnDemand=false
   python3 "$cp_here/cluster/webhooks.py" "$kq/webhook/manifests.yaml" "https://127.0.0.1:$p" \
     "$pki/ca.crt" 2 kueue.x-k8s.io,batch kueue- >"$dir/kueue-webhooks.yaml" ||
