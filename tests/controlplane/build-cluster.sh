@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Build (or reuse) the cluster's peers beside the control plane: Volcano's vc-controller-manager,
 # vc-scheduler and vc-webhook-manager from the Volcano source archive, and kwok (simulated nodes and
-# pods) from the Go module proxy. Each is cached by version; Go builds run one at a time.
+# pods) and Kueue (the queue manager for batch/v1 Jobs) from the Go module proxy. Each is cached by
+# version; Go builds run one at a time.
 #
-# Usage: tests/controlplane/build-cluster.sh [volcano] [kwok]      (default: both)
-# Output: $XDG_CACHE_HOME/aj/volcano/<version>/{bin,crd,installer} and $XDG_CACHE_HOME/aj/kwok/<version>/bin
+# Usage: tests/controlplane/build-cluster.sh [volcano] [kwok] [kueue]      (default: all three)
+# Output: $XDG_CACHE_HOME/aj/volcano/<version>/{bin,crd,installer}, $XDG_CACHE_HOME/aj/kwok/<version>/bin
+#         and $XDG_CACHE_HOME/aj/kueue/<version>/{bin,crd,webhook}
 #         (root override: AJ_TOOLS_CACHE). Prints "name dir" for each on stdout.
 # Environment: AJ_VOLCANO_SRC  the archive (default: ../shared/volcano/volcano-src.tar.gz beside the repo)
 set -euo pipefail
@@ -90,12 +92,43 @@ kwok() {
   echo "kwok $out"
 }
 
+# Kueue's manager from its release module (no replace directives, so `go install mod@version`
+# builds it as released), with its CRDs and webhook configurations from the same module.
+kueue() {
+  local ver out mod
+  ver=$(tr -d '[:space:]' <"$cp_here/KUEUE_VERSION")
+  out=$(aj_cache_root)/kueue/$ver
+  if [[ -x $out/bin/kueue && -f $out/webhook/manifests.yaml && $(cat "$out/stamp" 2>/dev/null) == "$ver" ]]; then
+    echo "build-cluster.sh: Kueue $ver up to date in $out" >&2
+    echo "kueue $out"
+    return
+  fi
+  begin "Kueue $ver" "$out"
+  mod=$(cd "$stage" && GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kueue@$ver" 2>>"$log" |
+        sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+  [[ -d $mod/config/components/crd/bases ]] || fail "$(cp_go_cause "$log" "module download sigs.k8s.io/kueue@$ver")"
+  (cd "$stage" && GOBIN=$stage/bin cp_run_logged "$log" "compiling Kueue" \
+      go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kueue/cmd/kueue@$ver") ||
+    fail "$(cp_go_cause "$log" "go install sigs.k8s.io/kueue/cmd/kueue@$ver")"
+  cp -r "$mod/config/components/crd/bases" "$stage/crd"
+  mkdir -p "$stage/webhook"
+  cp "$mod/config/components/webhook/manifests.yaml" "$stage/webhook/"
+  chmod -R u+w,go-w "$stage"
+  rm -rf "$out/bin" "$out/crd" "$out/webhook"
+  mv "$stage/bin" "$stage/crd" "$stage/webhook" "$out/"
+  rm -rf "$stage"
+  echo "$ver" >"$out/stamp"
+  echo "build-cluster.sh: built Kueue $ver in $(($(date +%s) - t0)) s" >&2
+  echo "kueue $out"
+}
+
 what=("$@")
-((${#what[@]})) || what=(volcano kwok)
+((${#what[@]})) || what=(volcano kwok kueue)
 for w in "${what[@]}"; do
   case $w in
     volcano) volcano ;;
     kwok) kwok ;;
-    *) fail "unknown component '$w' (volcano, kwok)" ;;
+    kueue) kueue ;;
+    *) fail "unknown component '$w' (volcano, kwok, kueue)" ;;
   esac
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Turn a running control plane (start.sh) into a batch cluster: kube-controller-manager,
-# kube-scheduler, kwok's simulated nodes, and the real Volcano (admission webhook, controller,
-# scheduler), plus what the examples need (queue, shared volume, priority class).
+# kube-scheduler, kwok's simulated nodes, the real Volcano (admission webhook, controller,
+# scheduler) and the real Kueue (cluster/kueue.sh), plus what the examples need (queues, shared
+# volume, priority class).
 #
 # Usage: tests/controlplane/cluster-up.sh DIR     (DIR: the control plane's run directory)
 # Environment: AJ_CLUSTER_NODES  node shapes and counts (default "a100=4 h100=4 cpu=3"): a100 and
@@ -23,9 +24,10 @@ timeout_s=${AJ_CP_READY_TIMEOUT:-60}
 k() { "$AJ_KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
 die() { echo "cluster-up.sh: $*" >&2; exit 1; }
 
-built=$("$cp_here/build-cluster.sh" volcano kwok) || die "building Volcano and kwok failed"
+built=$("$cp_here/build-cluster.sh" volcano kwok kueue) || die "building Volcano, kwok and Kueue failed"
 volcano=$(awk '$1 == "volcano" {print $2}' <<<"$built")
 kwok=$(awk '$1 == "kwok" {print $2}' <<<"$built")
+kueue=$(awk '$1 == "kueue" {print $2}' <<<"$built")
 bin=$(dirname "$AJ_KUBECTL")
 for b in kube-controller-manager kube-scheduler; do
   [[ -x $bin/$b ]] || die "$bin/$b is missing (rebuild the control plane: tests/controlplane/build.sh)"
@@ -212,4 +214,7 @@ metadata: {name: high-priority}
 value: 100000
 description: the examples' pretraining jobs
 YAML
-echo "cluster-up.sh: $n kwok nodes, Volcano $(basename "$volcano"), kwok $(basename "$kwok") ready in $(($(date +%s) - t0)) s" >&2
+# --- Kueue, once namespace training exists for its LocalQueue ---
+source "$cp_here/cluster/kueue.sh"
+kueue_up "$kueue"
+echo "cluster-up.sh: $n kwok nodes, Volcano $(basename "$volcano"), kwok $(basename "$kwok"), Kueue $(basename "$kueue") ready in $(($(date +%s) - t0)) s" >&2

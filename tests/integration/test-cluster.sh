@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The local cluster itself (fixture "cluster"): every component healthy on 127.0.0.1, kwok's
 # nodes Ready with their shapes, Volcano's webhook admitting and rejecting, its controller and
-# scheduler running a job to Completed, the kwok stages that tests choose per pod (fail with an
-# exit code, stay running), kube-scheduler placing a plain pod, and kube-controller-manager's
+# scheduler running a job to Completed, Kueue's queues and Job webhook, the kwok stages that tests
+# choose per pod (fail with an exit code, stay running), kube-scheduler placing a plain pod, and kube-controller-manager's
 # garbage collector removing a deleted job's pods. Hand-written Volcano Jobs: aj is not involved.
 source "$(dirname "$0")/lib.sh"
 ns=$(new_namespace cluster)
@@ -19,8 +19,8 @@ while read -r name pid url _; do
   expect_ok "$name is healthy at $url" curl -ksf -o /dev/null --max-time 5 "$url"
   expect_ok "$name listens on 127.0.0.1 only" listens_local "$pid"
 done <"$AJ_CP_DIR/components"
-expect_eq "the six components beside etcd and kube-apiserver are recorded" \
-  "kube-controller-manager kube-scheduler kwok vc-webhook-manager vc-controller-manager vc-scheduler" \
+expect_eq "the seven components beside etcd and kube-apiserver are recorded" \
+  "kube-controller-manager kube-scheduler kwok vc-webhook-manager vc-controller-manager vc-scheduler kueue" \
   bash -c "awk '{print \$1}' '$AJ_CP_DIR/components' | tr '\n' ' ' | sed 's/ \$//'"
 
 # --- nodes ---
@@ -74,6 +74,22 @@ pods_of() { k -n "$ns" get pods -l "volcano.sh/job-name=$1" -o jsonpath="$2"; }
 expect_fail "the webhook rejects an unknown queue" "unable to find job queue" \
   bash -c "'$AJ_KUBECTL' create -f - <<<\"\$1\"" _ "$(vcjob badq '' research)"
 vcjob ok | k create -f - >/dev/null
+# --- Kueue: its queues, and its Job webhook suspending a queued Job created running ---
+expect_eq "Kueue's ClusterQueue team-a is Active" "True" \
+  k get clusterqueue team-a -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+expect_eq "...behind the LocalQueue team-a in training" "team-a" \
+  k -n training get localqueue team-a -o jsonpath='{.spec.clusterQueue}'
+expect_eq "Kueue's webhook suspends a Job that names a queue" "true" bash -c "'$AJ_KUBECTL' -n '$ns' create -o jsonpath='{.spec.suspend}' -f - <<'JOB'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: queued, labels: {kueue.x-k8s.io/queue-name: team-a}}
+spec:
+  suspend: false
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+JOB"
 expect_eq "the mutating webhook sets each task's maxRetry" "3 3" \
   k -n "$ns" get jobs.batch.volcano.sh ok -o jsonpath='{.spec.tasks[*].maxRetry}'
 

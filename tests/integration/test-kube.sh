@@ -5,7 +5,7 @@
 # The Job runs to Complete with the rank contract on its pods (host names in the headless
 # Service, JOB_COMPLETION_INDEX, MASTER_ADDR, WORLD_SIZE); one failing rank fails the whole Job
 # by its podFailurePolicy and stops the other ranks; with target.queue the Job waits suspended
-# (as Kueue expects) until it is unsuspended. Then through aj-controller (deploy/rbac.yaml's
+# until the real Kueue admits it, and one over the ClusterQueue's quota stays so with Kueue's reason. Then through aj-controller (deploy/rbac.yaml's
 # permissions): AjJob -> Job and Service -> pods -> Succeeded, a failing rank -> Failed with
 # the Job's reason, and a cancel; status.tasks and the Tasks column of kubectl get ajjob; finished
 # AjJobs deleted after their spec.ttlSecondsAfterFinished, or the controller's
@@ -84,15 +84,36 @@ expect_eq "...which is index 1, exit code 3" "1 3" bash -c \
 no_active() { [[ -z $(kpods kf '{.items[?(@.status.phase=="Running")].metadata.name}') ]] && [[ -z $(jobf kf '{.status.active}') ]]; }
 expect_ok "...and its running ranks are stopped (they had 120 s to go)" wait_for 60 no_active
 
-# --- target.queue: suspended until admitted, as Kueue admits ---
+# --- target.queue: suspended until the real Kueue admits it ---
+# The cluster's ClusterQueue team-a holds the kwok GPU nodes' 64 GPUs (tests/controlplane/cluster/kueue.sh);
+# this namespace gets its own LocalQueue team-a in front of it.
+k apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: team-a, namespace: $ns}
+spec: {clusterQueue: team-a}
+YAML
+wl() { # wl JOB JSONPATH: the Workload Kueue made for the Job
+  k -n "$ns" get workloads.kueue.x-k8s.io -l "kueue.x-k8s.io/job-uid=$(jobf "$1" '{.metadata.uid}')" -o jsonpath="$2"
+}
+wl_cond() { wl "$1" "{.items[0].status.conditions[?(@.type==\"$2\")].status}"; }
+wl_admitted() { [[ $(wl_cond "$1" Admitted) == True ]]; }
 expect_ok "a job with target.queue is created" apply kq kube-queued 2
-expect_eq "...with the Kueue queue label, suspended" "team-a true" \
-  jobf kq '{.metadata.labels.kueue\.x-k8s\.io/queue-name} {.spec.suspend}'
-expect_ok "...the Job controller says so" wait_for 30 cond_true kq Suspended
-sleep 3
-expect_eq "...and creates no pod" "" kpods kq '{.items[*].metadata.name}'
-k -n "$ns" patch jobs.batch kq --type=merge -p '{"spec":{"suspend":false}}' >/dev/null
-expect_ok "unsuspended (what Kueue does on admission), it runs to Complete" wait_for 90 cond_true kq Complete
+expect_eq "...with the Kueue queue label, created suspended" "team-a True" python3 -c "
+import json
+job = [o for o in json.load(open('$work/kq.json'))['items'] if o['kind'] == 'Job'][0]
+print(job['metadata']['labels']['kueue.x-k8s.io/queue-name'], job['spec']['suspend'])"
+expect_ok "...Kueue admits its Workload (QuotaReserved and Admitted)" wait_for 60 wl_admitted kq
+expect_eq "...on flavors with 16 GPUs of ClusterQueue team-a" "team-a 16" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get workloads.kueue.x-k8s.io -l kueue.x-k8s.io/job-uid=\$('$AJ_KUBECTL' -n '$ns' get jobs.batch kq -o jsonpath='{.metadata.uid}') -o jsonpath='{.items[0].status.admission.clusterQueue} {.items[0].status.admission.podSetAssignments[0].resourceUsage.nvidia\.com/gpu}'"
+expect_ok "...unsuspends the Job, which runs to Complete" wait_for 90 cond_true kq Complete
+# 9 pods of 8 GPUs ask for 72 of the ClusterQueue's 64: Kueue keeps it suspended and says why.
+expect_ok "a job over the ClusterQueue's quota is created" apply kover kube-queued 9
+over_reason() { [[ $(wl kover '{.items[0].status.conditions[?(@.type=="QuotaReserved")].message}') == *"insufficient"* ]]; }
+expect_ok "...Kueue does not admit it, saying the quota is insufficient" wait_for 60 over_reason
+expect_eq "...it stays suspended with no pod" "true" bash -c \
+  "echo \$('$AJ_KUBECTL' -n '$ns' get jobs.batch kover -o jsonpath='{.spec.suspend}') \$('$AJ_KUBECTL' -n '$ns' get pods -l batch.kubernetes.io/job-name=kover -o jsonpath='{.items[*].metadata.name}')"
+k -n "$ns" delete jobs.batch kover --wait=false >/dev/null
 
 # --- refusals come from aj, before anything reaches the cluster ---
 expect_fail "a heterogeneous template is refused, naming the key" \
