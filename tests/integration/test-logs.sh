@@ -145,7 +145,7 @@ expect_ok "...and says how it ended" grep -qxF "aj: ajjob.aj.dev/runf Succeeded"
 expect_eq "run --follow exits 1 when the job failed" "1" echo "$?"
 expect_ok "...saying so" grep -qxF "aj: ajjob.aj.dev/runfail Failed" "$work/runfail.err"
 # The template's namespace ($ns), not the context's (default): run follows the AjJob it created.
-expect_eq "the context's namespace is another one" "" k config view --minify -o 'jsonpath={..namespace}'
+expect_eq "the context's namespace is another one (default)" "default" k config view --minify -o 'jsonpath={..namespace}'
 (cd "$work" && AJ_HOME=$home "$AJ_BIN" run -t volcano -n 2 --context "$ctx" --name runtns \
   --follow -- python -c 'print(1)' >"$work/runtns.out" 2>"$work/runtns.err")
 expect_eq "run --follow without --namespace follows the job in the template's namespace" "0" echo "$?"
