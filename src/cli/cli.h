@@ -249,8 +249,11 @@ char *aj_cli_file_canonical(const char *cmd, const char *name);
 
 /* Print every entry of err to stderr, one line each. */
 void aj_cli_print_errors(const struct aj_errors *err);
-/* The same on stderr, each line marked as a warning: what was found and did not stop the command. */
-void aj_cli_print_warnings(const struct aj_errors *err);
+/*
+ * Problems that do not stop an inspection command: "aj CMD: warning: WHY:"
+ * on stderr, then each entry as aj_cli_print_errors() prints it, indented.
+ */
+void aj_cli_print_warnings(const char *cmd, const char *why, const struct aj_errors *w);
 /* Print a usage problem as "aj CMD: message" to stderr; returns AJ_EXIT_USAGE. */
 int aj_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -343,10 +346,11 @@ void aj_cli_progress_format(char *out, size_t cap, const char *what, uint64_t fi
  * the backend's answer (aj_backend.code_route); its digest is set through
  * aj_pipeline_set_code() only.
  * aj_cli_code_digest: the SHA-256 of the archive of the current directory
- * as the job's digest, sending nothing (render --digest, run --dry-run
- * --digest, for a job whose backend ships code). 0 / -1.
+ * as the job's digest, sending nothing (render --digest, run --dry-run,
+ * for a job whose backend ships code). 0 / -1.
  * aj_cli_code_archive: archive "." under the template's rules into fd
- * (-1: digest only), *res describing it. 0 / -1.
+ * (-1: digest only), *res describing it, with the progress line on a
+ * terminal. 0 / -1.
  *
  * Code through the shared volume (cli_code_upload.c, aj-net); these do
  * nothing for a job whose route is not AJ_CODE_VOLUME.

@@ -1,7 +1,7 @@
 /*
  * cli_code.c - the code archive of the current directory as the offline
  * commands see it: `aj code stats` (what a submission from here would ship)
- * and the digest that render --digest and run --dry-run --digest show.
+ * and the digest that render --digest and run --dry-run show.
  *
  * The template gives code.ignore; the rest (built-ins, .codeignore or
  * .amltignore, the walk and the archive) is src/code/ on the current
@@ -23,7 +23,7 @@
 /* How many of the largest files and directories are listed. */
 #define TOP 10
 
-/* Writes the archive to a file and shows how far the walk got. */
+/* Writes the archive to a file (fd -1: nowhere) and shows how far the walk got. */
 struct file_sink {
 	int fd;
 	const struct aj_archive_result *res;   /* counted as the archive is written */
@@ -35,7 +35,7 @@ static int sink_file(void *data, const void *buf, size_t len, struct aj_errors *
 	struct file_sink *s = data;
 
 	aj_cli_progress_update(&s->progress, s->res->files, s->res->content_bytes);
-	return aj_archive_sink_fd(&s->fd, buf, len, err);
+	return s->fd < 0 ? 0 : aj_archive_sink_fd(&s->fd, buf, len, err);
 }
 
 int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,
@@ -51,8 +51,7 @@ int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive
 	sink.res = res;
 	aj_cli_progress_start(&sink.progress, "archiving the code", 0);
 	rc = aj_ignore_setup(&ig, ".", &spec->code.ignore, err) ||
-	     aj_archive_create(".", &ig, 0, fd < 0 ? NULL : sink_file,
-			       fd < 0 ? NULL : &sink, res, err);
+	     aj_archive_create(".", &ig, 0, sink_file, &sink, res, err);
 	aj_cli_progress_end(&sink.progress);
 	aj_ignore_release(&ig);
 	return rc ? -1 : 0;
@@ -64,6 +63,50 @@ int aj_cli_code_digest(struct aj_pipeline *pl, struct aj_errors *err)
 
 	return aj_cli_code_archive(&pl->spec, -1, &res, err) ||
 	       aj_pipeline_set_code(pl, res.sha256_hex, err) ? -1 : 0;
+}
+
+/* A problem that leaves config.code unread (the key itself, config not a map, memory). */
+static int about_code(const struct aj_errors *problems)
+{
+	const char *path;
+	size_t i, len = strlen("config.code");
+
+	if (problems->oom)
+		return 1;
+	for (i = 0; i < problems->nr; i++) {
+		path = problems->items[i].path;
+		if (path && (!strcmp(path, "config") ||
+			     (!strncmp(path, "config.code", len) && strchr(".[", path[len]))))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Resolve and load the template. The stats need only its code part: the
+ * rest of a template not finished yet (an image, a shape) is said as a
+ * warning, and only a template that does not resolve or whose code part is
+ * wrong fails. 0 / -1.
+ */
+static int stats_load(struct aj_pipeline_in *in, struct aj_pipeline *pl, struct aj_errors *err)
+{
+	struct aj_errors problems = AJ_ERRORS_INIT;
+
+	if (aj_pipeline_resolve(in, pl, err))
+		return -1;
+	if (!aj_pipeline_load(in, pl, &problems)) {
+		aj_errors_release(&problems);
+		return 0;
+	}
+	if (about_code(&problems)) {
+		aj_errors_splice(err, &problems);
+		aj_errors_release(&problems);
+		return -1;
+	}
+	aj_cli_print_warnings(aj_cli_code_stats.name, "the template is not complete elsewhere "
+			      "(these stats need only its code part)", &problems);
+	aj_errors_release(&problems);
+	return 0;
 }
 
 static int stats_run(const struct aj_cli_opts *o, const char *canonical,
@@ -80,7 +123,7 @@ static int stats_run(const struct aj_cli_opts *o, const char *canonical,
 	memset(&src, 0, sizeof(src));
 	memset(&st, 0, sizeof(st));
 	aj_pipeline_init(&pl);
-	rc = aj_cli_open_home(&src, err) || aj_pipeline_load(&in, &pl, err) ||
+	rc = aj_cli_open_home(&src, err) || stats_load(&in, &pl, err) ||
 	     aj_ignore_setup(&ig, ".", &pl.spec.code.ignore, err) ||
 	     aj_code_stats_collect(".", &ig, TOP, 1, AJ_ARCHIVE_LEVEL_DEFAULT, &st, err) ||
 	     aj_code_stats_format(&st, &out) ||

@@ -277,10 +277,10 @@ static void add_elsewhere(struct aj_kube *k, const char *name, struct aj_buf *ms
 	aj_buf_release(&where);
 }
 
-int aj_cli_kube_get_job(struct aj_kube *k, const char *name, cJSON **out,
+int aj_cli_kube_get_job(struct aj_kube *k, const char *ns, const char *name, cJSON **out,
 			struct aj_errors *err)
 {
-	struct aj_kube_ref ref = { &aj_cli_ajjobs, k->cfg.namespace, name, NULL };
+	struct aj_kube_ref ref = { &aj_cli_ajjobs, ns, name, NULL };
 	struct aj_errors local = AJ_ERRORS_INIT;
 	struct aj_kube_status st;
 	struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
@@ -289,8 +289,7 @@ int aj_cli_kube_get_job(struct aj_kube *k, const char *name, cJSON **out,
 	aj_kube_status_init(&st);
 	rc = aj_kube_get(k, &ref, out, &st, &local);
 	if (rc && st.reason == AJ_KUBE_NOT_FOUND) {
-		aj_buf_addf(&msg, AJJOB_KIND "/%s not found in namespace %s", name,
-			    k->cfg.namespace);
+		aj_buf_addf(&msg, AJJOB_KIND "/%s not found in namespace %s", name, ns);
 		add_elsewhere(k, name, &msg);
 		if (msg.failed)
 			aj_errors_oom(err);
@@ -735,7 +734,7 @@ int aj_cli_cancel_run(const struct aj_cli_opts *o)
 
 	if (rc)
 		return aj_cli_kube_done(rc, &k, &err);
-	if (aj_cli_kube_get_job(&k, o->arg, &job, &err))
+	if (aj_cli_kube_get_job(&k, k.cfg.namespace, o->arg, &job, &err))
 		return aj_cli_kube_done(AJ_EXIT_FAIL, &k, &err);
 	phase = aj_cli_phase(job);
 	if (aj_cli_phase_terminal(phase)) {
@@ -791,7 +790,7 @@ static int delete_one(struct aj_kube *k, const char *name, int wait, struct aj_e
 	const char *phase;
 	int rc;
 
-	if (aj_cli_kube_get_job(k, name, &job, err))
+	if (aj_cli_kube_get_job(k, k->cfg.namespace, name, &job, err))
 		return AJ_EXIT_FAIL;
 	phase = aj_cli_phase(job);
 	if (!aj_cli_phase_terminal(phase)) {

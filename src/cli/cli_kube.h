@@ -60,7 +60,7 @@ int aj_cli_kube_done(int rc, struct aj_kube *k, struct aj_errors *err);
  * namespace NS", and the namespaces where one of that name exists when the
  * user may list AjJobs cluster-wide (one list, only then). 0 / -1.
  */
-int aj_cli_kube_get_job(struct aj_kube *k, const char *name, cJSON **out,
+int aj_cli_kube_get_job(struct aj_kube *k, const char *ns, const char *name, cJSON **out,
 			struct aj_errors *err);
 
 /* A copy of obj without metadata.managedFields (kubectl hides them too); NULL on OOM. */

@@ -595,7 +595,7 @@ static int refresh(struct logs *l, cJSON **job, cJSON **list)
 	int gone;
 
 	l->err = &local;
-	if (!aj_cli_kube_get_job(l->k, l->name, &j, &local))
+	if (!aj_cli_kube_get_job(l->k, l->ns, l->name, &j, &local))
 		p = list_pods(l);
 	l->err = err;
 	if (p) {
@@ -708,7 +708,7 @@ int aj_cli_logs_follow(struct aj_kube *k, const char *ns, const char *name,
 	l.o = lo;
 	l.err = err;
 	aj_buf_init(&l.line, AJ_LOGLINE_MAX + AJ_BUF_SMALL);
-	if (aj_cli_kube_get_job(k, name, &job, err))
+	if (aj_cli_kube_get_job(k, ns, name, &job, err))
 		return -1;
 	if (aj_kube_streams_init(&l.streams, k, err)) {
 		cJSON_Delete(job);
@@ -761,6 +761,7 @@ int aj_cli_logs_run(const struct aj_cli_opts *o)
 int aj_cli_kube_follow(struct aj_kube *k, const cJSON *job, struct aj_errors *err)
 {
 	const char *name = aj_cli_str_at(job, "metadata.name");
+	const char *ns = aj_cli_str_at(job, "metadata.namespace");
 	struct aj_cli_logs_opts lo;
 	char *phase = NULL;
 	int rc;
@@ -769,10 +770,11 @@ int aj_cli_kube_follow(struct aj_kube *k, const cJSON *job, struct aj_errors *er
 	lo.rank = -1;
 	lo.tail = -1;
 	lo.follow = 1;
-	rc = aj_cli_logs_follow(k, aj_cli_str_at(job, "metadata.namespace"), name, &lo, &phase, err);
+	/* the AjJob where it was created, whatever the context's namespace */
+	rc = aj_cli_logs_follow(k, ns, name, &lo, &phase, err);
 	if (rc == AJ_CLI_EXIT_INTERRUPTED)
-		fprintf(stderr, "aj: stopped following; " AJJOB_KIND "/%s goes on (aj logs %s -f)\n",
-			name, name);
+		fprintf(stderr, "aj: stopped following; " AJJOB_KIND "/%s goes on "
+			"(aj logs %s -f --namespace %s)\n", name, name, ns);
 	else if (rc >= 0 && phase) {
 		fprintf(stderr, "aj: " AJJOB_KIND "/%s %s\n", name, phase);
 		/* the job's result, unless its logs could not be read */

@@ -288,6 +288,15 @@ static int unknown_option(const struct aj_cli_command *cmd, const char *a)
 	for (i = 0; i < sizeof(opt_defs) / sizeof(opt_defs[0]); i++)
 		if (cmd->options & opt_defs[i].bit)
 			names[nr++] = opt_defs[i].long_name;
+	/* kubectl users type -n for the namespace; in aj, -n is run's and render's node count */
+	if (a[1] == 'n' && (cmd->options & AJ_OPT_NAMESPACE))
+		return aj_cli_usage_error(cmd->name, "unknown option '%s': the namespace is "
+					  "--namespace NS (-n is the node count of aj run and "
+					  "aj render)", a);
+	if (a[1] == 'n')
+		return aj_cli_usage_error(cmd->name, "unknown option '%s': aj %s takes no "
+					  "namespace (-n is the node count of aj run and aj render)",
+					  a, cmd->name);
 	snprintf(word, sizeof(word), "%.*s", (int)len, a + strspn(a, "-"));
 	near = strlen(a) > 2 ? aj_suggest(word, names, nr) : NULL;
 	if (near)

@@ -14,16 +14,17 @@
 #include "core/strlist.h"
 #include "core/yaml.h"
 
-static void print_entries(const struct aj_errors *err, const char *prefix)
+/* Each entry on a line of its own, after indent. */
+static void print_entries(const struct aj_errors *err, const char *indent)
 {
 	struct aj_buf line = AJ_BUF_INIT(AJ_BUF_SMALL);
 	size_t i, n = aj_errors_count(err);
 
 	for (i = 0; i < n; i++) {
 		aj_buf_reset(&line);
-		aj_buf_addstr(&line, prefix);
+		aj_buf_addstr(&line, indent);
 		/* Entries without a file still say who is talking. */
-		if (!*prefix && (i >= err->nr || !err->items[i].file))
+		if (i >= err->nr || !err->items[i].file)
 			aj_buf_addstr(&line, "aj: ");
 		aj_errors_format(err, i, &line);
 		if (line.failed)
@@ -39,9 +40,10 @@ void aj_cli_print_errors(const struct aj_errors *err)
 	print_entries(err, "");
 }
 
-void aj_cli_print_warnings(const struct aj_errors *err)
+void aj_cli_print_warnings(const char *cmd, const char *why, const struct aj_errors *w)
 {
-	print_entries(err, "aj: warning: ");
+	fprintf(stderr, "aj %s: warning: %s:\n", cmd, why);
+	print_entries(w, "  ");
 }
 
 int aj_cli_write(const char *text, size_t len, struct aj_errors *err)

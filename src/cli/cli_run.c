@@ -382,8 +382,8 @@ static int run(const struct aj_cli_opts *o)
 	if (!canonical)
 		return AJ_EXIT_USAGE;
 	aj_cli_pipeline_init(&p);
-	rc = aj_cli_pipeline_load(o, canonical, o->digest ? AJ_CLI_DIGEST_COMPUTE :
-				  AJ_CLI_DIGEST_PLACEHOLDER, &p, &err);
+	/* what --dry-run prints is applied later: its digest must be the real one */
+	rc = aj_cli_pipeline_load(o, canonical, AJ_CLI_DIGEST_COMPUTE, &p, &err);
 	if (!rc && !o->amlt) {
 		rc = aj_cli_pipeline_build(&p, 1, &doc, &err);
 		cJSON_Delete(doc);
@@ -486,11 +486,11 @@ const struct aj_cli_command aj_cli_run = {
 	"Options come before COMMAND; everything from COMMAND on is the job's.\n"
 	"\n"
 	SHAPE_HELP
-	"  -d, --dry-run         print the AjJob instead of creating it; its code\n"
-	"                        digest is \"" AJ_CODE_DIGEST_PLACEHOLDER "\"\n"
-	"                        unless --digest\n"
-	"      --digest          with --dry-run: archive the current directory for\n"
-	"                        the code digest, as a submission does\n"
+	"  -d, --dry-run         print the AjJob instead of creating it, ready for\n"
+	"                        kubectl apply: the current directory is archived\n"
+	"                        for the code digest, as a submission does\n"
+	"      --digest          no effect (--dry-run always computes the digest;\n"
+	"                        kept for scripts)\n"
 	"  -w, --wait            follow the AjJob until it ends, one line per\n"
 	"                        phase; exit 0 if it succeeded, 1 if it failed or\n"
 	"                        was cancelled. Ctrl-C stops waiting, not the job.\n"

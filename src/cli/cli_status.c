@@ -549,7 +549,7 @@ int aj_cli_status_run(const struct aj_cli_opts *o)
 	if (rc)
 		goto out;
 	rc = AJ_EXIT_FAIL;
-	if (aj_cli_kube_get_job(&k, o->arg, &job, &err))
+	if (aj_cli_kube_get_job(&k, k.cfg.namespace, o->arg, &job, &err))
 		goto out;
 	gather_pods(&k, job, pods, &local);
 	note_missing("pods", &local);

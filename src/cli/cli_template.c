@@ -280,7 +280,7 @@ static int validate_candidates(const struct aj_pipeline_in *in, const struct aj_
 	rc = aj_candidates_load(in, leaf, &c, err);
 	for (i = 0; !rc && i < c.nr; i++)
 		if (!c.items[i].ok)
-			aj_cli_print_warnings(&c.items[i].why);
+			aj_cli_print_warnings("template validate", c.items[i].name, &c.items[i].why);
 	aj_candidates_release(&c);
 	return rc;
 }

@@ -226,6 +226,30 @@ group_usage() {
 	expect_rc 2
 	expect_err "aj run: -n: expected a positive integer, got 'training' (-n is the node count here; the namespace is --namespace)"
 
+	case_ "-n where it is no node count: says so and points at --namespace"
+	aj list -n training
+	expect_rc 2
+	expect_err "aj list: unknown option '-n': the namespace is --namespace NS (-n is the node count of aj run and aj render)"
+	expect_out_empty
+
+	case_ "...in every command that takes a namespace, -nNS too"
+	for c in status cancel logs delete; do
+		aj "$c" -ntraining job1
+		expect_rc 2
+		expect_err "aj $c: unknown option '-ntraining': the namespace is --namespace NS (-n is the node count of aj run and aj render)"
+	done
+	aj code upload -t volcano -n training
+	expect_rc 2
+	expect_err "aj code upload: unknown option '-n': the namespace is --namespace NS (-n is the node count of aj run and aj render)"
+
+	case_ "...and a command without a namespace says it has none"
+	aj template list -n training
+	expect_rc 2
+	expect_err "aj template list: unknown option '-n': aj template list takes no namespace (-n is the node count of aj run and aj render)"
+	aj code stats -t volcano -n 2
+	expect_rc 2
+	expect_err "aj code stats: unknown option '-n': aj code stats takes no namespace (-n is the node count of aj run and aj render)"
+
 	case_ "template without subcommand"
 	aj template
 	expect_rc 2
@@ -606,6 +630,37 @@ EOF
 	aj run -t ok --dry-run echo
 	expect_rc 1
 	expect_out_empty
+
+	# aj code stats needs the code part alone: the rest of a template not
+	# finished yet is a warning (draft.yaml has no image and no target.name).
+	mkdir -p "$tmp/proj/data"
+	printf 'x\n' >"$tmp/proj/a.py"
+	printf 'y\n' >"$tmp/proj/data/big"
+	pushd "$tmp/proj" >/dev/null || exit 1
+	case_ "code stats of a template incomplete elsewhere: the stats, and warnings"
+	AJ_HOME=$DATA/draft aj code stats -t draft
+	expect_rc 0
+	expect_out "included: 1 files, 2 B"
+	expect_out "  code.ignore[0]: data/: 1 files, 2 B"
+	expect_err "aj code stats: warning: the template is not complete elsewhere (these stats need only its code part):"
+	expect_err "  $DATA/draft/template/draft.yaml: config.environment.image: required for service aml"
+	expect_err "  $DATA/draft/template/draft.yaml: config.target.name: required for service aml (the AML compute)"
+	case_ "...while render still refuses it"
+	AJ_HOME=$DATA/draft aj render -t draft python train.py
+	expect_rc 1
+	expect_err "$DATA/draft/template/draft.yaml: config.environment.image: required for service aml"
+	expect_out_empty
+	case_ "code stats of a template whose code part is wrong fails"
+	AJ_HOME=$DATA/draft aj code stats -t badcode
+	expect_rc 1
+	expect_err "$DATA/draft/template/badcode.yaml:7:13: config.code.ignore: expected list of strings, got string \"data/\""
+	expect_out_empty
+	case_ "...as does one that does not resolve"
+	AJ_HOME=$DATA/errors aj code stats -t missing
+	expect_rc 1
+	expect_err "template/missing -> storage/nothere: file not found"
+	expect_out_empty
+	popd >/dev/null || exit 1
 }
 
 # Arguments a shell would mangle; they must reach spec.command unchanged.
@@ -800,9 +855,10 @@ group_render() {
 	export AJ_HOME=$EXAMPLES
 	local code=$tmp/code deep digest i
 
-	# The code digest: render and run --dry-run read the tree only with
-	# --digest. A path longer than the archive's limit (4095 bytes) makes any
-	# archive of this tree fail, so a render that succeeds read none of it.
+	# The code digest: render reads the tree only with --digest, run
+	# --dry-run always (what it prints is applied later). A path longer than
+	# the archive's limit (4095 bytes) makes any archive of this tree fail,
+	# so a render that succeeds read none of it.
 	mkdir -p "$code"
 	printf 'print("train")\n' >"$code/train.py"
 	deep=$code
@@ -814,10 +870,11 @@ group_render() {
 	expect_rc 0
 	expect_err_empty
 	expect_out '.aj-code/<not computed: use --digest>'
-	case_ "run --dry-run: the AjJob carries the placeholder"
+	case_ "run --dry-run archives the tree for the digest, as a submission does"
 	aj run -t volcano --name demo --dry-run -o json -- python train.py
-	expect_rc 0
-	json "d['spec']['code']['digest'] == '<not computed: use --digest>'"
+	expect_rc 1
+	expect_err "path too long"
+	expect_out_empty
 	case_ "render --digest archives the tree"
 	aj render -t volcano --name demo --digest -o json -- python train.py
 	expect_rc 1
@@ -833,10 +890,28 @@ group_render() {
 	expect_rc 0
 	expect_out ".aj-code/$digest"
 	expect_out_lacks "not computed"
-	case_ "run --dry-run --digest: the same digest in the AjJob"
+	case_ "run --dry-run: the same digest in the AjJob"
+	aj run -t volcano --name demo --dry-run -o json -- python train.py
+	expect_rc 0
+	expect_err_empty
+	json "d['spec']['code']['digest'] == '$digest'"
+	case_ "run --dry-run --digest: accepted, the same digest"
 	aj run -t volcano --name demo --dry-run --digest -o json -- python train.py
 	expect_rc 0
 	json "d['spec']['code']['digest'] == '$digest'"
+	case_ "run --dry-run on a terminal: the progress line on stderr, the AjJob alone on stdout"
+	head -c 40000000 /dev/urandom >"$code/big.bin"
+	script -qec "AJ_HOME='$AJ_HOME' '$AJ' run -t volcano --name demo --dry-run -o json -- python train.py >'$tmp/tty.json'" \
+		"$tmp/tty.log" >/dev/null
+	rc=$?
+	expect_rc 0
+	checks=$((checks + 1))
+	grep -qaE $'\raj: archiving the code( [0-9]+ files,)? [0-9.]+ MiB, [0-9.]+ MiB/s' "$tmp/tty.log" ||
+		fail "no progress line on the terminal: $(tr '\r' '|' <"$tmp/tty.log" | head -c 300)"
+	checks=$((checks + 1))
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["spec"]["code"]["digest"]) == 64' \
+		"$tmp/tty.json" || fail "stdout is not the AjJob alone"
+	rm -f "$code/big.bin"
 	case_ "--digest is for render and run only"
 	aj template show --digest volcano
 	expect_rc 2

@@ -144,6 +144,36 @@ expect_ok "...and says how it ended" grep -qxF "aj: ajjob.aj.dev/runf Succeeded"
   --follow -- python -c 'print(1)' >"$work/runfail.out" 2>"$work/runfail.err")
 expect_eq "run --follow exits 1 when the job failed" "1" echo "$?"
 expect_ok "...saying so" grep -qxF "aj: ajjob.aj.dev/runfail Failed" "$work/runfail.err"
+# The template's namespace ($ns), not the context's (default): run follows the AjJob it created.
+expect_eq "the context's namespace is another one (default)" "default" k config view --minify -o 'jsonpath={..namespace}'
+(cd "$work" && AJ_HOME=$home "$AJ_BIN" run -t volcano -n 2 --context "$ctx" --name runtns \
+  --follow -- python -c 'print(1)' >"$work/runtns.out" 2>"$work/runtns.err")
+expect_eq "run --follow without --namespace follows the job in the template's namespace" "0" echo "$?"
+expect_ok "...showing its ranks' lines" grep -qxF '[worker-0] worker: done' "$work/runtns.out"
+expect_ok "...and its end" grep -qxF "aj: ajjob.aj.dev/runtns Succeeded" "$work/runtns.err"
+expect_ok "...never looking in the context's namespace" bash -c "! grep -F 'not found' '$work/runtns.err'"
+(cd "$work" && AJ_HOME=$home "$AJ_BIN" run -t volcano-fail -n 2 --context "$ctx" --name runtnsf \
+  --follow -- python -c 'print(1)' >/dev/null 2>"$work/runtnsf.err")
+expect_eq "...and exits 1 when that job failed" "1" echo "$?"
+expect_ok "...saying so" grep -qxF "aj: ajjob.aj.dev/runtnsf Failed" "$work/runtnsf.err"
+(cd "$work" && AJ_HOME=$home "$AJ_BIN" run -t volcano-fail -n 2 --context "$ctx" --name runtnsw \
+  --wait -- python -c 'print(1)' >"$work/runtnsw.out" 2>&1)
+expect_eq "run --wait without --namespace waits for the job in the template's namespace: exit 1 when it failed" \
+  "1" echo "$?"
+expect_ok "...after its phases" grep -q "^ajjob.aj.dev/runtnsw Failed" "$work/runtnsw.out"
+# Following a job that is deleted meanwhile ends non-zero, saying so.
+submit_ajjob lgdel volcano 1 "$hold"
+expect_ok "a held job to delete runs" wait_for 60 running lgdel "Running"
+"$AJ_BIN" logs lgdel --namespace "$ns" -f >/dev/null 2>"$work/del.err" &
+dpid=$!
+sleep 2
+k -n "$ns" delete ajjob lgdel --wait=false >/dev/null
+expect_ok "-f of a job deleted meanwhile ends" wait_for 60 bash -c "! kill -0 $dpid"
+kill "$dpid" 2>/dev/null   # (only when it did not)
+wait "$dpid"
+expect_eq "...with exit status 1" "1" echo "$?"
+expect_ok "...saying it is gone" grep -qF "ajjob.aj.dev/lgdel not found in namespace $ns" "$work/del.err"
+k -n "$ns" delete ajjob runtns runtnsf runtnsw >/dev/null   # the checks below count what else is there
 aj status runfail >"$work/failst.txt" 2>&1
 expect_ok "status of the failed job: the worker's exit code" grep -qE "^  worker +0 +runfail-worker-0 +kwok-[^ ]+ +Failed +0 +3 " "$work/failst.txt"
 expect_ok "...and its Events" grep -q "^Events:" "$work/failst.txt"
