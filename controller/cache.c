@@ -380,18 +380,6 @@ void aj_cache_release(struct aj_cache *c)
 	pthread_mutex_destroy(&c->lock);
 }
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* NULL stays NULL; otherwise a copy, with *oom set when it fails. */
 static char *dup_or_null(const char *s, int *oom)
 {
@@ -407,8 +395,8 @@ static char *dup_or_null(const char *s, int *oom)
 
 int aj_cache_key(const cJSON *obj, char *out, size_t size)
 {
-	const cJSON *meta = get(obj, "metadata");
-	const char *ns = str(meta, "namespace"), *name = str(meta, "name");
+	const cJSON *meta = aj_json_get(obj, "metadata");
+	const char *ns = aj_json_str(meta, "namespace"), *name = aj_json_str(meta, "name");
 	int n;
 
 	if (!name)
@@ -621,8 +609,8 @@ static void conditions_of(const cJSON *status, const cJSON *found[AJ_STATUS_COND
 	size_t i;
 
 	memset(found, 0, sizeof(*found) * AJ_STATUS_CONDITIONS);
-	cJSON_ArrayForEach(cond, get(status, "conditions")) {
-		const char *type = str(cond, "type");
+	cJSON_ArrayForEach(cond, aj_json_get(status, "conditions")) {
+		const char *type = aj_json_str(cond, "type");
 
 		for (i = 0; type && i < AJ_STATUS_CONDITIONS; i++)
 			if (!found[i] && !strcmp(type, aj_status_conditions[i]))
@@ -639,7 +627,7 @@ static const cJSON *owned_member(const cJSON *status)
 	const cJSON *m;
 
 	cJSON_ArrayForEach(m, status)
-		if (cJSON_IsObject(m) && strcmp(m->string, "azure") && str(m, "jobName"))
+		if (cJSON_IsObject(m) && strcmp(m->string, "azure") && aj_json_str(m, "jobName"))
 			return m;
 	return NULL;
 }
@@ -689,14 +677,14 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 	t->len = 0;
 	t->n = 0;
 	text_add(t, key);
-	e->uid = text_add_uid(t, str(meta, "uid"));
-	e->resource_version = text_add(t, str(meta, "resourceVersion"));
-	e->job = text_add(t, str(member, "jobName"));
-	e->renew_after = text_add(t, str(member, AJ_STATUS_RENEW));
-	e->backend = text_add(t, str(status, "backend"));
-	e->unschedulable = text_add(t, str(conds[AJ_COND_UNSCHEDULABLE], "message"));
+	e->uid = text_add_uid(t, aj_json_str(meta, "uid"));
+	e->resource_version = text_add(t, aj_json_str(meta, "resourceVersion"));
+	e->job = text_add(t, aj_json_str(member, "jobName"));
+	e->renew_after = text_add(t, aj_json_str(member, AJ_STATUS_RENEW));
+	e->backend = text_add(t, aj_json_str(status, "backend"));
+	e->unschedulable = text_add(t, aj_json_str(conds[AJ_COND_UNSCHEDULABLE], "message"));
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
-		const char *since = str(conds[i], "lastTransitionTime");
+		const char *since = aj_json_str(conds[i], "lastTransitionTime");
 
 		e->since[i] = kube_time(since);
 		e->cond[i] = e->since[i] ? 0 : COND_TIME_TEXT;
@@ -707,10 +695,11 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 
 int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 {
-	const cJSON *meta = get(obj, "metadata"), *status = get(obj, "status");
-	const cJSON *gen = get(meta, "generation"), *obs = get(status, "observedGeneration");
+	const cJSON *meta = aj_json_get(obj, "metadata"), *status = aj_json_get(obj, "status");
+	const cJSON *gen = aj_json_get(meta, "generation");
+	const cJSON *obs = aj_json_get(status, "observedGeneration");
 	const cJSON *conds[AJ_STATUS_CONDITIONS];
-	const char *cancel = str(get(meta, "annotations"), "aj.dev/cancel");
+	const char *cancel = aj_json_str(aj_json_get(meta, "annotations"), "aj.dev/cancel");
 	struct ajjob_rec probe, *e;
 	struct text t;
 	enum aj_phase phase = AJ_PHASE_PENDING;
@@ -737,25 +726,26 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		e->generation = aj_json_whole(gen, 9007199254740992.0, 0);
 		e->observed_generation = aj_json_whole(obs, 9007199254740992.0, -1);
 		e->storage_due = AJ_CACHE_DUE_UNKNOWN;
-		e->retry_count = (int32_t)aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
-		created = aj_timestamp_parse(str(meta, "creationTimestamp"), 0);
+		e->retry_count = (int32_t)aj_json_whole(aj_json_get(status, "retryCount"),
+							2147483647.0, 0);
+		created = aj_timestamp_parse(aj_json_str(meta, "creationTimestamp"), 0);
 		e->created = created > 0 && created <= UINT32_MAX ? (uint32_t)created : 0;
-		e->ttl = (int32_t)aj_json_whole(get(get(obj, "spec"), AJ_AJJOB_TTL),
+		e->ttl = (int32_t)aj_json_whole(aj_json_get(aj_json_get(obj, "spec"), AJ_AJJOB_TTL),
 						2147483647.0, -1);
 		member = e->job ? member_index(c, owned_member(status)->string) : 0;
 		if (!member)
 			e->job = 0;   /* no room to say where it was: as if not submitted */
 		e->flags |= (unsigned char)(member << MEMBER_SHIFT);
-		if (!aj_phase_parse(str(status, "phase"), &phase)) {
+		if (!aj_phase_parse(aj_json_str(status, "phase"), &phase)) {
 			e->flags |= FLAG_HAS_PHASE;
 			e->phase = (unsigned char)phase;
 		}
-		if (str(meta, "deletionTimestamp"))
+		if (aj_json_str(meta, "deletionTimestamp"))
 			e->flags |= FLAG_DELETING;
 		if (cancel && !strcmp(cancel, "true"))
 			e->flags |= FLAG_CANCEL;
 		for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
-			const char *cs = str(conds[i], "status");
+			const char *cs = aj_json_str(conds[i], "status");
 
 			e->cond[i] |= !conds[i] ? COND_NONE : !cs ? COND_OTHER
 				     : !strcmp(cs, "True") ? COND_TRUE
@@ -764,8 +754,8 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		if (status) {
 			e->flags |= FLAG_HAS_STATUS;
 			e->status_hash = aj_cache_json_hash(status);
-			if (get(status, "azure")) {
-				e->azure = cJSON_PrintUnformatted(get(status, "azure"));
+			if (aj_json_get(status, "azure")) {
+				e->azure = cJSON_PrintUnformatted(aj_json_get(status, "azure"));
 				oom |= !e->azure;
 			}
 		}
@@ -1038,10 +1028,10 @@ static const cJSON *controller_ref(const cJSON *obj)
 {
 	const cJSON *ref;
 
-	cJSON_ArrayForEach(ref, get(get(obj, "metadata"), "ownerReferences")) {
-		const char *kind = str(ref, "kind");
+	cJSON_ArrayForEach(ref, aj_json_get(aj_json_get(obj, "metadata"), "ownerReferences")) {
+		const char *kind = aj_json_str(ref, "kind");
 
-		if (cJSON_IsTrue(get(ref, "controller")) && kind && !strcmp(kind, "AjJob"))
+		if (cJSON_IsTrue(aj_json_get(ref, "controller")) && kind && !strcmp(kind, "AjJob"))
 			return ref;
 	}
 	return NULL;
@@ -1121,12 +1111,12 @@ static void owned_text(struct text *t, struct owned_rec *e, const char *key, con
 	t->len = 0;
 	t->n = 0;
 	text_add(t, key);
-	e->uid = text_add_uid(t, str(get(obj, "metadata"), "uid"));
-	e->owner_uid = text_add_uid(t, str(ref, "uid"));
-	e->owner_name = text_add(t, str(ref, "name"));
+	e->uid = text_add_uid(t, aj_json_str(aj_json_get(obj, "metadata"), "uid"));
+	e->owner_uid = text_add_uid(t, aj_json_str(ref, "uid"));
+	e->owner_name = text_add(t, aj_json_str(ref, "name"));
 	e->phase = text_add(t, f->phase);
 	e->flags = (unsigned char)f->flags;
-	e->deleting = str(get(obj, "metadata"), "deletionTimestamp") != NULL;
+	e->deleting = aj_json_str(aj_json_get(obj, "metadata"), "deletionTimestamp") != NULL;
 	for (i = 0; i < AJ_OWNED_NUMBERS; i++)
 		e->n[i] = (int32_t)(f->n[i] < INT32_MIN ? INT32_MIN :
 				    f->n[i] > INT32_MAX ? INT32_MAX : f->n[i]);

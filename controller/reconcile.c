@@ -121,12 +121,6 @@ static int runner_on(const struct aj_reconciler *r, const struct aj_runner *rn)
 	return rn && (!rn->configured || r->runner_config[aj_runner_slot(rn)]);
 }
 
-/* The string member k of o, or NULL. */
-static const char *str_at(const cJSON *o, const char *k)
-{
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
-}
-
 /* --- observe --- */
 
 /*
@@ -139,8 +133,8 @@ static void transitions(const cJSON *status, long long *submitted, long long *la
 
 	*submitted = *latest = 0;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(status, "conditions")) {
-		const char *type = str_at(c, "type");
-		long long t = aj_timestamp_parse(str_at(c, "lastTransitionTime"), 0);
+		const char *type = aj_json_str(c, "type");
+		long long t = aj_timestamp_parse(aj_json_str(c, "lastTransitionTime"), 0);
 
 		if (t <= 0)
 			continue;
@@ -179,7 +173,8 @@ static int observe_object(struct aj_run *run, struct aj_errors *err)
 	aj_owned_view_release(&run->ov);
 	if (!rn->owns) {
 		/* its job is not in the cluster: the status names it, else its observe finds it */
-		run->s.job = str_at(cJSON_GetObjectItemCaseSensitive(run->v.status, rn->status_member),
+		run->s.job = aj_json_str(cJSON_GetObjectItemCaseSensitive(run->v.status,
+									  rn->status_member),
 				    "jobName");
 		seen_object(run, 0);
 		return 0;
@@ -210,11 +205,11 @@ static void observe_ajjob(struct aj_run *run)
 	s->prev_reason = v->unschedulable;
 	s->cancel = v->cancel;
 	s->removing = v->deleting;
-	s->submitted = v->job != NULL || str_at(member, "jobName") != NULL;
+	s->submitted = v->job != NULL || aj_json_str(member, "jobName") != NULL;
 	transitions(v->status, &s->submitted_at, &s->changed_at);
 	s->reason_due = v->reason_due;
 	s->storage_due = v->storage_due;
-	s->storage_renew = aj_timestamp_parse(str_at(member, AJ_STATUS_RENEW), 0);
+	s->storage_renew = aj_timestamp_parse(aj_json_str(member, AJ_STATUS_RENEW), 0);
 	s->storage_on = run->r->storage != NULL;
 }
 
@@ -560,7 +555,7 @@ int aj_run_patch_ajjob(struct aj_run *run, cJSON *patch, struct aj_errors *err)
 	}
 	ret = aj_kube_patch(run->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
 	cJSON_Delete(patch);
-	rv = str_at(cJSON_GetObjectItemCaseSensitive(out, "metadata"), "resourceVersion");
+	rv = aj_json_str(cJSON_GetObjectItemCaseSensitive(out, "metadata"), "resourceVersion");
 	if (!ret && rv) {
 		if (!(copy = aj_strdup(rv))) {
 			ret = aj_errors_oom(err);
@@ -598,7 +593,7 @@ static int release(struct aj_run *run, struct aj_errors *err)
 	}
 	/* against the version read with the finalizers: another's change in between conflicts */
 	aj_free(run->rep.rv);
-	run->rep.rv = aj_strdup(str_at(meta, "resourceVersion"));
+	run->rep.rv = aj_strdup(aj_json_str(meta, "resourceVersion"));
 	if (aj_run_patch_ajjob(run, patch, err))
 		return -1;
 	snprintf(msg, sizeof(msg), "%s job finished; finalizer removed", run->runner->name);
@@ -609,7 +604,7 @@ static int release(struct aj_run *run, struct aj_errors *err)
 /* status.backend: the service resolved, else the one the status names, else the runner's first. */
 static const char *backend_of(const struct aj_run *run)
 {
-	const char *b = str_at(run->v.status, "backend");
+	const char *b = aj_json_str(run->v.status, "backend");
 
 	if (run->service)
 		return run->service;
@@ -720,7 +715,7 @@ static int step(struct aj_run *run, const struct aj_plan *p, struct aj_errors *e
  */
 static const struct aj_runner *claimant(const struct aj_reconciler *r, const struct aj_ajjob_view *v)
 {
-	const struct aj_runner *rn = aj_runner_for(str_at(v->status, "backend"));
+	const struct aj_runner *rn = aj_runner_for(aj_json_str(v->status, "backend"));
 	size_t i;
 
 	if (runner_on(r, rn))

@@ -41,6 +41,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/jobspec.h"
+#include "core/json.h"
 #include "core/resolve.h"
 #include "core/source.h"
 #include "kube/client.h"
@@ -112,23 +113,16 @@ static int helper_timeout(void)
 	return errno || *end || t < 1 || t > HELPER_TIMEOUT_MAX ? HELPER_TIMEOUT_DEFAULT : (int)t;
 }
 
-static const char *str_at(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Why a pod waits: its container's waiting reason, else its phase. */
 static const char *pod_reason(const cJSON *pod)
 {
-	const cJSON *cs = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(pod, "status"), "containerStatuses"), 0);
-	const char *r = str_at(cJSON_GetObjectItemCaseSensitive(cs, "state"), "waiting", "reason");
+	const cJSON *cs = cJSON_GetArrayItem(aj_json_get(aj_json_get(pod, "status"),
+						      "containerStatuses"), 0);
+	const char *r = aj_json_str(aj_json_get(aj_json_get(cs, "state"), "waiting"), "reason");
 
 	if (r)
 		return r;
-	r = str_at(pod, "status", "phase");
+	r = aj_json_str(aj_json_get(pod, "status"), "phase");
 	return r ? r : "no status yet";
 }
 
@@ -188,8 +182,9 @@ static int wait_running(struct aj_kube *k, const struct aj_kube_ref *ref, struct
 
 		if (aj_kube_get(k, ref, &pod, NULL, err))
 			return -1;
-		snprintf(phase, sizeof(phase), "%s", str_at(pod, "status", "phase") ?
-			 str_at(pod, "status", "phase") : "");
+		snprintf(phase, sizeof(phase), "%s", aj_json_str(aj_json_get(pod, "status"),
+								 "phase") ?
+			 aj_json_str(aj_json_get(pod, "status"), "phase") : "");
 		snprintf(reason, sizeof(reason), "%s", pod_reason(pod));
 		cJSON_Delete(pod);
 		if (!strcmp(phase, "Running"))
