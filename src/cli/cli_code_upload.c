@@ -239,19 +239,14 @@ static int run_script(struct aj_kube *k, const struct aj_kube_ref *pod, const ch
 
 static char *helper_name(const char *digest, struct aj_errors *err)
 {
-	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
-	unsigned char rnd[5];
-	size_t i;
 	char *out;
 
-	if (getentropy(rnd, sizeof(rnd))) {
-		aj_errors_add(err, NULL, "cannot read random bytes: %s", strerror(errno));
+	aj_buf_addf(&b, "aj-code-%.12s", digest);
+	if (aj_cli_name_suffix(&b, err)) {
+		aj_buf_release(&b);
 		return NULL;
 	}
-	aj_buf_addf(&b, "aj-code-%.12s-", digest);
-	for (i = 0; i < sizeof(rnd); i++)
-		aj_buf_addch(&b, alphabet[rnd[i] % (sizeof(alphabet) - 1)]);
 	out = aj_buf_detach(&b, NULL);
 	if (!out)
 		aj_errors_oom(err);
