@@ -165,12 +165,16 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	     !cJSON_AddStringToObject(member, "jobName", job) ||
 	     (renew[0] && !cJSON_AddStringToObject(member, AJ_STATUS_RENEW, renew))))
 		goto fail;
-	/* Azure details are written by the Azure reconciler; carry them over. */
-	if (prev && cJSON_GetObjectItemCaseSensitive(prev, "azure")) {
-		cJSON *az = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(prev, "azure"), 1);
+	/* members a runner writes whole are its own to change: carry them over */
+	for (i = 0; prev && i < (int)st->nr_kept && st->kept[i]; i++) {
+		const cJSON *had = cJSON_GetObjectItemCaseSensitive(prev, st->kept[i]);
+		cJSON *copy;
 
-		if (!az || !cJSON_AddItemToObject(s, "azure", az)) {
-			cJSON_Delete(az);
+		if (!had)
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(s, st->kept[i]);
+		if (!(copy = cJSON_Duplicate(had, 1)) || !cJSON_AddItemToObject(s, st->kept[i], copy)) {
+			cJSON_Delete(copy);
 			goto fail;
 		}
 	}

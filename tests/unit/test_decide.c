@@ -7,7 +7,7 @@
 
 #include "cache.h"
 #include "reconcile.h"
-#include "runner_volcano.h"
+#include "runner/volcano.h"
 
 /*
  * The volcano runner's decide(): every phase transition, submission,
@@ -359,12 +359,14 @@ struct storage_row {
 #define M AJ_OWNED_MOUNTS_STORAGE
 
 static const struct storage_row renewals[] = {
-	{ "not due yet: mirror only", { RUNNING_AT(2000, 0, M, 0, 0) }, .act = ST, .events = "" },
+	{ "not due yet: mirror, and come back when it is", { RUNNING_AT(2000, 0, M, 0, 0) }, .act = ST,
+	  .storage_requeue = 1000, .events = "" },
 	{ "due: build again", { RUNNING_AT(900, 0, M, 0, 0) }, .need = BUILD, .events = "" },
 	{ "due and built: write", { RUNNING_AT(900, 0, M, BUILD, 0) }, .act = STORAGE, .events = "" },
 	{ "written: the new renewal noted and in the status",
 	  { RUNNING_AT(900, 0, M, BUILD, STORAGE), .storage_written = 1600 },
-	  .act = ST | NOTE, .storage_due = 1600, .renew_after = 1600, .events = "" },
+	  .act = ST | NOTE, .storage_due = 1600, .storage_requeue = 600, .renew_after = 1600,
+	  .events = "" },
 	{ "writing failed: Warning, a minute later again, mirroring goes on",
 	  { RUNNING_AT(900, 0, M, BUILD, STORAGE), .storage_error = "Azure said 503" },
 	  .act = ST | NOTE, .storage_due = 1060, .storage_requeue = 60,

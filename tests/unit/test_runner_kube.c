@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cache.h"
-#include "runner.h"
+#include "runner/runner.h"
 
 extern const struct aj_runner aj_runner_kube;
 

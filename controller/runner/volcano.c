@@ -3,7 +3,7 @@
  * beside it, which the controller follows through the AjJob state machine
  * (docs/api.md draws it).
  */
-#include "runner_volcano.h"
+#include "volcano.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -187,7 +187,7 @@ static void waiting(const struct aj_seen *s, struct aj_plan *p)
 		aj_plan_event(p, 1, "Unschedulable", "Observe", why, 0);
 }
 
-/* The Volcano Job's phase as the AjJob's. */
+/* The Volcano Job's phase as the AjJob's (aj_decide_owned adds the shared lines). */
 static void mirror(const struct aj_seen *s, struct aj_plan *p)
 {
 	const char *v = s->o.phase ? s->o.phase : "Pending";
@@ -225,16 +225,7 @@ static void mirror(const struct aj_seen *s, struct aj_plan *p)
 			 "Volcano Job %s is Terminating (a TerminateJob Command)", s->job);
 	} else {
 		waiting(s, p);
-		if (p->need)
-			return;
 	}
-	if ((s->prev_flags & suspended) && !(p->flags & suspended))
-		aj_plan_event(p, 0, "VolcanoJobResumed", "Observe", p->message, 0);
-	/* Never back: a restarted or aborted job that ran is still Running. */
-	if (aj_phase_rank(p->phase) < aj_phase_rank(s->prev))
-		p->phase = s->prev;
-	if (p->phase == AJ_PHASE_RUNNING && s->prev != AJ_PHASE_RUNNING)
-		aj_plan_event(p, 0, "VolcanoJobRunning", "Observe", p->message, 0);
 }
 
 static void decide(const struct aj_seen *s, struct aj_plan *p)

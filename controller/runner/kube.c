@@ -1,20 +1,6 @@
-/*
- * The kube runner: an AjJob becomes a batch/v1 Indexed Job and its headless
- * Service (src/backend/kube.c), both owned by the AjJob. The controller
- * watches the Job and follows its conditions and counts through the AjJob
- * state machine:
- *
- *   no condition, no pod ready   Submitted (KubeJobPending)
- *   Suspended                    Submitted + Suspended (waiting for Kueue)
- *   a pod ready or succeeded     Running
- *   FailureTarget                as before (KubeJobFailing: its pods are stopping)
- *   Complete                     Succeeded
- *   Failed                       Failed, with the Job's reason and message
- *                                (PodFailurePolicy names the pod, index and exit code)
- *
- * Cancel deletes the Job with Foreground propagation (its pods first); the
- * Service stays until the AjJob goes (garbage collector).
- */
+/* The kube runner (kube.h): a pure decide() and the steps around it. */
+#include "kube.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +8,6 @@
 #include "backend/storage_secret.h"
 #include "core/json.h"
 #include "kube/client.h"
-#include "runner.h"
 
 /* pod host names are <job>-<index>, at most 63: room for five-digit indexes */
 #define KUBE_NAME_MAX 57
@@ -34,8 +19,6 @@ enum { N_ACTIVE, N_SUCCEEDED };
 
 static const struct aj_kube_resource batch_jobs = { "batch", "v1", "jobs", 1 };
 static const struct aj_kube_resource services = { "", "v1", "services", 1 };
-
-extern const struct aj_runner aj_runner_kube;
 
 static int is(const char *a, const char *b)
 {
@@ -145,7 +128,7 @@ static void finished(const struct aj_seen *s, struct aj_plan *p)
 	aj_plan_event(p, 1, p->reason, "Observe", p->message, 1);
 }
 
-/* The Job's conditions and counts as the AjJob's phase. */
+/* The Job's conditions and counts as the AjJob's phase (aj_decide_owned adds the shared lines). */
 static void mirror(const struct aj_seen *s, struct aj_plan *p)
 {
 	unsigned suspended = AJ_STATUS_FLAG(AJ_COND_SUSPENDED);
@@ -175,13 +158,6 @@ static void mirror(const struct aj_seen *s, struct aj_plan *p)
 		snprintf(p->message, sizeof(p->message), "Job %s is pending: %lld pods active, "
 			 "none ready", s->job, s->o.n[N_ACTIVE]);
 	}
-	if ((s->prev_flags & suspended) && !(p->flags & suspended))
-		aj_plan_event(p, 0, "KubeJobResumed", "Observe", p->message, 0);
-	/* never back: a suspended or restarting job that ran stays Running */
-	if (aj_phase_rank(p->phase) < aj_phase_rank(s->prev))
-		p->phase = s->prev;
-	if (p->phase == AJ_PHASE_RUNNING && s->prev != AJ_PHASE_RUNNING)
-		aj_plan_event(p, 0, "KubeJobRunning", "Observe", p->message, 0);
 }
 
 static void decide(const struct aj_seen *s, struct aj_plan *p)
