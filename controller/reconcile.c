@@ -421,12 +421,6 @@ static int write_storage(struct aj_run *run, struct aj_errors *err)
 	return 0;
 }
 
-int aj_create_rejected(long code)
-{
-	return code >= 400 && code < 500 && code != 401 && code != 404 && code != 409 &&
-	       code != 429;
-}
-
 /* The create of one object: 0 done (or there already when may_exist), -1 with ks. */
 static int create_one(struct aj_run *run, const struct aj_kube_resource *res, const cJSON *obj,
 		      int may_exist, struct aj_kube_status *ks, struct aj_errors *cerr)

@@ -63,12 +63,4 @@ void aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const c
 struct aj_action aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 			      struct aj_errors *err);
 
-/*
- * The create of an object answered HTTP code: is the AjJob at fault
- * (admission or validation said no), so retrying cannot help? 4xx except
- * 401 (the controller's own credentials), 404 (the CRD not served), 409
- * and 429 (conflict, throttling). Transport failures (0) and 5xx are retried.
- */
-int aj_create_rejected(long code);
-
 #endif

@@ -416,3 +416,9 @@ struct aj_action aj_plan_action(const struct aj_plan *p)
 		again(&a, (double)p->storage_requeue, AJ_ACTION_NORMAL);
 	return a;
 }
+
+int aj_create_rejected(long code)
+{
+	return code >= 400 && code < 500 && code != 401 && code != 404 && code != 409 &&
+	       code != 429;
+}

@@ -355,6 +355,13 @@ void aj_decide_unresolved(const struct aj_seen *s, struct aj_plan *p);
  * level; storage_requeue: normal), a tie going to the higher level; else done.
  */
 struct aj_action aj_plan_action(const struct aj_plan *p);
+/*
+ * The create of an object answered HTTP code: is the AjJob at fault
+ * (admission or validation said no), so retrying cannot help? 4xx except
+ * 401 (the controller's own credentials), 404 (the CRD not served), 409
+ * and 429 (conflict, throttling). Transport failures (0) and 5xx are retried.
+ */
+int aj_create_rejected(long code);
 /* What a finished AjJob's time to live says (aj_decide_ttl). */
 enum { AJ_TTL_KEEP, AJ_TTL_WAIT, AJ_TTL_DELETE };
 /*

@@ -30,6 +30,10 @@
 #define N_RETRIES AJ_VOLCANO_RETRIES
 #define N_MAX_RETRY AJ_VOLCANO_MAX_RETRY
 
+static const struct aj_kube_resource volcano_jobs = { "batch.volcano.sh", "v1alpha1", "jobs", 1 };
+static const struct aj_kube_resource podgroups = { "scheduling.volcano.sh", "v1beta1", "podgroups", 1 };
+static const struct aj_kube_resource core_events = { "", "v1", "events", 1 };
+
 static int is(const char *a, const char *b)
 {
 	return a && !strcmp(a, b);
@@ -251,7 +255,7 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 static const char *scheduler_reason(struct aj_run *run, const struct aj_seen *s, const char *uid,
 				    cJSON **keep)
 {
-	struct aj_kube_ref ref = { &aj_res_podgroups, aj_run_ns(run), NULL, NULL };
+	struct aj_kube_ref ref = { &podgroups, aj_run_ns(run), NULL, NULL };
 	struct aj_kube_list_opts o;
 	struct aj_kube_status ks;
 	struct aj_errors gerr = AJ_ERRORS_INIT;
@@ -271,7 +275,7 @@ static const char *scheduler_reason(struct aj_run *run, const struct aj_seen *s,
 		snprintf(sel, sizeof(sel), "involvedObject.kind=PodGroup,involvedObject.name=%s,"
 			 "reason=Unschedulable", pg);
 		o.field_selector = sel;
-		ref.res = &aj_res_core_events;
+		ref.res = &core_events;
 		ref.name = NULL;
 		if (!aj_kube_list_all(aj_run_kube(run), &ref, &o, keep, NULL, &gerr))
 			why = aj_volcano_latest_event(*keep);
@@ -328,7 +332,7 @@ const struct aj_runner aj_runner_volcano = {
 	.kind = "Volcano Job",
 	.reason_prefix = "VolcanoJob",
 	.status_member = "volcano",
-	.owns = &aj_res_volcano_jobs,
+	.owns = &volcano_jobs,
 	.owns_crd = "jobs.batch.volcano.sh",
 	.access = access,
 	.summarize = summarize,

@@ -1,5 +1,5 @@
 /*
- * The azure runner (controller/runner_azure.c): decide() on every
+ * The azure runner (controller/runner/azure.c): decide() on every
  * observation of an aml or sing AjJob, one row each: deletion (finalizer,
  * cancel, let go), submission (build, permit, finalizer, adoption,
  * submit and its refusals, retry, cancel before submission), the mapping of
