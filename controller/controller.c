@@ -432,7 +432,7 @@ static int register_metrics(struct aj_metrics *m)
 	       aj_metrics_register(m, "aj_ajjobs_cached", AJ_METRIC_GAUGE,
 				   "AjJobs held in the controller's cache.", NULL, 0) ||
 	       aj_metrics_register(m, "aj_cache_bytes", AJ_METRIC_GAUGE,
-				   "Bytes the cache holds for AjJobs and Volcano Jobs.", NULL, 0) ||
+				   "Bytes the cache holds for AjJobs and the objects they own.", NULL, 0) ||
 	       aj_metrics_register(m, "rest_client_requests_total", AJ_METRIC_COUNTER,
 				   "Number of HTTP requests, partitioned by status code and method.",
 				   NULL, 0) ||

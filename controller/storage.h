@@ -1,5 +1,5 @@
 /*
- * storage.h - the Secret that lets a Volcano job's pods reach Blob Storage.
+ * storage.h - the Secret that lets a cluster job's pods reach Blob Storage.
  *
  * For a JobSpec with config.storage entries or the blob code strategy, the
  * controller writes the Secret backend.h describes (<job>-storage): per
@@ -65,7 +65,7 @@ struct aj_storage_target {
 	const char *key;           /* the AjJob's queue key, "ns/name" */
 	const char *ns;
 	const char *secret;        /* the Secret's name */
-	const char *job;           /* the Volcano Job's name (label app) */
+	const char *job;           /* the owned object's name (label app) */
 	const char *owner_name;    /* the AjJob */
 	const char *owner_uid;
 	const char *owner_api_version;
