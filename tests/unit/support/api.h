@@ -53,7 +53,7 @@ void aj_test_api_watch_ajjob(struct aj_test_api *a, const char *path);
 /* ...and an object runner rn owns. */
 void aj_test_api_watch_owned(struct aj_test_api *a, const struct aj_runner *rn, const char *path);
 
-/* One reconcile of key; fails the test unless it ends with kind (and, when again, after and level). */
+/* One reconcile of key; fails the test unless it ends with kind (and, when again, about after, and level). */
 void aj_test_api_reconcile(struct aj_test_api *a, const char *key, enum aj_action_kind kind,
 			   double after, enum aj_action_level level);
 
