@@ -638,7 +638,8 @@ static const cJSON *owned_member(const struct aj_cache *c, const cJSON *status)
 	const cJSON *m;
 
 	cJSON_ArrayForEach(m, status)
-		if (cJSON_IsObject(m) && !kept_whole(c, m->string) && aj_json_str(m, "jobName"))
+		if (cJSON_IsObject(m) && m->string && !kept_whole(c, m->string) &&
+		    aj_json_str(m, "jobName"))
 			return m;
 	return NULL;
 }
@@ -646,15 +647,16 @@ static const cJSON *owned_member(const struct aj_cache *c, const cJSON *status)
 /* The first status member kept whole, as {name: value} in compact JSON; NULL when none (*oom). */
 static char *whole_member(const struct aj_cache *c, const cJSON *status, int *oom)
 {
-	const cJSON *m;
+	const cJSON *m, *found = NULL;
 	cJSON *wrap, *copy;
 	char *text;
 
 	cJSON_ArrayForEach(m, status)
-		if (kept_whole(c, m->string))
-			break;
-	if (!m)
+		if (!found && m->string && kept_whole(c, m->string))
+			found = m;
+	if (!found)
 		return NULL;
+	m = found;
 	wrap = cJSON_CreateObject();
 	copy = cJSON_Duplicate(m, 1);
 	if (!wrap || !copy || !cJSON_AddItemToObject(wrap, m->string, copy)) {
