@@ -346,9 +346,42 @@ static int build(struct aj_run *run, struct aj_errors *err)
 /* --- choose --- */
 
 /*
+ * The runner whose object the cache shows this AjJob owning (created in an
+ * earlier turn, its status not written yet): 1 with run->runner set, 0
+ * none, -1 (OOM).
+ */
+static int owner_in_cache(struct aj_run *run)
+{
+	struct aj_owned_view ov;
+	char name[64], key[384];
+	size_t i;
+	int found, ours;
+
+	for (i = 0; i < aj_runners_nr; i++) {
+		const struct aj_runner *rn = aj_runners[i];
+
+		if (!rn->owns || !runner_on(run->r, rn))
+			continue;
+		rn->object_name(run->v.name, name, sizeof(name));
+		snprintf(key, sizeof(key), "%s/%s", run->v.ns, name);
+		if ((found = aj_cache_owned_get(run->cache, i, key, &ov)) < 0)
+			return -1;
+		ours = found && ov.owner_uid && run->v.uid && !strcmp(ov.owner_uid, run->v.uid);
+		if (found)
+			aj_owned_view_release(&ov);
+		if (ours) {
+			run->runner = rn;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * The runner of the AjJob, before anything is decided: the one of its
  * status.backend, else one whose finalizer it carries (deleted before its
- * status was written), else the one serving the service it resolves to.
+ * status was written), else one whose object the cache shows it owning,
+ * else the one serving the service it resolves to.
  * NULL: none of ours (run->s.build_error says why, unless it is being
  * deleted: then nothing is left to do). 0 / -1.
  */
@@ -370,6 +403,8 @@ static int choose(struct aj_run *run, struct aj_errors *err)
 		}
 	if (run->v.deleting)
 		return 0;
+	if ((b = owner_in_cache(run)) != 0)
+		return b < 0 ? aj_errors_oom(err) : 0;
 	if ((b = resolve(run, err)))
 		return b < 0 ? -1 : 0;
 	rn = aj_runner_for(run->service);

@@ -7,8 +7,9 @@
  * One reconcile of an AjJob:
  *
  *   choose   reconcile.c picks the runner first: the one of its
- *            status.backend, else one whose finalizer it carries, else the
- *            one serving the service it resolves to; an AjJob that resolves
+ *            status.backend, else one whose finalizer it carries, else one
+ *            whose object the cache shows it owning, else the one serving
+ *            the service it resolves to; an AjJob that resolves
  *            to no runner of this controller is failed by the generic
  *            aj_decide_unresolved(), a finished one has its time to live
  *            kept by aj_decide_finished(); nothing changes runners later;
