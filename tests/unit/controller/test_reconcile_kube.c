@@ -39,9 +39,9 @@ static void a_kube_ajjob_from_creation_to_cancelled(void **state)
 	assert_string_equal(aj_json_str(aj_json_get(job, "spec"), "completionMode"), "Indexed");
 	cJSON_Delete(job);
 
-	/* the watch brings the Job: recorded */
-	aj_test_api_watch_owned(&a, &aj_runner_kube, JOB);
+	/* the watch has not brought the Job yet: its create meets it, a GET adopts it, recorded */
 	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, AJ_REASON_GRACE + 1, AJ_ACTION_IDLE);
+	aj_test_api_watch_owned(&a, &aj_runner_kube, JOB);
 	ajjob = aj_test_api_get(&a, AJJOB);
 	assert_string_equal(aj_test_status_of(ajjob, "phase"), "Submitted");
 	assert_string_equal(aj_test_status_of(ajjob, "backend"), "kube");
