@@ -48,7 +48,7 @@ struct ajjob_rec {
 	int32_t retry_count;      /* status.retryCount, 0 when absent */
 	uint32_t created;         /* metadata.creationTimestamp (Unix seconds), 0 when unknown */
 	char *object;             /* compact JSON while not submitted, else NULL */
-	char *azure;              /* status.azure as compact JSON, or NULL */
+	char *detail;             /* {member: value} of a status member kept whole (compact JSON), or NULL */
 	uint32_t uid, resource_version, backend;
 	uint32_t job;             /* status.<member>.jobName: the owned object */
 	uint32_t renew_after;     /* its storageRenewAfter */
@@ -299,7 +299,7 @@ static void pool_compact(struct aj_cache *c)
 	if (p->free_bytes < POOL_BLOCK || p->free_bytes * 8 < p->block_bytes)
 		return;
 	memset(&n, 0, sizeof(n));
-	for (t = 0; t <= AJ_CACHE_OWNED_MAX; t++)
+	for (t = 0; t <= AJ_RUNNERS_MAX; t++)
 		for (i = 0; i < table_of(c, t)->cap; i++) {
 			struct aj_cache_rec *r = table_of(c, t)->slots[i], *m;
 
@@ -348,7 +348,7 @@ static void rec_free(struct aj_cache *c, enum aj_cache_kind kind, struct aj_cach
 		if (e->object)
 			c->object_bytes -= strlen(e->object) + 1;
 		aj_free(e->object);
-		aj_free(e->azure);
+		aj_free(e->detail);
 	}
 	pool_free(&c->pool, r, r->size);
 }
@@ -371,25 +371,13 @@ void aj_cache_release(struct aj_cache *c)
 	void *v;
 
 	table_release(c, AJ_CACHE_AJJOBS, &c->ajjobs);
-	for (i = 0; i < AJ_CACHE_OWNED_MAX; i++)
+	for (i = 0; i < AJ_RUNNERS_MAX; i++)
 		table_release(c, AJ_CACHE_OWNED + i, &c->owned[i]);
 	pool_release(&c->pool);
 	while (aj_strmap_next(&c->templates, &pos, &k, &v))
 		cJSON_Delete(v);
 	aj_strmap_release(&c->templates);
 	pthread_mutex_destroy(&c->lock);
-}
-
-static const cJSON *get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* NULL stays NULL; otherwise a copy, with *oom set when it fails. */
@@ -407,8 +395,8 @@ static char *dup_or_null(const char *s, int *oom)
 
 int aj_cache_key(const cJSON *obj, char *out, size_t size)
 {
-	const cJSON *meta = get(obj, "metadata");
-	const char *ns = str(meta, "namespace"), *name = str(meta, "name");
+	const cJSON *meta = aj_json_get(obj, "metadata");
+	const char *ns = aj_json_str(meta, "namespace"), *name = aj_json_str(meta, "name");
 	int n;
 
 	if (!name)
@@ -593,7 +581,7 @@ static int store(struct aj_cache *c, enum aj_cache_kind kind, const char *key,
 	} else if (built && kind == AJ_CACHE_AJJOBS) {
 		/* Its own allocations go with it. */
 		aj_free(((struct ajjob_rec *)built)->object);
-		aj_free(((struct ajjob_rec *)built)->azure);
+		aj_free(((struct ajjob_rec *)built)->detail);
 	}
 	if (r) {
 		old = table_take(t, key);
@@ -621,8 +609,8 @@ static void conditions_of(const cJSON *status, const cJSON *found[AJ_STATUS_COND
 	size_t i;
 
 	memset(found, 0, sizeof(*found) * AJ_STATUS_CONDITIONS);
-	cJSON_ArrayForEach(cond, get(status, "conditions")) {
-		const char *type = str(cond, "type");
+	cJSON_ArrayForEach(cond, aj_json_get(status, "conditions")) {
+		const char *type = aj_json_str(cond, "type");
 
 		for (i = 0; type && i < AJ_STATUS_CONDITIONS; i++)
 			if (!found[i] && !strcmp(type, aj_status_conditions[i]))
@@ -630,18 +618,57 @@ static void conditions_of(const cJSON *status, const cJSON *found[AJ_STATUS_COND
 	}
 }
 
+/* Is status member `name` one the cache keeps whole (aj_cache.whole)? */
+static int kept_whole(const struct aj_cache *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < AJ_RUNNERS_MAX && c->whole[i]; i++)
+		if (!strcmp(c->whole[i], name))
+			return 1;
+	return 0;
+}
+
 /*
  * The status member naming the object the AjJob owns: the first object with
- * a jobName, except status.azure (kept whole, it says more).
+ * a jobName, except those kept whole (they say more).
  */
-static const cJSON *owned_member(const cJSON *status)
+static const cJSON *owned_member(const struct aj_cache *c, const cJSON *status)
 {
 	const cJSON *m;
 
 	cJSON_ArrayForEach(m, status)
-		if (cJSON_IsObject(m) && strcmp(m->string, "azure") && str(m, "jobName"))
+		if (cJSON_IsObject(m) && m->string && !kept_whole(c, m->string) &&
+		    aj_json_str(m, "jobName"))
 			return m;
 	return NULL;
+}
+
+/* The first status member kept whole, as {name: value} in compact JSON; NULL when none (*oom). */
+static char *whole_member(const struct aj_cache *c, const cJSON *status, int *oom)
+{
+	const cJSON *m, *found = NULL;
+	cJSON *wrap, *copy;
+	char *text;
+
+	cJSON_ArrayForEach(m, status)
+		if (!found && m->string && kept_whole(c, m->string))
+			found = m;
+	if (!found)
+		return NULL;
+	m = found;
+	wrap = cJSON_CreateObject();
+	copy = cJSON_Duplicate(m, 1);
+	if (!wrap || !copy || !cJSON_AddItemToObject(wrap, m->string, copy)) {
+		cJSON_Delete(copy);
+		cJSON_Delete(wrap);
+		*oom = 1;
+		return NULL;
+	}
+	text = cJSON_PrintUnformatted(wrap);
+	cJSON_Delete(wrap);
+	*oom |= !text;
+	return text;
 }
 
 /* 1 + the index of status member `name` in c->members, added if new; 0 when full. */
@@ -680,23 +707,22 @@ static uint32_t kube_time(const char *s)
 }
 
 /* Lay out an AjJob's strings (measure when t->out is NULL); sets COND_TIME_TEXT alone in cond. */
-static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, const cJSON *meta,
-		       const cJSON *status, const cJSON *const conds[AJ_STATUS_CONDITIONS])
+static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, const cJSON *member,
+		       const cJSON *meta, const cJSON *status, const cJSON *const conds[AJ_STATUS_CONDITIONS])
 {
-	const cJSON *member = owned_member(status);
 	size_t i;
 
 	t->len = 0;
 	t->n = 0;
 	text_add(t, key);
-	e->uid = text_add_uid(t, str(meta, "uid"));
-	e->resource_version = text_add(t, str(meta, "resourceVersion"));
-	e->job = text_add(t, str(member, "jobName"));
-	e->renew_after = text_add(t, str(member, AJ_STATUS_RENEW));
-	e->backend = text_add(t, str(status, "backend"));
-	e->unschedulable = text_add(t, str(conds[AJ_COND_UNSCHEDULABLE], "message"));
+	e->uid = text_add_uid(t, aj_json_str(meta, "uid"));
+	e->resource_version = text_add(t, aj_json_str(meta, "resourceVersion"));
+	e->job = text_add(t, aj_json_str(member, "jobName"));
+	e->renew_after = text_add(t, aj_json_str(member, AJ_STATUS_RENEW));
+	e->backend = text_add(t, aj_json_str(status, "backend"));
+	e->unschedulable = text_add(t, aj_json_str(conds[AJ_COND_UNSCHEDULABLE], "message"));
 	for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
-		const char *since = str(conds[i], "lastTransitionTime");
+		const char *since = aj_json_str(conds[i], "lastTransitionTime");
 
 		e->since[i] = kube_time(since);
 		e->cond[i] = e->since[i] ? 0 : COND_TIME_TEXT;
@@ -707,10 +733,11 @@ static void ajjob_text(struct text *t, struct ajjob_rec *e, const char *key, con
 
 int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 {
-	const cJSON *meta = get(obj, "metadata"), *status = get(obj, "status");
-	const cJSON *gen = get(meta, "generation"), *obs = get(status, "observedGeneration");
-	const cJSON *conds[AJ_STATUS_CONDITIONS];
-	const char *cancel = str(get(meta, "annotations"), "aj.dev/cancel");
+	const cJSON *meta = aj_json_get(obj, "metadata"), *status = aj_json_get(obj, "status");
+	const cJSON *gen = aj_json_get(meta, "generation");
+	const cJSON *obs = aj_json_get(status, "observedGeneration");
+	const cJSON *conds[AJ_STATUS_CONDITIONS], *owned;
+	const char *cancel = aj_json_str(aj_json_get(meta, "annotations"), "aj.dev/cancel");
 	struct ajjob_rec probe, *e;
 	struct text t;
 	enum aj_phase phase = AJ_PHASE_PENDING;
@@ -726,36 +753,38 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 	}
 	if (!cJSON_IsObject(status))
 		status = NULL;
+	owned = owned_member(c, status);
 	conditions_of(status, conds);
 	memset(&t, 0, sizeof(t));
-	ajjob_text(&t, &probe, key, meta, status, conds);
+	ajjob_text(&t, &probe, key, owned, meta, status, conds);
 	e = (struct ajjob_rec *)rec_new(offsetof(struct ajjob_rec, text), t.len, key);
 	if (e) {
 		t.out = e->text;
-		ajjob_text(&t, e, key, meta, status, conds);
+		ajjob_text(&t, e, key, owned, meta, status, conds);
 		/* whole numbers a double holds exactly */
 		e->generation = aj_json_whole(gen, 9007199254740992.0, 0);
 		e->observed_generation = aj_json_whole(obs, 9007199254740992.0, -1);
 		e->storage_due = AJ_CACHE_DUE_UNKNOWN;
-		e->retry_count = (int32_t)aj_json_whole(get(status, "retryCount"), 2147483647.0, 0);
-		created = aj_timestamp_parse(str(meta, "creationTimestamp"), 0);
+		e->retry_count = (int32_t)aj_json_whole(aj_json_get(status, "retryCount"),
+							2147483647.0, 0);
+		created = aj_timestamp_parse(aj_json_str(meta, "creationTimestamp"), 0);
 		e->created = created > 0 && created <= UINT32_MAX ? (uint32_t)created : 0;
-		e->ttl = (int32_t)aj_json_whole(get(get(obj, "spec"), AJ_AJJOB_TTL),
+		e->ttl = (int32_t)aj_json_whole(aj_json_get(aj_json_get(obj, "spec"), AJ_AJJOB_TTL),
 						2147483647.0, -1);
-		member = e->job ? member_index(c, owned_member(status)->string) : 0;
+		member = e->job ? member_index(c, owned->string) : 0;
 		if (!member)
 			e->job = 0;   /* no room to say where it was: as if not submitted */
 		e->flags |= (unsigned char)(member << MEMBER_SHIFT);
-		if (!aj_phase_parse(str(status, "phase"), &phase)) {
+		if (!aj_phase_parse(aj_json_str(status, "phase"), &phase)) {
 			e->flags |= FLAG_HAS_PHASE;
 			e->phase = (unsigned char)phase;
 		}
-		if (str(meta, "deletionTimestamp"))
+		if (aj_json_str(meta, "deletionTimestamp"))
 			e->flags |= FLAG_DELETING;
 		if (cancel && !strcmp(cancel, "true"))
 			e->flags |= FLAG_CANCEL;
 		for (i = 0; i < AJ_STATUS_CONDITIONS; i++) {
-			const char *cs = str(conds[i], "status");
+			const char *cs = aj_json_str(conds[i], "status");
 
 			e->cond[i] |= !conds[i] ? COND_NONE : !cs ? COND_OTHER
 				     : !strcmp(cs, "True") ? COND_TRUE
@@ -764,10 +793,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 		if (status) {
 			e->flags |= FLAG_HAS_STATUS;
 			e->status_hash = aj_cache_json_hash(status);
-			if (get(status, "azure")) {
-				e->azure = cJSON_PrintUnformatted(get(status, "azure"));
-				oom |= !e->azure;
-			}
+			e->detail = whole_member(c, status, &oom);
 		}
 		/* Once submitted for this generation only the summary is needed. */
 		if (!(e->flags & FLAG_HAS_PHASE) || phase == AJ_PHASE_PENDING ||
@@ -779,7 +805,7 @@ int aj_cache_ajjob_put(struct aj_cache *c, cJSON *obj)
 	cJSON_Delete(obj);
 	if (e && oom) {
 		aj_free(e->object);
-		aj_free(e->azure);
+		aj_free(e->detail);
 		aj_free(e);
 		e = NULL;
 	}
@@ -838,7 +864,7 @@ static const char *at(const char *text, uint32_t off)
 static cJSON *status_basis(const struct aj_cache *c, const struct ajjob_rec *e)
 {
 	static const char *const cond_status[] = { NULL, "True", "False", "Unknown" };
-	cJSON *s = cJSON_CreateObject(), *list, *cond, *member, *azure;
+	cJSON *s = cJSON_CreateObject(), *list, *cond, *member, *whole, *m;
 	char when[AJ_TIMESTAMP_SIZE];
 	const char *since;
 	size_t i;
@@ -875,12 +901,19 @@ static cJSON *status_basis(const struct aj_cache *c, const struct ajjob_rec *e)
 		       (e->renew_after &&
 			!cJSON_AddStringToObject(member, AJ_STATUS_RENEW, e->text + e->renew_after))))
 		goto fail;
-	if (e->azure) {
-		azure = cJSON_Parse(e->azure);
-		if (!azure || !cJSON_AddItemToObject(s, "azure", azure)) {
-			cJSON_Delete(azure);
+	if (e->detail) {
+		/* {member: value}: the member moves into s */
+		if (!(whole = cJSON_Parse(e->detail)))
 			goto fail;
+		while ((m = whole->child)) {
+			cJSON_DetachItemViaPointer(whole, m);
+			if (!cJSON_AddItemToObject(s, m->string, m)) {
+				cJSON_Delete(m);
+				cJSON_Delete(whole);
+				goto fail;
+			}
 		}
+		cJSON_Delete(whole);
 	}
 	return s;
 fail:
@@ -972,7 +1005,7 @@ size_t aj_cache_bytes(struct aj_cache *c)
 	pthread_mutex_lock(&c->lock);
 	n = c->pool.bytes + c->object_bytes +
 	    c->ajjobs.cap * sizeof(struct aj_cache_rec *);
-	for (i = 0; i < AJ_CACHE_OWNED_MAX; i++)
+	for (i = 0; i < AJ_RUNNERS_MAX; i++)
 		n += c->owned[i].cap * sizeof(struct aj_cache_rec *);
 	pthread_mutex_unlock(&c->lock);
 	return n;
@@ -1038,10 +1071,10 @@ static const cJSON *controller_ref(const cJSON *obj)
 {
 	const cJSON *ref;
 
-	cJSON_ArrayForEach(ref, get(get(obj, "metadata"), "ownerReferences")) {
-		const char *kind = str(ref, "kind");
+	cJSON_ArrayForEach(ref, aj_json_get(aj_json_get(obj, "metadata"), "ownerReferences")) {
+		const char *kind = aj_json_str(ref, "kind");
 
-		if (cJSON_IsTrue(get(ref, "controller")) && kind && !strcmp(kind, "AjJob"))
+		if (cJSON_IsTrue(aj_json_get(ref, "controller")) && kind && !strcmp(kind, "AjJob"))
 			return ref;
 	}
 	return NULL;
@@ -1121,12 +1154,12 @@ static void owned_text(struct text *t, struct owned_rec *e, const char *key, con
 	t->len = 0;
 	t->n = 0;
 	text_add(t, key);
-	e->uid = text_add_uid(t, str(get(obj, "metadata"), "uid"));
-	e->owner_uid = text_add_uid(t, str(ref, "uid"));
-	e->owner_name = text_add(t, str(ref, "name"));
+	e->uid = text_add_uid(t, aj_json_str(aj_json_get(obj, "metadata"), "uid"));
+	e->owner_uid = text_add_uid(t, aj_json_str(ref, "uid"));
+	e->owner_name = text_add(t, aj_json_str(ref, "name"));
 	e->phase = text_add(t, f->phase);
 	e->flags = (unsigned char)f->flags;
-	e->deleting = str(get(obj, "metadata"), "deletionTimestamp") != NULL;
+	e->deleting = aj_json_str(aj_json_get(obj, "metadata"), "deletionTimestamp") != NULL;
 	for (i = 0; i < AJ_OWNED_NUMBERS; i++)
 		e->n[i] = (int32_t)(f->n[i] < INT32_MIN ? INT32_MIN :
 				    f->n[i] > INT32_MAX ? INT32_MAX : f->n[i]);
@@ -1185,7 +1218,7 @@ int aj_cache_owned_put(struct aj_cache *c, size_t slot, cJSON *obj,
 	struct text t;
 	char key[320];
 
-	if (slot >= AJ_CACHE_OWNED_MAX || aj_cache_key(obj, key, sizeof(key))) {
+	if (slot >= AJ_RUNNERS_MAX || aj_cache_key(obj, key, sizeof(key))) {
 		cJSON_Delete(obj);
 		return -1;
 	}
@@ -1202,7 +1235,7 @@ int aj_cache_owned_put(struct aj_cache *c, size_t slot, cJSON *obj,
 
 void aj_cache_owned_delete(struct aj_cache *c, size_t slot, const char *key)
 {
-	if (slot < AJ_CACHE_OWNED_MAX)
+	if (slot < AJ_RUNNERS_MAX)
 		remove_rec(c, AJ_CACHE_OWNED + slot, key);
 }
 
@@ -1223,7 +1256,7 @@ int aj_cache_owned_get(struct aj_cache *c, size_t slot, const char *key, struct 
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
-	if (slot >= AJ_CACHE_OWNED_MAX)
+	if (slot >= AJ_RUNNERS_MAX)
 		return 0;
 	pthread_mutex_lock(&c->lock);
 	e = (const struct owned_rec *)table_get(&c->owned[slot], key);

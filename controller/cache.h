@@ -8,10 +8,11 @@
  * storage Secret is next due, its ttlSecondsAfterFinished (the one part of
  * the spec needed after submission), a hash of its status and the few status
  * fields the next status is computed from (the conditions' status and
- * transition time, the name of the object it owns, Azure details); its full
+ * transition time, the name of the object it owns, a status member its
+ * runner writes whole: aj_cache.whole); its full
  * object only until it has been submitted (the spec is immutable, and after
  * submission only status mirroring is left). The objects AjJobs own (one
- * table per runner, runner.h) are kept as their uid, owner, whether they are
+ * table per runner, runner/runner.h) are kept as their uid, owner, whether they are
  * being deleted and what the runner's summarize() takes from them (a phase,
  * flags, two counters, the tasks' pod counts); AjTemplates as their base
  * and config, since they are read on every resolution.
@@ -31,12 +32,12 @@
 #define AJ_CACHE_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 #include "core/strmap.h"
-#include "runner.h"
 #include "status.h"
 
 struct aj_source;
@@ -58,7 +59,7 @@ struct aj_ajjob_view {
 	/*
 	 * What the reconcilers read of the status (phase, backend,
 	 * observedGeneration; the conditions' type, status and
-	 * lastTransitionTime; the member naming its object; azure), or NULL when the AjJob has no
+	 * lastTransitionTime; the member naming its object; a member kept whole), or NULL when the AjJob has no
 	 * status. Whether a new status differs from the one the
 	 * AjJob has is aj_cache_json_hash(new) != status_hash.
 	 */
@@ -84,7 +85,27 @@ struct aj_ajjob_view {
 
 #define AJ_CACHE_DUE_UNKNOWN (-1LL)
 
-/* An object an AjJob owns, as its runner summarized it (runner.h). */
+/*
+ * Runners, at most (runner/runner.h): the cache keeps a table of owned
+ * objects for each, and the reconciler a configuration.
+ */
+#define AJ_RUNNERS_MAX 4
+
+/* What the cache keeps of an owned object besides its uid, owner and deletion. */
+#define AJ_OWNED_NUMBERS 2
+/* facts.flags bit every runner means alike: a pod mounts the AjJob's storage Secret */
+#define AJ_OWNED_MOUNTS_STORAGE 1u
+/* What a runner's summarize() reads from an object it owns. */
+struct aj_owned_facts {
+	const char *phase;              /* the backend's word for its state, or NULL */
+	unsigned flags;                 /* the runner's bits */
+	long long n[AJ_OWNED_NUMBERS];  /* the runner's counters (32 bits in the cache) */
+	/* its tasks' pods by state (status.tasks; names point into the object) */
+	size_t nr_tasks;
+	struct aj_task_pods tasks[AJ_TASKS_MAX];
+};
+
+/* An object an AjJob owns, as its runner summarized it (runner/runner.h). */
 struct aj_owned_view {
 	char *uid;
 	char *owner_uid;
@@ -97,8 +118,6 @@ struct aj_owned_view {
 	size_t nr_tasks;
 };
 
-/* Runners that own objects in the cluster, at most. */
-#define AJ_CACHE_OWNED_MAX 4
 #define AJ_CACHE_MEMBERS 8
 
 /* Records by key (open addressing; each record holds its own key). */
@@ -126,11 +145,17 @@ struct aj_cache {
 	pthread_mutex_t lock;
 	struct aj_cache_pool pool;
 	struct aj_cache_table ajjobs;
-	struct aj_cache_table owned[AJ_CACHE_OWNED_MAX];   /* by runner slot */
+	struct aj_cache_table owned[AJ_RUNNERS_MAX];   /* by runner slot */
 	struct aj_strmap templates;      /* key -> cJSON spec */
 	size_t object_bytes;             /* full objects of AjJobs not yet submitted */
 	/* the status members naming owned objects ("volcano"), each once: records index them */
 	char members[AJ_CACHE_MEMBERS][16];
+	/*
+	 * Status members a runner writes whole (its detail), kept whole in
+	 * the record and in the views; the first NULL ends. Set once before
+	 * the watches start (the controller names its runners'); not owned.
+	 */
+	const char *whole[AJ_RUNNERS_MAX];
 };
 
 int aj_cache_init(struct aj_cache *c);

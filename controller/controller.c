@@ -28,12 +28,11 @@
 #include "metrics.h"
 #include "reconcile.h"
 #include "resources.h"
-#include "runner.h"
-#include "runner_azure.h"
+#include "runner/runner.h"
 #include "workqueue.h"
 
 /* the AjJobs, the AjTemplates, and what each runner owns */
-#define AJ_WATCHES_MAX (2 + AJ_CACHE_OWNED_MAX)
+#define AJ_WATCHES_MAX (2 + AJ_RUNNERS_MAX)
 
 struct ctl;
 
@@ -65,7 +64,6 @@ struct ctl {
 	atomic_int leader;
 	atomic_int lost;
 	struct aj_token_cache *identity_tokens;   /* the controller's Azure identity */
-	struct aj_azure_forwarder *azure;         /* forwarding aml/sing AjJobs; NULL: off */
 	pthread_mutex_t lock;      /* guards the feeds' last_error and missing */
 	char missing[512];         /* write permissions we lack ("" when none) */
 };
@@ -434,7 +432,7 @@ static int register_metrics(struct aj_metrics *m)
 	       aj_metrics_register(m, "aj_ajjobs_cached", AJ_METRIC_GAUGE,
 				   "AjJobs held in the controller's cache.", NULL, 0) ||
 	       aj_metrics_register(m, "aj_cache_bytes", AJ_METRIC_GAUGE,
-				   "Bytes the cache holds for AjJobs and Volcano Jobs.", NULL, 0) ||
+				   "Bytes the cache holds for AjJobs and the objects they own.", NULL, 0) ||
 	       aj_metrics_register(m, "rest_client_requests_total", AJ_METRIC_COUNTER,
 				   "Number of HTTP requests, partitioned by status code and method.",
 				   NULL, 0) ||
@@ -490,6 +488,19 @@ struct worker {
 	int started;
 };
 
+/*
+ * Queue key again as action a says: now behind every create (low), after a
+ * while, or after a while behind every create and status write (idle). 0 / -1.
+ */
+static int again(struct aj_workqueue *q, const char *key, const struct aj_action *a)
+{
+	if (a->level == AJ_ACTION_IDLE)
+		return aj_workqueue_add_idle_after(q, key, a->after);
+	if (a->level == AJ_ACTION_LOW && a->after <= 0)
+		return aj_workqueue_add_low(q, key);
+	return aj_workqueue_add_after(q, key, a->after);
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -502,17 +513,15 @@ static void *work(void *arg)
 	while (aj_workqueue_get(&c->queue, &key)) {
 		struct aj_errors err = AJ_ERRORS_INIT;
 		double t0 = now_s();
-		int r = aj_reconcile(&c->rec, &w->k, key, &err);
+		struct aj_action a = aj_reconcile(&c->rec, &w->k, key, &err);
 
 		aj_metrics_observe(&c->metrics, "controller_runtime_reconcile_time_seconds",
 				   "controller=\"ajjob\"", now_s() - t0);
 		aj_metrics_add(&c->metrics, "controller_runtime_reconcile_total",
-			       r < 0 ? labels_err : r ? labels_requeue : labels_ok, 1);
-		if (r == AJ_RECONCILE_REQUEUE) {
-			/* Follow-up work waits until no AjJob waits for its create. */
-			aj_workqueue_forget(&c->queue, key);
-			aj_workqueue_add_low(&c->queue, key);
-		} else if (r) {
+			       a.kind == AJ_ACTION_RETRY ? labels_err :
+			       a.kind == AJ_ACTION_AGAIN && a.level == AJ_ACTION_LOW ? labels_requeue :
+			       labels_ok, 1);
+		if (a.kind == AJ_ACTION_RETRY) {
 			struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 
 			aj_errors_format_all(&err, &msg);
@@ -524,6 +533,8 @@ static void *work(void *arg)
 			aj_workqueue_add_rate_limited(&c->queue, key);
 		} else {
 			aj_workqueue_forget(&c->queue, key);
+			if (a.kind == AJ_ACTION_AGAIN && again(&c->queue, key, &a))
+				aj_log(AJ_LOG_ERROR, "out of memory queueing", "ajjob", key, AJ_LOG_END);
 		}
 		aj_errors_release(&err);
 		aj_workqueue_done(&c->queue, key);
@@ -575,6 +586,28 @@ struct run {
 	int have_wk, have_loop, have_health;
 };
 
+/*
+ * Each runner's configuration from its options (a runner left without one
+ * is off), and the status members the cache keeps whole for them. 0 / -1.
+ */
+static int configure_runners(struct ctl *c, struct aj_errors *err)
+{
+	struct aj_runner_env env = { c->identity_tokens, c->o->identity_ca_file,
+				     c->o->identity_client_id };
+	size_t i, whole = 0;
+
+	for (i = 0; i < aj_runners_nr; i++) {
+		const struct aj_runner *rn = aj_runners[i];
+
+		if (rn->member_whole)
+			c->cache.whole[whole++] = rn->status_member;
+		if (rn->configure &&
+		    rn->configure(c->o->runner_values[i], &env, &c->rec.runner_config[i], err))
+			return -1;
+	}
+	return 0;
+}
+
 /* Start-up: the cache, queue, metrics, identity and the runners' shared parts. */
 static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_int *stop,
 		    struct aj_errors *err)
@@ -594,18 +627,14 @@ static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_in
 		snprintf(c->identity, sizeof(c->identity), "%s_%ld", host, (long)getpid());
 	aj_reconciler_init(&c->rec, &c->cache, c->identity);
 	c->rec.privileged_namespaces = o->privileged_namespaces;
-	c->rec.queue = &c->queue;
 	c->rec.metrics = &c->metrics;
 	c->rec.ttl_after_finished = o->ttl_after_finished;
-	/* one credential provider for the identity: both token users share it */
-	if (aj_identity_tokens_new(o->azure.ca_file, o->azure.identity_client_id,
+	/* one credential provider for the identity: every token user shares it */
+	if (aj_identity_tokens_new(o->identity_ca_file, o->identity_client_id,
 				   &c->identity_tokens, err) ||
-	    (o->azure.workspace &&
-	     aj_azure_forwarder_new(&o->azure, c->identity_tokens, &c->azure, err)) ||
-	    aj_storage_minter_new(&o->storage, &c->queue, c->identity_tokens, &c->rec.storage, err))
+	    aj_storage_minter_new(&o->storage, c->identity_tokens, &c->rec.storage, err) ||
+	    configure_runners(c, err))
 		return -1;
-	/* the azure runner serves aml and sing only with its forwarder */
-	c->rec.runner_config[aj_runner_slot(&aj_runner_azure)] = c->azure;
 	if (client_new(o, &x->wk, 0, 0, &c->metrics, err))
 		return -1;
 	x->have_wk = 1;
@@ -786,7 +815,9 @@ static void shut_down(struct run *x)
 		aj_strmap_release(&c->feeds[i].listed);
 	if (x->have_wk)
 		aj_kube_release(&x->wk);
-	aj_azure_forwarder_free(c->azure);
+	for (i = 0; i < aj_runners_nr; i++)
+		if (aj_runners[i]->config_free && c->rec.runner_config[i])
+			aj_runners[i]->config_free(c->rec.runner_config[i]);
 	aj_storage_minter_free(c->rec.storage);
 	aj_token_cache_free(c->identity_tokens);
 	aj_cache_release(&c->cache);

@@ -15,7 +15,8 @@
 
 #include <stdatomic.h>
 
-#include "azure_forward.h"
+#include "cache.h"
+#include "runner/runner.h"
 #include "storage.h"
 
 struct aj_errors;
@@ -39,8 +40,12 @@ struct aj_controller_opts {
 	const char *privileged_namespaces;
 	/* seconds a finished AjJob is kept unless its spec says; 0: forever (the default) */
 	long ttl_after_finished;
-	struct aj_azure_opts azure;    /* forwarding aml/sing AjJobs; off without a workspace */
+	/* the controller's Azure identity (identity.h), for the storage SAS and the runners */
+	const char *identity_ca_file;      /* CA bundle for Azure endpoints; NULL: the system's */
+	const char *identity_client_id;    /* a user-assigned managed identity, or NULL */
 	struct aj_storage_opts storage; /* SAS for storage mounts and blob code */
+	/* each runner's option values (runner.h), by slot and option; NULL: not given */
+	const char *runner_values[AJ_RUNNERS_MAX][AJ_RUNNER_OPTIONS_MAX];
 };
 
 void aj_controller_opts_defaults(struct aj_controller_opts *o);

@@ -1,7 +1,8 @@
 /*
- * aj-controller: turns AjJob resources into Volcano Jobs, and forwards aml
- * and sing AjJobs to Azure ML when given a workspace. Flags override
- * environment variables (AJ_*), which override the defaults; see --help.
+ * aj-controller: turns AjJob resources into their backends' jobs through
+ * the runners (runner/runner.h), each configured by its own options. Flags
+ * override environment variables (AJ_*), which override the defaults; see
+ * --help.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@
 #include "core/error.h"
 #include "kube/client.h"
 #include "log.h"
+#include "runner/runner.h"
 
 /* Set by the signal handler, read by the controller's threads: lock free, so both may. */
 static atomic_int stop;
@@ -32,6 +34,10 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
+	size_t i;
+	const struct aj_runner_option *op;
+	char flag[64];
+
 	fputs("usage: aj-controller [options]\n"
 	      "  --kubeconfig FILE        kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)\n"
 	      "  --context NAME           kubeconfig context\n"
@@ -52,15 +58,20 @@ static void usage(FILE *f)
 	      "  --ttl-seconds-after-finished N  delete finished AjJobs N seconds after they\n"
 	      "                           finished, unless their spec.ttlSecondsAfterFinished\n"
 	      "                           says otherwise (0: keep them, the default)\n"
-	      "                           [AJ_TTL_SECONDS_AFTER_FINISHED]\n"
-	      "Azure ML / Singularity forwarding (on with a workspace; identity from AZURE_* variables):\n"
-	      "  --azure-workspace S/RG/W default workspace                     [AJ_AZURE_WORKSPACE]\n"
-	      "  --azure-allow RULES      NS=workspace:S/RG/W,vc:S/RG/VC;...     [AJ_AZURE_ALLOW]\n"
-	      "  --azure-arm-endpoint URL ARM endpoint                          [AJ_AZURE_ARM_ENDPOINT]\n"
+	      "                           [AJ_TTL_SECONDS_AFTER_FINISHED]\n", f);
+	for (i = 0; i < aj_runners_nr; i++) {
+		if (!aj_runners[i]->options)
+			continue;
+		fprintf(f, "%s\n", aj_runners[i]->options_title);
+		for (op = aj_runners[i]->options; op->flag; op++) {
+			snprintf(flag, sizeof(flag), "--%s %s", op->flag, op->arg);
+			fprintf(f, "  %-24s %-37s [%s]\n", flag, op->help, op->env);
+		}
+	}
+	fputs("The controller's Azure identity (identity from AZURE_* variables):\n"
 	      "  --azure-ca-file FILE     CA bundle for Azure endpoints         [AJ_AZURE_CA_FILE]\n"
 	      "  --azure-client-id ID     user-assigned managed identity        [AJ_AZURE_IDENTITY_CLIENT_ID]\n"
-	      "  --azure-poll SECONDS     job status poll interval (30)         [AJ_AZURE_POLL_SECONDS]\n"
-	      "Storage mounts and blob code on Volcano (user-delegation SAS with the same identity):\n"
+	      "Storage mounts and blob code on the cluster (user-delegation SAS with that identity):\n"
 	      "  --azure-blob-endpoint URL  blob endpoint, {account} replaced by the account\n"
 	      "                           (https://{account}.blob.core.windows.net) [AJ_AZURE_BLOB_ENDPOINT]\n"
 	      "  --storage-sas-lifetime SECONDS  storage SAS lifetime, renewed at 2/3 (86400)\n"
@@ -112,7 +123,7 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-static const struct option longopts[] = {
+static const struct option base_opts[] = {
 	{ "kubeconfig", required_argument, NULL, 'k' },
 	{ "context", required_argument, NULL, 'c' },
 	{ "namespace", required_argument, NULL, 'n' },
@@ -129,24 +140,46 @@ static const struct option longopts[] = {
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "privileged-namespaces", required_argument, NULL, 'P' },
 	{ "ttl-seconds-after-finished", required_argument, NULL, 'T' },
-	{ "azure-workspace", required_argument, NULL, 'W' },
-	{ "azure-allow", required_argument, NULL, 'A' },
-	{ "azure-arm-endpoint", required_argument, NULL, 'E' },
 	{ "azure-ca-file", required_argument, NULL, 'C' },
 	{ "azure-client-id", required_argument, NULL, 'I' },
-	{ "azure-poll", required_argument, NULL, 'O' },
 	{ "azure-blob-endpoint", required_argument, NULL, 'B' },
 	{ "storage-sas-lifetime", required_argument, NULL, 'S' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
+#define BASE_OPTS (sizeof(base_opts) / sizeof(base_opts[0]) - 1)
+/* getopt's value of runner slot i's option j: past every character */
+#define RUNNER_OPT(i, j) (1000 + (int)((i) * AJ_RUNNER_OPTIONS_MAX + (j)))
+
+/* The base options, then every runner's, then the end. */
+static void all_options(struct option *all)
+{
+	size_t i, j, n = BASE_OPTS;
+
+	memcpy(all, base_opts, BASE_OPTS * sizeof(*all));
+	for (i = 0; i < aj_runners_nr; i++)
+		for (j = 0; aj_runners[i]->options && aj_runners[i]->options[j].flag; j++) {
+			struct option op = { aj_runners[i]->options[j].flag, required_argument, NULL,
+					     RUNNER_OPT(i, j) };
+
+			all[n++] = op;
+		}
+	memset(&all[n], 0, sizeof(all[n]));
+}
+
+/* A runner's option value: refused by its check? (A bad variable is ignored, a bad flag is not.) */
+static int runner_value_bad(const struct aj_runner_option *op, const char *v)
+{
+	return op->check && op->check(v);
+}
 
 /* The defaults, then the environment (AJ_*): flags override both. */
 static void opts_from_env(struct aj_controller_opts *o, const char **level)
 {
 	const char *v;
 	long n;
+	size_t i, j;
 
 	aj_controller_opts_defaults(o);
 	*level = env("AJ_LOG_LEVEL");
@@ -167,13 +200,13 @@ static void opts_from_env(struct aj_controller_opts *o, const char **level)
 		parse_int_to(v, 0, 65535, &o->health_port);
 	if ((v = env("AJ_TTL_SECONDS_AFTER_FINISHED")))
 		parse_int(v, 0, 2147483647, &o->ttl_after_finished);
-	o->azure.workspace = env("AJ_AZURE_WORKSPACE");
-	o->azure.allow = env("AJ_AZURE_ALLOW");
-	o->azure.arm_endpoint = env("AJ_AZURE_ARM_ENDPOINT");
-	o->azure.ca_file = env("AJ_AZURE_CA_FILE");
-	o->azure.identity_client_id = env("AJ_AZURE_IDENTITY_CLIENT_ID");
-	if ((v = env("AJ_AZURE_POLL_SECONDS")))
-		parse_double(v, 0.1, &o->azure.poll_seconds);
+	o->identity_ca_file = env("AJ_AZURE_CA_FILE");
+	o->identity_client_id = env("AJ_AZURE_IDENTITY_CLIENT_ID");
+	for (i = 0; i < aj_runners_nr; i++)
+		for (j = 0; aj_runners[i]->options && aj_runners[i]->options[j].flag; j++)
+			if ((v = env(aj_runners[i]->options[j].env)) &&
+			    !runner_value_bad(&aj_runners[i]->options[j], v))
+				o->runner_values[i][j] = v;
 	o->storage.blob_endpoint = env("AJ_AZURE_BLOB_ENDPOINT");
 	if ((v = env("AJ_STORAGE_SAS_LIFETIME")) && !parse_int(v, 60, 7 * 86400, &n))
 		o->storage.lifetime = n;
@@ -201,12 +234,8 @@ static int set_flag(struct aj_controller_opts *o, int ch, const char *arg, const
 	case 'v': *level = arg; return 0;
 	case 'P': o->privileged_namespaces = arg; return 0;
 	case 'T': return parse_int(arg, 0, 2147483647, &o->ttl_after_finished);
-	case 'W': o->azure.workspace = arg; return 0;
-	case 'A': o->azure.allow = arg; return 0;
-	case 'E': o->azure.arm_endpoint = arg; return 0;
-	case 'C': o->azure.ca_file = arg; return 0;
-	case 'I': o->azure.identity_client_id = arg; return 0;
-	case 'O': return parse_double(arg, 0.1, &o->azure.poll_seconds);
+	case 'C': o->identity_ca_file = arg; return 0;
+	case 'I': o->identity_client_id = arg; return 0;
 	case 'B': o->storage.blob_endpoint = arg; return 0;
 	case 'S':
 		if (parse_int(arg, 60, 7 * 86400, &n))
@@ -214,6 +243,14 @@ static int set_flag(struct aj_controller_opts *o, int ch, const char *arg, const
 		o->storage.lifetime = n;
 		return 0;
 	default:
+		if (ch >= RUNNER_OPT(0, 0) && ch < RUNNER_OPT(aj_runners_nr, 0)) {
+			size_t i = (size_t)(ch - RUNNER_OPT(0, 0)) / AJ_RUNNER_OPTIONS_MAX;
+			size_t j = (size_t)(ch - RUNNER_OPT(0, 0)) % AJ_RUNNER_OPTIONS_MAX;
+
+			if (runner_value_bad(&aj_runners[i]->options[j], arg))
+				return -1;
+			o->runner_values[i][j] = arg;
+		}
 		return 0;
 	}
 }
@@ -221,9 +258,11 @@ static int set_flag(struct aj_controller_opts *o, int ch, const char *arg, const
 /* The flags. -1 to go on, else the exit status (--help, --version, a bad flag). */
 static int parse_flags(int argc, char **argv, struct aj_controller_opts *o, const char **level)
 {
+	struct option longopts[BASE_OPTS + AJ_RUNNERS_MAX * AJ_RUNNER_OPTIONS_MAX + 1];
 	int ch;
 	size_t i;
 
+	all_options(longopts);
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (ch == 'V') {
 			printf("aj-controller %s\n", AJ_VERSION);
@@ -246,7 +285,7 @@ static int parse_flags(int argc, char **argv, struct aj_controller_opts *o, cons
 		return 2;
 	}
 	/* one CA bundle for everything Azure (and one identity: identity.h) */
-	o->storage.ca_file = o->azure.ca_file;
+	o->storage.ca_file = o->identity_ca_file;
 	return -1;
 }
 

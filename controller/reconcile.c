@@ -1,3 +1,8 @@
+/*
+ * reconcile.c - one reconcile of one AjJob (reconcile.h): choose its runner,
+ * observe, decide and act in rounds (runner/runner.h), return one action.
+ * It names no runner: the table (runner/runner.c) does.
+ */
 #include "reconcile.h"
 
 #include <stdio.h>
@@ -23,108 +28,14 @@
 #include "log.h"
 #include "report.h"
 #include "resources.h"
-#include "runner.h"
-#include "runner_azure.h"
-#include "runner_volcano.h"
+#include "runner/run.h"
+#include "runner/runner.h"
 #include "storage.h"
-#include "workqueue.h"
-
-extern const struct aj_runner aj_runner_kube;   /* runner_kube.c */
-
-/* The runners, one row per backend; the first serves AjJobs not yet resolved. */
-const struct aj_runner *const aj_runners[] = { &aj_runner_volcano, &aj_runner_kube, &aj_runner_azure };
-const size_t aj_runners_nr = sizeof(aj_runners) / sizeof(aj_runners[0]);
-_Static_assert(sizeof(aj_runners) / sizeof(aj_runners[0]) <= AJ_RUNNERS_MAX,
-	       "aj_reconciler.runner_config has a slot per runner");
-
-const struct aj_runner *aj_runner_for(const char *service)
-{
-	size_t i;
-	const char *const *s;
-
-	for (i = 0; service && i < aj_runners_nr; i++)
-		for (s = aj_runners[i]->services; *s; s++)
-			if (!strcmp(*s, service))
-				return aj_runners[i];
-	return NULL;
-}
-
-size_t aj_runner_slot(const struct aj_runner *r)
-{
-	size_t i;
-
-	for (i = 0; i < aj_runners_nr && aj_runners[i] != r; i++)
-		;
-	return i;
-}
-
-/* One reconcile of one AjJob: what it read, built and decided. */
-struct aj_run {
-	struct aj_reconciler *r;
-	const struct aj_runner *runner;
-	struct aj_kube *k;
-	struct aj_ajjob_view v;
-	struct aj_report rep;
-	struct aj_seen s;
-	char job[64];                  /* the owned object's name */
-	struct aj_owned_view ov;       /* its record (cache, or a GET) */
-	struct aj_pipeline pl;         /* the AjJob's template, JobSpec and backend */
-	cJSON *objects;                /* built */
-	char *service;                 /* spec.target.service once resolved */
-	struct aj_buf build_msg, storage_msg, create_msg;
-	struct aj_run_scratch scratch;
-};
-
-struct aj_kube *aj_run_kube(struct aj_run *run)
-{
-	return run->k;
-}
-
-const char *aj_run_ns(const struct aj_run *run)
-{
-	return run->v.ns;
-}
-
-struct aj_run_scratch *aj_run_scratch(struct aj_run *run)
-{
-	return &run->scratch;
-}
-
-const char *aj_run_key(const struct aj_run *run)
-{
-	return run->rep.key;
-}
-
-const struct aj_ajjob_view *aj_run_ajjob(const struct aj_run *run)
-{
-	return &run->v;
-}
-
-const struct aj_jobspec *aj_run_spec(const struct aj_run *run)
-{
-	return run->objects ? &run->pl.spec : NULL;
-}
-
-cJSON *aj_run_built(const struct aj_run *run)
-{
-	return run->objects;
-}
-
-void *aj_run_config(const struct aj_run *run)
-{
-	return run->r->runner_config[aj_runner_slot(run->runner)];
-}
 
 /* Is runner rn on in this controller (configured when it must be)? */
 static int runner_on(const struct aj_reconciler *r, const struct aj_runner *rn)
 {
-	return rn && (!rn->configured || r->runner_config[aj_runner_slot(rn)]);
-}
-
-/* The string member k of o, or NULL. */
-static const char *str_at(const cJSON *o, const char *k)
-{
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+	return rn && (!rn->configure || r->runner_config[aj_runner_slot(rn)]);
 }
 
 /* --- observe --- */
@@ -139,8 +50,8 @@ static void transitions(const cJSON *status, long long *submitted, long long *la
 
 	*submitted = *latest = 0;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(status, "conditions")) {
-		const char *type = str_at(c, "type");
-		long long t = aj_timestamp_parse(str_at(c, "lastTransitionTime"), 0);
+		const char *type = aj_json_str(c, "type");
+		long long t = aj_timestamp_parse(aj_json_str(c, "lastTransitionTime"), 0);
 
 		if (t <= 0)
 			continue;
@@ -176,11 +87,11 @@ static int observe_object(struct aj_run *run, struct aj_errors *err)
 	char okey[384];
 	int found;
 
-	aj_owned_view_release(&run->ov);
+	if (!rn)
+		return 0;
 	if (!rn->owns) {
 		/* its job is not in the cluster: the status names it, else its observe finds it */
-		run->s.job = str_at(cJSON_GetObjectItemCaseSensitive(run->v.status, rn->status_member),
-				    "jobName");
+		run->s.job = aj_json_str(aj_json_get(run->v.status, rn->status_member), "jobName");
 		seen_object(run, 0);
 		return 0;
 	}
@@ -190,7 +101,7 @@ static int observe_object(struct aj_run *run, struct aj_errors *err)
 		rn->object_name(run->v.name, run->job, sizeof(run->job));
 	run->s.job = run->job;
 	snprintf(okey, sizeof(okey), "%s/%s", run->v.ns, run->job);
-	found = aj_cache_owned_get(run->r->cache, aj_runner_slot(rn), okey, &run->ov);
+	found = aj_cache_owned_get(run->cache, aj_runner_slot(rn), okey, &run->ov);
 	if (found < 0)
 		return aj_errors_oom(err);
 	seen_object(run, found);
@@ -201,7 +112,7 @@ static void observe_ajjob(struct aj_run *run)
 {
 	struct aj_seen *s = &run->s;
 	const struct aj_ajjob_view *v = &run->v;
-	const cJSON *member = cJSON_GetObjectItemCaseSensitive(v->status, run->runner->status_member);
+	const cJSON *member = aj_json_get(v->status, run->runner ? run->runner->status_member : NULL);
 
 	s->now = (long long)time(NULL);
 	s->ajjob = v->name;
@@ -210,12 +121,17 @@ static void observe_ajjob(struct aj_run *run)
 	s->prev_reason = v->unschedulable;
 	s->cancel = v->cancel;
 	s->removing = v->deleting;
-	s->submitted = v->job != NULL || str_at(member, "jobName") != NULL;
+	s->submitted = v->job != NULL || aj_json_str(member, "jobName") != NULL;
 	transitions(v->status, &s->submitted_at, &s->changed_at);
 	s->reason_due = v->reason_due;
 	s->storage_due = v->storage_due;
-	s->storage_renew = aj_timestamp_parse(str_at(member, AJ_STATUS_RENEW), 0);
+	s->storage_renew = aj_timestamp_parse(aj_json_str(member, AJ_STATUS_RENEW), 0);
 	s->storage_on = run->r->storage != NULL;
+	s->ttl = v->ttl;
+	s->ttl_default = run->r->ttl_after_finished;
+	if (v->has_phase && aj_phase_terminal(v->phase))
+		s->finished_at = aj_status_true_since(v->status, v->phase == AJ_PHASE_SUCCEEDED
+								 ? "Succeeded" : "Failed");
 }
 
 /* "created volcano job", ajjob, job */
@@ -248,8 +164,8 @@ static int get_object(struct aj_run *run, struct aj_errors *err)
 		rn->summarize(obj, &f);
 		snprintf(okey, sizeof(okey), "%s/%s", run->v.ns, run->job);
 		aj_owned_view_release(&run->ov);
-		found = !aj_cache_owned_put(run->r->cache, aj_runner_slot(rn), obj, &f) &&
-			aj_cache_owned_get(run->r->cache, aj_runner_slot(rn), okey, &run->ov) == 1;
+		found = !aj_cache_owned_put(run->cache, aj_runner_slot(rn), obj, &f) &&
+			aj_cache_owned_get(run->cache, aj_runner_slot(rn), okey, &run->ov) == 1;
 		if (!found)
 			ret = aj_errors_oom(err);
 		else
@@ -280,19 +196,25 @@ static int has_finalizer(const cJSON *obj, const char *fin)
 	return 0;
 }
 
-/* AJ_NEED_AJJOB: the AjJob's object, read from the server when the cache has let it go. */
-static int fetch_ajjob(struct aj_run *run, struct aj_errors *err)
+/* The AjJob's object, read from the server when the cache has let it go. 0 / -1. */
+static int fetch_object(struct aj_run *run, struct aj_errors *err)
 {
 	struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, NULL };
 
-	if (!run->v.object && aj_kube_get(run->k, &ref, &run->v.object, NULL, err))
+	return !run->v.object && aj_kube_get(run->k, &ref, &run->v.object, NULL, err) ? -1 : 0;
+}
+
+/* AJ_NEED_AJJOB: the AjJob's object, and whether the runner's finalizer holds it. */
+static int fetch_ajjob(struct aj_run *run, struct aj_errors *err)
+{
+	if (fetch_object(run, err))
 		return -1;
 	run->s.held = has_finalizer(run->v.object, run->runner->finalizer);
 	run->s.have |= AJ_NEED_AJJOB;
 	return 0;
 }
 
-/* --- build --- */
+/* --- resolve and build --- */
 
 /* The AjJob's problems as the build error (s.build_error). */
 static void build_failed(struct aj_run *run, const struct aj_errors *problems)
@@ -322,7 +244,7 @@ static int load(struct aj_run *run, struct aj_errors *problems)
 			       aj_buf_cstr(&origin), &specnode, problems) ||
 	    aj_bundle_read(&b, specnode, aj_buf_cstr(&origin), problems))
 		goto out;
-	if (aj_cache_template_source(run->r->cache, run->v.ns, &templates, problems))
+	if (aj_cache_template_source(run->cache, run->v.ns, &templates, problems))
 		goto oom;
 	/* The chain owns both sources from here on. */
 	if (aj_source_chain_init(&chain, &b.source, &templates))
@@ -356,6 +278,24 @@ out:
 	return ret;
 }
 
+/* The AjJob resolved once per reconcile (its object read first). 0, 1 (problems: build_error), -1. */
+static int resolve(struct aj_run *run, struct aj_errors *err)
+{
+	struct aj_errors problems = AJ_ERRORS_INIT;
+	int b;
+
+	if (run->loaded)
+		return run->s.build_error ? 1 : 0;
+	if (fetch_object(run, err))
+		return -1;
+	b = load(run, &problems);
+	run->loaded = b >= 0;
+	if (b > 0)
+		build_failed(run, &problems);
+	aj_errors_release(&problems);
+	return b < 0 ? aj_errors_oom(err) : b;
+}
+
 /* The runner's objects, beside the AjJob. 0, 1 (problems), -1. */
 static int build_objects(struct aj_run *run, struct aj_errors *problems)
 {
@@ -377,44 +317,107 @@ static int build_objects(struct aj_run *run, struct aj_errors *problems)
 	return 0;
 }
 
-/*
- * AJ_NEED_BUILD: read the AjJob (the cache drops it once submitted), resolve
- * it and build. An AjJob of another runner switches runners (1: decide
- * again). 0, 1, -1 with err.
- */
+/* AJ_NEED_BUILD: read the AjJob (the cache drops it once submitted), resolve it and build. 0 / -1. */
 static int build(struct aj_run *run, struct aj_errors *err)
 {
 	struct aj_errors problems = AJ_ERRORS_INIT;
-	const struct aj_runner *rn;
 	int b;
 
 	if (fetch_ajjob(run, err))
 		return -1;
 	run->s.have |= AJ_NEED_BUILD;
-	/* loaded already when this is the build again for the runner it switched to */
-	b = run->service ? 0 : load(run, &problems);
-	rn = b ? NULL : aj_runner_for(run->service);
-	if (!runner_on(run->r, rn))
-		rn = NULL;
-	if (!b && !rn) {
-		aj_errors_add(&problems, NULL, "backend %s is not served by this controller",
-			      run->service);
+	b = resolve(run, err);
+	if (b)
+		return b < 0 ? -1 : 0;
+	if (aj_runner_for(run->service) != run->runner) {
+		/* its status named another runner than its spec does: edited by hand */
+		aj_errors_add(&problems, NULL, "backend %s is not the one its status names (%s)",
+			      run->service, run->runner->name);
 		b = 1;
-	}
-	if (!b && rn != run->runner) {
-		/* another runner's: look for its object, then build for it */
-		run->runner = rn;
-		run->s.have &= ~(AJ_NEED_BUILD | AJ_NEED_AJJOB);
-		observe_ajjob(run);
-		aj_errors_release(&problems);
-		return observe_object(run, err) ? -1 : 1;
-	}
-	if (!b)
+	} else {
 		b = build_objects(run, &problems);
+	}
 	if (b > 0)
 		build_failed(run, &problems);
 	aj_errors_release(&problems);
 	return b < 0 ? aj_errors_oom(err) : 0;
+}
+
+/* --- choose --- */
+
+/*
+ * The runner whose object the cache shows this AjJob owning (created in an
+ * earlier turn, its status not written yet): 1 with run->runner set, 0
+ * none, -1 (OOM).
+ */
+static int owner_in_cache(struct aj_run *run)
+{
+	struct aj_owned_view ov;
+	char name[64], key[384];
+	size_t i;
+	int found, ours;
+
+	for (i = 0; i < aj_runners_nr; i++) {
+		const struct aj_runner *rn = aj_runners[i];
+
+		if (!rn->owns || !runner_on(run->r, rn))
+			continue;
+		rn->object_name(run->v.name, name, sizeof(name));
+		snprintf(key, sizeof(key), "%s/%s", run->v.ns, name);
+		if ((found = aj_cache_owned_get(run->cache, i, key, &ov)) < 0)
+			return -1;
+		ours = found && ov.owner_uid && run->v.uid && !strcmp(ov.owner_uid, run->v.uid);
+		if (found)
+			aj_owned_view_release(&ov);
+		if (ours) {
+			run->runner = rn;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The runner of the AjJob, before anything is decided: the one of its
+ * status.backend, else one whose finalizer it carries (deleted before its
+ * status was written), else one whose object the cache shows it owning,
+ * else the one serving the service it resolves to.
+ * NULL: none of ours (run->s.build_error says why, unless it is being
+ * deleted: then nothing is left to do). 0 / -1.
+ */
+static int choose(struct aj_run *run, struct aj_errors *err)
+{
+	const struct aj_runner *rn = aj_runner_for(aj_json_str(run->v.status, "backend"));
+	size_t i;
+	int b;
+
+	if (runner_on(run->r, rn)) {
+		run->runner = rn;
+		return 0;
+	}
+	for (i = 0; i < aj_runners_nr; i++)
+		if (runner_on(run->r, aj_runners[i]) &&
+		    has_finalizer(run->v.object, aj_runners[i]->finalizer)) {
+			run->runner = aj_runners[i];
+			return 0;
+		}
+	if (run->v.deleting)
+		return 0;
+	if ((b = owner_in_cache(run)) != 0)
+		return b < 0 ? aj_errors_oom(err) : 0;
+	if ((b = resolve(run, err)))
+		return b < 0 ? -1 : 0;
+	rn = aj_runner_for(run->service);
+	if (runner_on(run->r, rn)) {
+		run->runner = rn;
+	} else {
+		aj_buf_reset(&run->build_msg);
+		if (aj_buf_addf(&run->build_msg, "backend %s is not served by this controller",
+				run->service))
+			return aj_errors_oom(err);
+		run->s.build_error = aj_buf_cstr(&run->build_msg);
+	}
+	return 0;
 }
 
 /* --- act --- */
@@ -451,12 +454,6 @@ static int write_storage(struct aj_run *run, struct aj_errors *err)
 	}
 	aj_errors_release(&problems);
 	return 0;
-}
-
-int aj_create_rejected(long code)
-{
-	return code >= 400 && code < 500 && code != 401 && code != 404 && code != 409 &&
-	       code != 429;
 }
 
 /* The create of one object: 0 done (or there already when may_exist), -1 with ks. */
@@ -514,65 +511,6 @@ static int create(struct aj_run *run, struct aj_errors *err)
 	return ret;
 }
 
-int aj_run_pods(struct aj_run *run, const char *selector, cJSON **out, struct aj_errors *err)
-{
-	struct aj_kube_ref ref = { &aj_res_pods, run->v.ns, NULL, NULL };
-	struct aj_kube_list_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.label_selector = selector;
-	return aj_kube_list_all(run->k, &ref, &o, out, NULL, err);
-}
-
-int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err)
-{
-	struct aj_kube_ref ref = { run->runner->owns, run->v.ns, run->job, NULL };
-	/* Foreground: the object goes only once the garbage collector removed its pods */
-	struct aj_kube_delete_opts o = { AJ_KUBE_PROPAGATION_FOREGROUND, NULL, NULL };
-	struct aj_kube_status ks;
-	struct aj_errors derr = AJ_ERRORS_INIT;
-	int r;
-
-	aj_kube_status_init(&ks);
-	r = aj_kube_delete(run->k, &ref, &o, NULL, &ks, &derr);
-	if (r && ks.reason == AJ_KUBE_NOT_FOUND)
-		r = 0;   /* already gone: the next turn sees it */
-	else
-		aj_errors_splice(err, &derr);
-	aj_errors_release(&derr);
-	aj_kube_status_release(&ks);
-	return r;
-}
-
-int aj_run_patch_ajjob(struct aj_run *run, cJSON *patch, struct aj_errors *err)
-{
-	struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, NULL };
-	cJSON *meta = cJSON_GetObjectItemCaseSensitive(patch, "metadata"), *out = NULL;
-	const char *rv;
-	char *copy;
-	int ret;
-
-	if (!meta)
-		meta = cJSON_AddObjectToObject(patch, "metadata");
-	if (!meta || !cJSON_AddStringToObject(meta, "resourceVersion", run->rep.rv)) {
-		cJSON_Delete(patch);
-		return aj_errors_oom(err);
-	}
-	ret = aj_kube_patch(run->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
-	cJSON_Delete(patch);
-	rv = str_at(cJSON_GetObjectItemCaseSensitive(out, "metadata"), "resourceVersion");
-	if (!ret && rv) {
-		if (!(copy = aj_strdup(rv))) {
-			ret = aj_errors_oom(err);
-		} else {
-			aj_free(run->rep.rv);
-			run->rep.rv = copy;
-		}
-	}
-	cJSON_Delete(out);
-	return ret;
-}
-
 /* AJ_DO_RELEASE: the AjJob's finalizers but the runner's (read by AJ_NEED_AJJOB). 0 / -1. */
 static int release(struct aj_run *run, struct aj_errors *err)
 {
@@ -598,7 +536,7 @@ static int release(struct aj_run *run, struct aj_errors *err)
 	}
 	/* against the version read with the finalizers: another's change in between conflicts */
 	aj_free(run->rep.rv);
-	run->rep.rv = aj_strdup(str_at(meta, "resourceVersion"));
+	run->rep.rv = aj_strdup(aj_json_str(meta, "resourceVersion"));
 	if (aj_run_patch_ajjob(run, patch, err))
 		return -1;
 	snprintf(msg, sizeof(msg), "%s job finished; finalizer removed", run->runner->name);
@@ -606,13 +544,15 @@ static int release(struct aj_run *run, struct aj_errors *err)
 	return 0;
 }
 
-/* status.backend: the service resolved, else the one the status names, else the runner's first. */
+/* status.backend: the service resolved, else the one the status names (its runner's), else the runner's first. */
 static const char *backend_of(const struct aj_run *run)
 {
-	const char *b = str_at(run->v.status, "backend");
+	const char *b = aj_json_str(run->v.status, "backend");
 
 	if (run->service)
 		return run->service;
+	if (!run->runner)
+		return aj_runner_default_service();
 	return aj_runner_for(b) == run->runner ? b : run->runner->services[0];
 }
 
@@ -629,16 +569,17 @@ static void post_events(struct aj_run *run, const struct aj_plan *p, int once)
 /* AJ_DO_STATUS: the status, with status.<member> whole when the plan has it. 0 / -1. */
 static int write_status(struct aj_run *run, const struct aj_plan *p, struct aj_errors *err)
 {
+	const char *name = run->runner ? run->runner->status_member : NULL;
 	struct aj_status st = { p->phase, p->submitted, p->reason, p->message, backend_of(run),
-				run->v.generation, run->runner->status_member, p->job,
-				p->storage_renew_after, p->retry_count, p->flags, p->unschedulable,
-				p->tasks, p->nr_tasks };
+				run->v.generation, name, p->job, p->storage_renew_after,
+				p->retry_count, p->flags, p->unschedulable, p->tasks, p->nr_tasks,
+				run->cache->whole, AJ_RUNNERS_MAX };
 	cJSON *extra = NULL, *member = NULL;
 	int ret;
 
 	if (p->detail && (!(extra = cJSON_CreateObject()) || !(member = cJSON_Duplicate(p->detail, 1)) ||
-			  !cJSON_AddItemToObject(extra, run->runner->status_member, member))) {
-		if (!cJSON_GetObjectItemCaseSensitive(extra, run->runner->status_member))
+			  !cJSON_AddItemToObject(extra, name, member))) {
+		if (!cJSON_GetObjectItemCaseSensitive(extra, name))
 			cJSON_Delete(member);
 		cJSON_Delete(extra);
 		return aj_errors_oom(err);
@@ -649,14 +590,50 @@ static int write_status(struct aj_run *run, const struct aj_plan *p, struct aj_e
 }
 
 /*
- * Carry out the final plan: delete, tell once-only Events, write the
- * status, tell the rest, let the AjJob go, note, requeue. AJ_RECONCILE_* or
- * -1 with err.
+ * AJ_DO_EXPIRE: delete the finished AjJob (Background: the garbage
+ * collector takes what it owns). Only the AjJob the cache saw goes (a
+ * precondition on its uid). 1 deleted now, 0 gone already, -1 with err.
+ */
+static int expire(struct aj_run *run, struct aj_errors *err)
+{
+	const struct aj_ajjob_view *v = &run->v;
+	struct aj_kube_ref ref = { &aj_res_ajjobs, v->ns, v->name, NULL };
+	struct aj_kube_delete_opts o = { AJ_KUBE_PROPAGATION_BACKGROUND, v->uid, NULL };
+	struct aj_kube_status ks;
+	struct aj_errors derr = AJ_ERRORS_INIT;
+	int ret;
+
+	aj_kube_status_init(&ks);
+	ret = aj_kube_delete(run->k, &ref, &o, NULL, &ks, &derr) ? -1 : 1;
+	if (ret < 0 && (ks.reason == AJ_KUBE_NOT_FOUND || ks.reason == AJ_KUBE_CONFLICT))
+		ret = 0;   /* gone already, or another AjJob took the name: nothing of ours left */
+	else if (ret < 0)
+		aj_errors_splice(err, &derr);
+	aj_errors_release(&derr);
+	aj_kube_status_release(&ks);
+	if (ret > 0) {
+		aj_log(AJ_LOG_INFO, "deleted after ttlSecondsAfterFinished", "ajjob", run->rep.key,
+		       AJ_LOG_END);
+		if (run->r->metrics)
+			aj_jobmetrics_expired(run->r->metrics, aj_json_str(v->status, "backend"));
+	}
+	return ret;
+}
+
+/*
+ * Carry out the final plan: expire, or delete, tell once-only Events, write
+ * the status, tell the rest, let the AjJob go, note. 0 / -1 with err.
  */
 static int act(struct aj_run *run, const struct aj_plan *p, struct aj_errors *err)
 {
 	struct aj_reconciler *r = run->r;
+	int e;
 
+	if (p->act & AJ_DO_EXPIRE) {
+		if ((e = expire(run, err)) > 0)
+			post_events(run, p, 0);
+		return e < 0 ? -1 : 0;
+	}
 	if ((p->act & AJ_DO_DELETE) && run->runner->cancel(run, err))
 		return -1;
 	post_events(run, p, 1);
@@ -674,12 +651,6 @@ static int act(struct aj_run *run, const struct aj_plan *p, struct aj_errors *er
 		aj_cache_ajjob_set_storage_due(r->cache, run->rep.key, p->storage_due);
 	if (p->reason_due)
 		aj_cache_ajjob_set_reason_due(r->cache, run->rep.key, p->reason_due);
-	if ((p->storage_requeue > 0 &&
-	     aj_storage_defer(r->storage, run->rep.key, (long)p->storage_requeue)) ||
-	    (p->requeue_after > 0 && r->queue &&
-	     (p->requeue_idle ? aj_workqueue_add_idle_after : aj_workqueue_add_after)(
-		     r->queue, run->rep.key, p->requeue_after)))
-		return aj_errors_oom(err);
 	if (p->act & AJ_DO_RETRY) {
 		if (run->s.storage_error)
 			aj_errors_add(err, NULL, "%s", run->s.storage_error);
@@ -690,125 +661,69 @@ static int act(struct aj_run *run, const struct aj_plan *p, struct aj_errors *er
 				      run->runner->kind, run->job);
 		return -1;
 	}
-	return p->requeue_low ? AJ_RECONCILE_REQUEUE : AJ_RECONCILE_DONE;
-}
-
-/* Take the steps a plan asks for before it can be final. 1 decide again, 0 final, -1. */
-static int step(struct aj_run *run, const struct aj_plan *p, struct aj_errors *err)
-{
-	if (p->need & AJ_NEED_BUILD)
-		return build(run, err) < 0 ? -1 : 1;
-	if (p->need & AJ_NEED_OBJECT)
-		return get_object(run, err) ? -1 : 1;
-	if (p->need & AJ_NEED_AJJOB)
-		return fetch_ajjob(run, err) ? -1 : 1;
-	if (p->need)
-		return run->runner->observe(run, p->need, &run->s, err) ? -1 : 1;
-	if (p->act & AJ_DO_STORAGE)
-		return write_storage(run, err) ? -1 : 1;
-	if (p->act & AJ_DO_CREATE)
-		return create(run, err) ? -1 : 1;
-	if (p->act & ~(AJ_DO_RUNNER - 1))
-		return run->runner->act(run, p->act, &run->s, err) ? -1 : 1;
 	return 0;
 }
 
-/*
- * The runner of the AjJob: the one of its status.backend, else one whose
- * finalizer it carries (deleted before its status was written), else the
- * first (it resolves the AjJob and hands it on).
- */
-static const struct aj_runner *claimant(const struct aj_reconciler *r, const struct aj_ajjob_view *v)
+/* Fetch one need or take one step of a plan that is not final. 0 / -1. */
+static int step(struct aj_run *run, const struct aj_plan *p, struct aj_errors *err)
 {
-	const struct aj_runner *rn = aj_runner_for(str_at(v->status, "backend"));
-	size_t i;
-
-	if (runner_on(r, rn))
-		return rn;
-	for (i = 0; i < aj_runners_nr; i++)
-		if (runner_on(r, aj_runners[i]) && has_finalizer(v->object, aj_runners[i]->finalizer))
-			return aj_runners[i];
-	return aj_runners[0];
+	if (p->need & AJ_NEED_BUILD)
+		return build(run, err);
+	if (p->need & AJ_NEED_OBJECT)
+		return get_object(run, err);
+	if (p->need & AJ_NEED_AJJOB)
+		return fetch_ajjob(run, err);
+	if (p->need)
+		return run->runner->observe(run, p->need, &run->s, err);
+	if (p->act & AJ_DO_STORAGE)
+		return write_storage(run, err);
+	if (p->act & AJ_DO_CREATE)
+		return create(run, err);
+	return run->runner->act(run, p->act, &run->s, err);
 }
 
-static int reconcile_run(struct aj_run *run, struct aj_errors *err)
+/* Decide, fetch or step, decide again, until the plan is final; act on it. */
+static struct aj_action rounds(struct aj_run *run,
+			       void (*decide)(const struct aj_seen *s, struct aj_plan *p),
+			       struct aj_errors *err)
 {
+	static const struct aj_action retry = { AJ_ACTION_RETRY, 0, AJ_ACTION_NORMAL };
 	struct aj_plan plan;
-	int round, s;
+	int round;
 
-	observe_ajjob(run);
-	if (observe_object(run, err))
-		return -1;
-	for (round = 0; round < AJ_DECIDE_ROUNDS * 2; round++) {
-		run->runner->decide(&run->s, &plan);
-		s = step(run, &plan, err);
-		if (s <= 0)
-			return s < 0 ? -1 : act(run, &plan, err);
+	for (round = 0; round < AJ_DECIDE_ROUNDS; round++) {
+		decide(&run->s, &plan);
+		if (!plan.need && !(plan.act & AJ_DO_STEPS))
+			return act(run, &plan, err) ? retry : aj_plan_action(&plan);
+		if (step(run, &plan, err))
+			return retry;
 	}
-	return aj_errors_add(err, NULL, "no decision after %d rounds", round);
+	aj_errors_add(err, NULL, "no decision after %d rounds", round);
+	return retry;
 }
 
-/*
- * A finished AjJob: delete it once its time to live is up (Background: the
- * garbage collector takes what it owns), else look again then. Only the
- * AjJob the cache saw goes (a precondition on its uid).
- */
-static int expire(struct aj_run *run, struct aj_errors *err)
+struct aj_action aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
+			      struct aj_errors *err)
 {
-	const struct aj_ajjob_view *v = &run->v;
-	struct aj_kube_ref ref = { &aj_res_ajjobs, v->ns, v->name, NULL };
-	struct aj_kube_delete_opts o = { AJ_KUBE_PROPAGATION_BACKGROUND, v->uid, NULL };
-	struct aj_kube_status ks;
-	struct aj_errors derr = AJ_ERRORS_INIT;
-	long long ttl = v->ttl >= 0 ? v->ttl : run->r->ttl_after_finished, wait;
-	long long finished = aj_status_true_since(v->status, v->phase == AJ_PHASE_SUCCEEDED
-								     ? "Succeeded" : "Failed");
-	char note[128];
-	int d = aj_decide_ttl(v->ttl, run->r->ttl_after_finished, finished, (long long)time(NULL),
-			      &wait), ret;
-
-	if (d == AJ_TTL_WAIT && run->r->queue &&
-	    aj_workqueue_add_after(run->r->queue, run->rep.key, (double)wait))
-		return aj_errors_oom(err);
-	if (d != AJ_TTL_DELETE)
-		return AJ_RECONCILE_DONE;
-	aj_kube_status_init(&ks);
-	ret = aj_kube_delete(run->k, &ref, &o, NULL, &ks, &derr);
-	if (ret && (ks.reason == AJ_KUBE_NOT_FOUND || ks.reason == AJ_KUBE_CONFLICT))
-		ret = 0;   /* gone already, or another AjJob took the name: nothing of ours left */
-	else if (ret)
-		aj_errors_splice(err, &derr);
-	else {
-		snprintf(note, sizeof(note), "Deleted after ttlSecondsAfterFinished: %lld s after "
-			 "it finished", ttl);
-		aj_report_event(&run->rep, 0, "Expired", "Delete", note, 0);
-		aj_log(AJ_LOG_INFO, "deleted after ttlSecondsAfterFinished", "ajjob", run->rep.key,
-		       AJ_LOG_END);
-		if (run->r->metrics)
-			aj_jobmetrics_expired(run->r->metrics, cJSON_GetStringValue(
-				cJSON_GetObjectItemCaseSensitive(v->status, "backend")));
-	}
-	aj_errors_release(&derr);
-	aj_kube_status_release(&ks);
-	return ret ? -1 : AJ_RECONCILE_DONE;
-}
-
-int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
-		 struct aj_errors *err)
-{
+	static const struct aj_action done = { AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL };
+	static const struct aj_action retry = { AJ_ACTION_RETRY, 0, AJ_ACTION_NORMAL };
+	struct aj_action a = done;
 	struct aj_run run;
-	int found, ret = AJ_RECONCILE_DONE;
+	int found;
 
 	memset(&run, 0, sizeof(run));
 	run.r = r;
+	run.cache = r->cache;
 	run.k = k;
 	run.build_msg = (struct aj_buf)AJ_BUF_INIT(AJ_BUF_SMALL);
 	run.storage_msg = (struct aj_buf)AJ_BUF_INIT(AJ_BUF_SMALL);
 	run.create_msg = (struct aj_buf)AJ_BUF_INIT(AJ_BUF_SMALL);
 	aj_pipeline_init(&run.pl);
 	found = aj_cache_ajjob_get(r->cache, key, &run.v);
-	if (found < 0)
-		return aj_errors_oom(err);
+	if (found < 0) {
+		aj_errors_oom(err);
+		return retry;
+	}
 	/*
 	 * Gone: kube-controller-manager's garbage collector follows our owner
 	 * references to what the AjJob owns, and on from there.
@@ -816,7 +731,8 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	if (!found)
 		goto out;
 	if (aj_report_init(&run.rep, k, &run.v, r->instance)) {
-		ret = aj_errors_oom(err);
+		aj_errors_oom(err);
+		a = retry;
 		goto out;
 	}
 	run.rep.metrics = r->metrics;
@@ -824,14 +740,24 @@ int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
 	/* finished, of any backend: only its time to live is left */
 	if (!run.v.deleting && run.v.has_phase && aj_phase_terminal(run.v.phase) &&
 	    run.v.observed_generation == run.v.generation) {
-		ret = expire(&run, err);
+		observe_ajjob(&run);
+		a = rounds(&run, aj_decide_finished, err);
 		goto out;
 	}
-	run.runner = claimant(r, &run.v);
-	/* a deleted AjJob is its runner's while its finalizer holds it */
-	if (run.v.deleting && !run.runner->finalizer)
+	if (choose(&run, err)) {
+		a = retry;
 		goto out;
-	ret = reconcile_run(&run, err);
+	}
+	/* a deleted AjJob is its runner's while its finalizer holds it */
+	if (run.v.deleting && (!run.runner || !run.runner->finalizer))
+		goto out;
+	run.config = run.runner ? r->runner_config[aj_runner_slot(run.runner)] : NULL;
+	observe_ajjob(&run);
+	if (observe_object(&run, err)) {
+		a = retry;
+		goto out;
+	}
+	a = rounds(&run, run.runner ? run.runner->decide : aj_decide_unresolved, err);
 out:
 	aj_report_release(&run.rep);
 	if (run.scratch.state_free)
@@ -845,7 +771,7 @@ out:
 	aj_buf_release(&run.storage_msg);
 	aj_buf_release(&run.create_msg);
 	aj_ajjob_view_release(&run.v);
-	return ret;
+	return a;
 }
 
 void aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance)

@@ -1,7 +1,8 @@
 /*
  * reconcile.h - bring one AjJob and what it owns into agreement, through
- * the runner that serves it (runner.h): observe from the cache, decide
- * (pure), act.
+ * the runner that serves it (runner/runner.h): choose the runner, then
+ * observe from the cache, decide (pure) and act in rounds, and end with
+ * one action for the worker to queue.
  *
  * An AjJob not yet resolved is resolved from its template bundle (then the
  * namespace's AjTemplates) and built by its backend; its object is created
@@ -25,7 +26,7 @@
 #ifndef AJ_RECONCILE_H
 #define AJ_RECONCILE_H
 
-#include "runner.h"
+#include "runner/runner.h"
 
 struct aj_cache;
 struct aj_errors;
@@ -33,7 +34,6 @@ struct aj_kube;
 struct aj_metrics;
 
 struct aj_storage_minter;
-struct aj_workqueue;
 
 struct aj_reconciler {
 	struct aj_cache *cache;
@@ -42,14 +42,12 @@ struct aj_reconciler {
 	/* where jobs may add capabilities or mount storage (aj_backend_permit) */
 	const char *privileged_namespaces;
 	/*
-	 * Each runner's own configuration, by aj_runner_slot() (runner_azure.h:
-	 * the Azure forwarder); NULL turns a runner marked configured off.
+	 * Each runner's own configuration, by aj_runner_slot(), as its
+	 * configure hook made it; NULL turns a runner with such a hook off.
 	 */
 	void *runner_config[AJ_RUNNERS_MAX];
 	/* the storage Secret of cluster AjJobs (storage.h); NULL: none written */
 	struct aj_storage_minter *storage;
-	/* where AjJobs to look at again later are queued (pending reasons); NULL: none */
-	struct aj_workqueue *queue;
 	/* seconds a finished AjJob is kept when its spec does not say; 0: forever */
 	long long ttl_after_finished;
 };
@@ -57,24 +55,12 @@ struct aj_reconciler {
 /* Shares nothing but what it is given; no release needed. */
 void aj_reconciler_init(struct aj_reconciler *r, struct aj_cache *cache, const char *instance);
 
-#define AJ_RECONCILE_DONE 0
-#define AJ_RECONCILE_REQUEUE 1
-
 /*
- * Reconcile the AjJob at key ("ns/name"). AJ_RECONCILE_DONE when done,
- * AJ_RECONCILE_REQUEUE when it should come back once no other AjJob waits
- * (low priority), -1 with err when it should be retried with backoff (API errors,
- * conflicts).
+ * Reconcile the AjJob at key ("ns/name"). The one action to take next
+ * (runner.h): done, again after a while at a level, or retry with backoff
+ * (API errors, conflicts; err says why). Queues nothing itself.
  */
-int aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
-		 struct aj_errors *err);
-
-/*
- * The create of an object answered HTTP code: is the AjJob at fault
- * (admission or validation said no), so retrying cannot help? 4xx except
- * 401 (the controller's own credentials), 404 (the CRD not served), 409
- * and 429 (conflict, throttling). Transport failures (0) and 5xx are retried.
- */
-int aj_create_rejected(long code);
+struct aj_action aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const char *key,
+			      struct aj_errors *err);
 
 #endif

@@ -16,12 +16,9 @@
 
 extern const struct aj_kube_resource aj_res_ajjobs;
 extern const struct aj_kube_resource aj_res_ajtemplates;
-extern const struct aj_kube_resource aj_res_volcano_jobs;
 extern const struct aj_kube_resource aj_res_events;
-/* read only: the pods and PodGroup of a job, the scheduler's Events */
+/* read only: the pods of a job (a runner's own resources are in its file) */
 extern const struct aj_kube_resource aj_res_pods;
-extern const struct aj_kube_resource aj_res_podgroups;
-extern const struct aj_kube_resource aj_res_core_events;
 extern const struct aj_kube_resource aj_res_leases;
 extern const struct aj_kube_resource aj_res_access_reviews;
 

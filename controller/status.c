@@ -4,20 +4,14 @@
 #include <string.h>
 
 #include "core/timestamp.h"
-
-static const char *str_of(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+#include "core/json.h"
 
 static const cJSON *prev_condition(const cJSON *prev, const char *type)
 {
 	const cJSON *c;
 
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(prev, "conditions")) {
-		const char *t = str_of(c, "type");
+		const char *t = aj_json_str(c, "type");
 
 		if (t && !strcmp(t, type))
 			return c;
@@ -28,12 +22,12 @@ static const cJSON *prev_condition(const cJSON *prev, const char *type)
 long long aj_status_true_since(const cJSON *status, const char *type)
 {
 	const cJSON *c = prev_condition(status, type);
-	const char *on = str_of(c, "status");
+	const char *on = aj_json_str(c, "status");
 	long long t;
 
 	if (!on || strcmp(on, "True"))
 		return 0;
-	t = aj_timestamp_parse(str_of(c, "lastTransitionTime"), 0);
+	t = aj_timestamp_parse(aj_json_str(c, "lastTransitionTime"), 0);
 	return t > 0 ? t : 0;
 }
 
@@ -46,9 +40,9 @@ static int add_condition(cJSON *list, const cJSON *prev, const char *type, int o
 	cJSON *c = cJSON_CreateObject();
 
 	/* Keep the transition time unless the status flips. */
-	if (old && str_of(old, "status") && !strcmp(str_of(old, "status"), status) &&
-	    str_of(old, "lastTransitionTime"))
-		since = str_of(old, "lastTransitionTime");
+	if (old && aj_json_str(old, "status") && !strcmp(aj_json_str(old, "status"), status) &&
+	    aj_json_str(old, "lastTransitionTime"))
+		since = aj_json_str(old, "lastTransitionTime");
 	if (!c || !cJSON_AddItemToArray(list, c))
 		return cJSON_Delete(c), -1;
 	if (!cJSON_AddStringToObject(c, "type", type) ||
@@ -140,7 +134,7 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	if (prev && st->member)
 		prev_member = cJSON_GetObjectItemCaseSensitive(prev, st->member);
 	if (!job)
-		job = str_of(prev_member, "jobName");
+		job = aj_json_str(prev_member, "jobName");
 	kept_retries = prev ? cJSON_GetObjectItemCaseSensitive(prev, "retryCount") : NULL;
 	if (retries <= 0 && cJSON_IsNumber(kept_retries))
 		retries = (long long)kept_retries->valuedouble;
@@ -164,19 +158,23 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 	}
 	if (st->storage_renew_after > 0)
 		aj_timestamp_format((time_t)st->storage_renew_after, renew);
-	else if ((kept = str_of(prev_member, AJ_STATUS_RENEW)))
+	else if ((kept = aj_json_str(prev_member, AJ_STATUS_RENEW)))
 		snprintf(renew, sizeof(renew), "%s", kept);
 	if (job && st->member &&
 	    (!(member = cJSON_AddObjectToObject(s, st->member)) ||
 	     !cJSON_AddStringToObject(member, "jobName", job) ||
 	     (renew[0] && !cJSON_AddStringToObject(member, AJ_STATUS_RENEW, renew))))
 		goto fail;
-	/* Azure details are written by the Azure reconciler; carry them over. */
-	if (prev && cJSON_GetObjectItemCaseSensitive(prev, "azure")) {
-		cJSON *az = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(prev, "azure"), 1);
+	/* members a runner writes whole are its own to change: carry them over */
+	for (i = 0; prev && i < (int)st->nr_kept && st->kept[i]; i++) {
+		const cJSON *had = cJSON_GetObjectItemCaseSensitive(prev, st->kept[i]);
+		cJSON *copy;
 
-		if (!az || !cJSON_AddItemToObject(s, "azure", az)) {
-			cJSON_Delete(az);
+		if (!had)
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(s, st->kept[i]);
+		if (!(copy = cJSON_Duplicate(had, 1)) || !cJSON_AddItemToObject(s, st->kept[i], copy)) {
+			cJSON_Delete(copy);
 			goto fail;
 		}
 	}

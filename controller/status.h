@@ -72,6 +72,13 @@ struct aj_status {
 	 */
 	const struct aj_task_pods *tasks;
 	size_t nr_tasks;
+	/*
+	 * Status members some runner writes whole (its detail; up to a NULL or
+	 * `nr_kept`): carried over from prev as they are, the runner's own
+	 * member included (its jobName is in it); NULL: none.
+	 */
+	const char *const *kept;
+	size_t nr_kept;
 };
 
 /*

@@ -20,7 +20,6 @@
 #include "kube/client.h"
 #include "kube/status.h"
 #include "log.h"
-#include "workqueue.h"
 
 #define STORAGE_PERMISSIONS "racwdl"
 #define CODE_PERMISSIONS "r"
@@ -34,12 +33,10 @@ struct aj_storage_minter {
 	char *endpoint;
 	char *ca_file;
 	long lifetime;
-	struct aj_workqueue *queue;
 	struct aj_token_cache *tokens;   /* the controller's identity (not owned) */
 };
 
-int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *queue,
-			  struct aj_token_cache *tokens, struct aj_storage_minter **out,
+int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_token_cache *tokens, struct aj_storage_minter **out,
 			  struct aj_errors *err)
 {
 	struct aj_storage_minter *m;
@@ -54,7 +51,6 @@ int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *
 	m = aj_calloc(1, sizeof(*m));
 	if (!m)
 		return aj_errors_oom(err);
-	m->queue = queue;
 	m->tokens = tokens;
 	m->lifetime = o->lifetime ? o->lifetime : AJ_STORAGE_LIFETIME_DEFAULT;
 	m->endpoint = aj_strdup(ep);
@@ -77,11 +73,6 @@ void aj_storage_minter_free(struct aj_storage_minter *m)
 	aj_free(m->endpoint);
 	aj_free(m->ca_file);
 	aj_free(m);
-}
-
-int aj_storage_defer(struct aj_storage_minter *m, const char *key, long seconds)
-{
-	return m->queue ? aj_workqueue_add_after(m->queue, key, (double)seconds) : 0;
 }
 
 int aj_storage_blobfuse_config(const char *account, const char *container,
@@ -461,11 +452,8 @@ int aj_storage_ensure(struct aj_storage_minter *m, struct aj_kube *k,
 	ret = write_secret(k, t, secret, problems);
 	if (ret == AJ_STORAGE_OK) {
 		*renew = renew_at;
-		if (aj_storage_defer(m, t->key, (long)(renew_at - now)))
-			ret = aj_errors_oom(problems);
-		else
-			aj_log(AJ_LOG_INFO, "storage secret written", "ajjob", t->key,
-			       "secret", t->secret, AJ_LOG_END);
+		aj_log(AJ_LOG_INFO, "storage secret written", "ajjob", t->key, "secret", t->secret,
+		       AJ_LOG_END);
 	}
 out:
 	secret_free(secret);

@@ -1,5 +1,5 @@
 /*
- * storage.h - the Secret that lets a Volcano job's pods reach Blob Storage.
+ * storage.h - the Secret that lets a cluster job's pods reach Blob Storage.
  *
  * For a JobSpec with config.storage entries or the blob code strategy, the
  * controller writes the Secret backend.h describes (<job>-storage): per
@@ -14,8 +14,8 @@
  * The Secret is owned by the AjJob (so it goes with it) and written
  * idempotently: create, or, when it exists, a JSON patch whose first step
  * tests that the AjJob owns it. Once two thirds of the shortest lifetime
- * have passed, the AjJob is queued again (a delayed add) and the reconciler
- * rewrites the Secret with fresh SAS; the kubelet updates the mounted files
+ * have passed (the renewal time this returns, which the reconciler notes
+ * and asks to be woken for), the reconciler rewrites the Secret with fresh SAS; the kubelet updates the mounted files
  * and blobfuse2 reloads its configuration file (docs/volcano.md).
  *
  * Secrets: a SAS only ever goes into the Secret's data; errors, logs,
@@ -41,7 +41,6 @@ struct aj_jobspec;
 struct aj_kube;
 struct aj_sas_key;
 struct aj_token_cache;
-struct aj_workqueue;
 
 #define AJ_STORAGE_LIFETIME_DEFAULT 86400
 /* the longest a user delegation key may live */
@@ -57,9 +56,8 @@ struct aj_storage_opts {
 struct aj_storage_minter;
 
 /* tokens: the controller's identity (identity.h), shared, not owned. 0 / -1 (bad settings or OOM, with err). */
-int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_workqueue *queue,
-			  struct aj_token_cache *tokens, struct aj_storage_minter **out,
-			  struct aj_errors *err);
+int aj_storage_minter_new(const struct aj_storage_opts *o, struct aj_token_cache *tokens,
+			  struct aj_storage_minter **out, struct aj_errors *err);
 void aj_storage_minter_free(struct aj_storage_minter *m);
 
 /* What the Secret belongs to. */
@@ -67,7 +65,7 @@ struct aj_storage_target {
 	const char *key;           /* the AjJob's queue key, "ns/name" */
 	const char *ns;
 	const char *secret;        /* the Secret's name */
-	const char *job;           /* the Volcano Job's name (label app) */
+	const char *job;           /* the owned object's name (label app) */
 	const char *owner_name;    /* the AjJob */
 	const char *owner_uid;
 	const char *owner_api_version;
@@ -79,7 +77,7 @@ struct aj_storage_target {
 
 /*
  * Write (or rewrite) the Secret for spec when it uses storage or blob code
- * (spec->code.digest with strategy blob) and queue the renewal. *renew: when
+ * (spec->code.digest with strategy blob). *renew: when
  * the Secret must be written again, 0 when spec needs none. The caller
  * remembers it (the AjJob's cache record holds it, so the minter keeps no
  * state per AjJob). -1 on OOM.
@@ -87,9 +85,6 @@ struct aj_storage_target {
 int aj_storage_ensure(struct aj_storage_minter *m, struct aj_kube *k,
 		      const struct aj_jobspec *spec, const struct aj_storage_target *t,
 		      time_t *renew, struct aj_errors *problems);
-
-/* Queue the AjJob at key again in `seconds` (a delayed add). 0 / -1 (OOM). */
-int aj_storage_defer(struct aj_storage_minter *m, const char *key, long seconds);
 
 /* --- pure parts (tests) --- */
 

@@ -37,6 +37,7 @@ int aj_workqueue_init(struct aj_workqueue *q, const struct aj_workqueue_opts *op
 	aj_strmap_init(&q->dirty);
 	aj_strmap_init(&q->processing);
 	aj_strmap_init(&q->failures);
+	aj_strmap_init(&q->delayed);
 	q->tokens = q->opts.burst;
 	q->refilled_at = now(q);
 	if (pthread_condattr_init(&attr))
@@ -75,6 +76,7 @@ void aj_workqueue_release(struct aj_workqueue *q)
 	aj_strmap_release(&q->dirty);
 	aj_strmap_release(&q->processing);
 	aj_strmap_release(&q->failures);
+	aj_strmap_release(&q->delayed);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->cond);
 }
@@ -228,14 +230,46 @@ static void heap_pop(struct aj_workqueue *q)
 	}
 }
 
+/* A due time as a strmap value, and back (the map holds no allocation of its own). */
+_Static_assert(sizeof(double) <= sizeof(void *), "a due time fits in a pointer");
+
+static void *due_value(double due)
+{
+	uintptr_t v = 0;
+
+	memcpy(&v, &due, sizeof(due));
+	return (void *)v;
+}
+
+static double due_of(void *value)
+{
+	uintptr_t v = (uintptr_t)value;
+	double due;
+
+	memcpy(&due, &v, sizeof(due));
+	return due;
+}
+
 static int add_after_locked(struct aj_workqueue *q, const char *key, double delay,
 			    enum aj_workqueue_level level)
 {
+	double due;
+	void *had;
+	int found;
+
 	if (q->shutting_down)
 		return 0;
 	if (delay <= 0)
 		return add_locked(q, key, level);
-	if (heap_push(q, key, now(q) + delay, level))
+	due = now(q) + delay;
+	/* waiting already, as soon or sooner: that add stands */
+	had = aj_strmap_get(&q->delayed, key, &found);
+	if (found && due_of(had) <= due)
+		return 0;
+	if (heap_push(q, key, due, level))
+		return -1;
+	/* unrecorded, the entry pushed would be dropped when due: the add failed */
+	if (aj_strmap_put(&q->delayed, key, due_value(due), NULL))
 		return -1;
 	pthread_cond_signal(&q->cond);
 	return 0;
@@ -323,8 +357,14 @@ static void promote_due(struct aj_workqueue *q)
 	double t = now(q);
 
 	while (q->heap_nr && q->heap[0].due <= t) {
-		if (add_locked(q, q->heap[0].key, q->heap[0].level))
-			return;
+		void *due = aj_strmap_get(&q->delayed, q->heap[0].key, NULL);
+
+		/* one a sooner add overtook, long since handed out: the reconcile asks again */
+		if (due_of(due) == q->heap[0].due) {
+			if (add_locked(q, q->heap[0].key, q->heap[0].level))
+				return;
+			aj_strmap_remove(&q->delayed, q->heap[0].key, NULL);
+		}
 		heap_pop(q);
 	}
 }

@@ -11,6 +11,10 @@
  *    timer, aj_workqueue_add_idle_after()), so thousands of jobs polled
  *    while they wait never delay a create or a status write; an add at a
  *    higher level moves a waiting key up;
+ *  - a delayed key is held once, at the earliest time asked: a later
+ *    delayed add of a key waiting for a sooner time changes nothing, and a
+ *    sooner one supersedes it (client-go's delaying queue does the same;
+ *    the reconciler asks again, every time, for each time it still needs);
  *  - failures back off per key exponentially (5 ms doubling to 1000 s) and
  *    all rate-limited adds share one token bucket (10/s, burst 100); the
  *    larger of the two delays wins;
@@ -59,6 +63,7 @@ struct aj_workqueue {
 	struct aj_strmap dirty;      /* keys that need processing -> level */
 	struct aj_strmap processing; /* keys a worker holds */
 	struct aj_strmap failures;   /* key -> consecutive failures */
+	struct aj_strmap delayed;    /* key -> its earliest due time in heap (the bits of a double) */
 	struct aj_workqueue_delayed *heap;  /* min-heap on due */
 	size_t heap_nr, heap_alloc;
 

@@ -19,11 +19,12 @@ cmake -S . -B build-asan -G Ninja -DAJ_WERROR=ON -DAJ_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j "$jobs"
 
-# ThreadSanitizer: the controller and the suites labelled tsan only, to keep CI short.
+# ThreadSanitizer: the controller and the suites labelled tsan only, to keep CI short
+# (test unit.controller.test_cache is target controller_test_cache).
 cmake -S . -B build-tsan -G Ninja -DAJ_WERROR=ON -DAJ_TSAN=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-tsan -j "$jobs" --target aj aj-controller \
-  $(cd build-tsan && ctest -N -L tsan | sed -n 's/^ *Test *#[0-9]*: unit\.//p')
+  $(cd build-tsan && ctest -N -L tsan | sed -n 's/^ *Test *#[0-9]*: unit\.//p' | tr . _)
 
 # The integration tests' cluster: control plane, then Volcano and kwok (one Go build at a time).
 bash tests/controlplane/build.sh

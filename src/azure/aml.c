@@ -18,18 +18,6 @@ static const char *api(const struct aj_aml_workspace *ws)
 	return ws->api_version ? ws->api_version : AJ_AML_API_VERSION;
 }
 
-static const cJSON *at(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *str_at(const cJSON *o, const char *k)
-{
-	const cJSON *v = at(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 int aj_aml_workspace_id(const struct aj_aml_workspace *ws, struct aj_buf *out)
 {
 	return aj_buf_addf(out, "/subscriptions/%s/resourceGroups/%s" PROVIDER "/workspaces/%s",
@@ -143,10 +131,10 @@ static int version_ensure(struct aj_arm *a, const struct aj_aml_workspace *ws,
 		aj_arm_response_release(&resp);
 		r = aj_arm_request(a, "PUT", aj_buf_cstr(&path), api(ws), body, &resp, err);
 	}
-	if (!r && !str_at(resp.json, "id"))
+	if (!r && !aj_json_str(resp.json, "id"))
 		r = aj_errors_add(err, NULL, "%s %s version %s: the reply carries no id", kind,
 				  name, version);
-	if (!r && !(*id = aj_strdup(str_at(resp.json, "id"))))
+	if (!r && !(*id = aj_strdup(aj_json_str(resp.json, "id"))))
 		r = aj_errors_oom(err);
 	aj_arm_response_release(&resp);
 	aj_buf_release(&path);
@@ -231,16 +219,16 @@ void aj_aml_datastore_release(struct aj_aml_datastore *d)
 /* Fill out from a datastore resource; 1 when it is not a usable blob datastore. */
 static int datastore_read(const cJSON *res, struct aj_aml_datastore *out, struct aj_errors *err)
 {
-	const cJSON *props = at(res, "properties");
-	const char *type = str_at(props, "datastoreType");
-	const char *endpoint = str_at(props, "endpoint");
+	const cJSON *props = aj_json_get(res, "properties");
+	const char *type = aj_json_str(props, "datastoreType");
+	const char *endpoint = aj_json_str(props, "endpoint");
 
-	if (!type || strcmp(type, "AzureBlob") || !str_at(res, "name") ||
-	    !str_at(props, "accountName") || !str_at(props, "containerName"))
+	if (!type || strcmp(type, "AzureBlob") || !aj_json_str(res, "name") ||
+	    !aj_json_str(props, "accountName") || !aj_json_str(props, "containerName"))
 		return 1;
-	out->name = aj_strdup(str_at(res, "name"));
-	out->account = aj_strdup(str_at(props, "accountName"));
-	out->container = aj_strdup(str_at(props, "containerName"));
+	out->name = aj_strdup(aj_json_str(res, "name"));
+	out->account = aj_strdup(aj_json_str(props, "accountName"));
+	out->container = aj_strdup(aj_json_str(props, "containerName"));
 	out->endpoint = aj_strdup(endpoint && *endpoint ? endpoint : "core.windows.net");
 	if (!out->name || !out->account || !out->container || !out->endpoint) {
 		aj_aml_datastore_release(out);
@@ -272,7 +260,7 @@ int aj_aml_datastore_get(struct aj_arm *a, const struct aj_aml_workspace *ws,
 		r = request_maybe(a, "GET", aj_buf_cstr(&path), api(ws), NULL, &resp, err);
 		if (r < 0)
 			goto out;
-		cJSON_ArrayForEach(v, at(resp.json, "value")) {
+		cJSON_ArrayForEach(v, aj_json_get(resp.json, "value")) {
 			r = datastore_read(v, out, err);
 			if (r <= 0)
 				goto out;
@@ -334,21 +322,23 @@ static int dup_opt(char **dst, const char *s)
 
 int aj_aml_job_read(const cJSON *resource, struct aj_aml_job *out)
 {
-	const cJSON *props = at(resource, "properties");
-	const cJSON *res = at(props, "resources");
+	const cJSON *props = aj_json_get(resource, "properties");
+	const cJSON *res = aj_json_get(props, "resources");
 
 	memset(out, 0, sizeof(*out));
-	if (dup_opt(&out->name, str_at(resource, "name")) ||
-	    dup_opt(&out->status, str_at(props, "status")) ||
-	    dup_opt(&out->portal_url, str_at(at(at(props, "services"), "Studio"), "endpoint")) ||
-	    dup_opt(&out->compute_id, str_at(props, "computeId")) ||
-	    dup_opt(&out->instance_type, str_at(res, "instanceType")) ||
-	    dup_opt(&out->tier, str_at(at(at(res, "properties"), "AISuperComputer"), "slaTier")) ||
-	    dup_opt(&out->task, str_at(at(props, "tags"), "k8s-task"))) {
+	if (dup_opt(&out->name, aj_json_str(resource, "name")) ||
+	    dup_opt(&out->status, aj_json_str(props, "status")) ||
+	    dup_opt(&out->portal_url, aj_json_str(aj_json_get(aj_json_get(props, "services"),
+							      "Studio"), "endpoint")) ||
+	    dup_opt(&out->compute_id, aj_json_str(props, "computeId")) ||
+	    dup_opt(&out->instance_type, aj_json_str(res, "instanceType")) ||
+	    dup_opt(&out->tier, aj_json_str(aj_json_get(aj_json_get(res, "properties"),
+							"AISuperComputer"), "slaTier")) ||
+	    dup_opt(&out->task, aj_json_str(aj_json_get(props, "tags"), "k8s-task"))) {
 		aj_aml_job_release(out);
 		return -1;
 	}
-	out->instances = aj_json_whole(at(res, "instanceCount"), 2147483647.0, 0);
+	out->instances = aj_json_whole(aj_json_get(res, "instanceCount"), 2147483647.0, 0);
 	return 0;
 }
 
@@ -469,16 +459,17 @@ int aj_aml_subscriptions(struct aj_arm *a, struct aj_strlist *out, struct aj_err
 		r = aj_arm_request(a, "GET", next, AJ_AML_SUBSCRIPTIONS_API_VERSION, NULL, &resp, err);
 		aj_free(next);
 		next = NULL;
-		const cJSON *value = r ? NULL : at(resp.json, "value");
+		const cJSON *value = r ? NULL : aj_json_get(resp.json, "value");
 
 		cJSON_ArrayForEach(s, value) {
-			const char *id = str_at(s, "subscriptionId"), *state = str_at(s, "state");
+			const char *id = aj_json_str(s, "subscriptionId");
+			const char *state = aj_json_str(s, "state");
 
 			if (id && (!state || !strcmp(state, "Enabled")) && aj_strlist_add(out, id))
 				r = aj_errors_oom(err);
 		}
-		if (!r && str_at(resp.json, "nextLink") &&
-		    !(next = aj_strdup(str_at(resp.json, "nextLink"))))
+		if (!r && aj_json_str(resp.json, "nextLink") &&
+		    !(next = aj_strdup(aj_json_str(resp.json, "nextLink"))))
 			r = aj_errors_oom(err);
 		aj_arm_response_release(&resp);
 	}
@@ -547,10 +538,11 @@ int aj_aml_vc_discover(struct aj_arm *a, const struct aj_strlist *subscriptions,
 		r = aj_arm_request(a, "POST", "/providers/Microsoft.ResourceGraph/resources",
 				   AJ_AML_GRAPH_API_VERSION, body, &resp, err);
 		cJSON_Delete(body);
-		data = r ? NULL : at(resp.json, "data");
+		data = r ? NULL : aj_json_get(resp.json, "data");
 		cJSON_ArrayForEach(row, data) {
-			const char *name = str_at(row, "name"), *rg = str_at(row, "resourceGroup");
-			const char *sub = str_at(row, "subscriptionId");
+			const char *name = aj_json_str(row, "name");
+			const char *rg = aj_json_str(row, "resourceGroup");
+			const char *sub = aj_json_str(row, "subscriptionId");
 
 			if (!name || !rg || !sub)
 				continue;
@@ -565,8 +557,8 @@ int aj_aml_vc_discover(struct aj_arm *a, const struct aj_strlist *subscriptions,
 				break;
 			}
 		}
-		if (!r && str_at(resp.json, "$skipToken") &&
-		    !(skip = aj_strdup(str_at(resp.json, "$skipToken"))))
+		if (!r && aj_json_str(resp.json, "$skipToken") &&
+		    !(skip = aj_strdup(aj_json_str(resp.json, "$skipToken"))))
 			r = aj_errors_oom(err);
 		aj_arm_response_release(&resp);
 	} while (!r && skip);

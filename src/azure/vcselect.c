@@ -9,6 +9,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/sku.h"
+#include "core/json.h"
 
 static const char *const tier_names[AJ_TIERS] = { "Premium", "Standard", "Basic" };
 
@@ -90,11 +91,6 @@ long aj_vc_quota_free(const struct aj_vc_quota *q, enum aj_tier t)
 
 /* --- reading the VC resource --- */
 
-static const cJSON *at(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 /* Larger limits are refused; sums over many rows stop here rather than overflow. */
 #define QUOTA_MAX (LONG_MAX / 2)
 
@@ -125,13 +121,15 @@ static int read_limits(struct aj_vc *vc, const cJSON *limits, int user, const ch
 	int i = 0;
 
 	cJSON_ArrayForEach(it, limits) {
-		const cJSON *id = at(it, "id"), *tier = at(it, "slaTier");
+		const cJSON *id = aj_json_get(it, "id"), *tier = aj_json_get(it, "slaTier");
 		struct aj_vc_quota *q;
 		long limit, used = 0;
 		enum aj_tier t = AJ_TIER_BASIC;
 
-		if (!cJSON_IsString(id) || !*id->valuestring || number(at(it, "limit"), &limit) ||
-		    (at(it, "used") && !cJSON_IsNull(at(it, "used")) && number(at(it, "used"), &used)))
+		if (!cJSON_IsString(id) || !*id->valuestring || number(aj_json_get(it, "limit"),
+								       &limit) ||
+		    (aj_json_get(it, "used") && !cJSON_IsNull(aj_json_get(it, "used")) &&
+		     number(aj_json_get(it, "used"), &used)))
 			return aj_errors_add(err, NULL, "virtual cluster %s: %s.limits[%d]: "
 					     "expected {id, limit, used}", vc->name, where, i);
 		if (!(q = aj_vc_quota_row(vc, id->valuestring)))
@@ -156,20 +154,21 @@ static int by_series(const void *a, const void *b)
 
 int aj_vc_read_quotas(struct aj_vc *vc, const cJSON *resource, struct aj_errors *err)
 {
-	const cJSON *managed = at(at(resource, "properties"), "managed");
-	const cJSON *region, *loc = at(resource, "location");
+	const cJSON *managed = aj_json_get(aj_json_get(resource, "properties"), "managed");
+	const cJSON *region, *loc = aj_json_get(resource, "location");
 
 	if (cJSON_IsString(loc) && !vc->location && !(vc->location = aj_strdup(loc->valuestring)))
 		return aj_errors_oom(err);
-	if (read_limits(vc, at(at(managed, "defaultGroupPolicyOverallQuotas"), "limits"), 1,
+	if (read_limits(vc, aj_json_get(aj_json_get(managed, "defaultGroupPolicyOverallQuotas"),
+					"limits"), 1,
 			"defaultGroupPolicyOverallQuotas", err))
 		return -1;
-	cJSON_ArrayForEach(region, at(managed, "quotas")) {
+	cJSON_ArrayForEach(region, aj_json_get(managed, "quotas")) {
 		struct aj_buf where = AJ_BUF_INIT(AJ_BUF_SMALL);
 		int r;
 
 		aj_buf_addf(&where, "quotas.%s", region->string ? region->string : "?");
-		r = read_limits(vc, at(region, "limits"), 0, aj_buf_cstr(&where), err);
+		r = read_limits(vc, aj_json_get(region, "limits"), 0, aj_buf_cstr(&where), err);
 		aj_buf_release(&where);
 		if (r)
 			return -1;

@@ -247,6 +247,15 @@ char *aj_cli_template_canonical(const char *cmd, const char *name);
  */
 char *aj_cli_file_canonical(const char *cmd, const char *name);
 
+/* Characters of aj_cli_name_suffix(), after its '-'. */
+#define AJ_CLI_NAME_SUFFIX_LEN 5
+/*
+ * Append '-' and AJ_CLI_NAME_SUFFIX_LEN random characters of [a-z0-9] to b
+ * (a DNS label stays one; cli_name.c). 0, or -1 with err when no random
+ * bytes could be read (b's own failure is b->failed).
+ */
+int aj_cli_name_suffix(struct aj_buf *b, struct aj_errors *err);
+
 /* Print every entry of err to stderr, one line each. */
 void aj_cli_print_errors(const struct aj_errors *err);
 /*

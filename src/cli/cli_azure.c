@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/sku.h"
 #include "core/strlist.h"
+#include "core/json.h"
 
 /* --- Azure --- */
 
@@ -418,15 +419,12 @@ int aj_cli_sku_list_run(const struct aj_cli_opts *o)
 
 /* --- aj image list --- */
 
-static const cJSON *at(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 /* names[] and aliases[] sit on the image or in its properties. */
 static const cJSON *image_list(const cJSON *img, const char *key)
 {
-	return at(img, key) ? at(img, key) : at(at(img, "properties"), key);
+	const cJSON *v = aj_json_get(img, key);
+
+	return v ? v : aj_json_get(aj_json_get(img, "properties"), key);
 }
 
 /* The image's name: the first of its names with a tag. */
@@ -477,7 +475,7 @@ static int load_images(struct aj_cli_azure *a, cJSON **out, struct aj_errors *er
 		rc = path.failed ? aj_errors_oom(err)
 			: aj_arm_request(&a->arm, "GET", aj_buf_cstr(&path), AJ_AML_IMAGES_API_VERSION,
 					 NULL, &r, err);
-		if (!rc && cJSON_GetArraySize(at(r.json, "value")) > 0)
+		if (!rc && cJSON_GetArraySize(aj_json_get(r.json, "value")) > 0)
 			*out = cJSON_DetachItemFromObjectCaseSensitive(r.json, "value");
 		aj_arm_response_release(&r);
 		aj_buf_release(&path);

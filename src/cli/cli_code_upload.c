@@ -41,6 +41,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/jobspec.h"
+#include "core/json.h"
 #include "core/resolve.h"
 #include "core/source.h"
 #include "kube/client.h"
@@ -112,23 +113,16 @@ static int helper_timeout(void)
 	return errno || *end || t < 1 || t > HELPER_TIMEOUT_MAX ? HELPER_TIMEOUT_DEFAULT : (int)t;
 }
 
-static const char *str_at(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Why a pod waits: its container's waiting reason, else its phase. */
 static const char *pod_reason(const cJSON *pod)
 {
-	const cJSON *cs = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(pod, "status"), "containerStatuses"), 0);
-	const char *r = str_at(cJSON_GetObjectItemCaseSensitive(cs, "state"), "waiting", "reason");
+	const cJSON *cs = cJSON_GetArrayItem(aj_json_get(aj_json_get(pod, "status"),
+						      "containerStatuses"), 0);
+	const char *r = aj_json_str(aj_json_get(aj_json_get(cs, "state"), "waiting"), "reason");
 
 	if (r)
 		return r;
-	r = str_at(pod, "status", "phase");
+	r = aj_json_str(aj_json_get(pod, "status"), "phase");
 	return r ? r : "no status yet";
 }
 
@@ -188,8 +182,9 @@ static int wait_running(struct aj_kube *k, const struct aj_kube_ref *ref, struct
 
 		if (aj_kube_get(k, ref, &pod, NULL, err))
 			return -1;
-		snprintf(phase, sizeof(phase), "%s", str_at(pod, "status", "phase") ?
-			 str_at(pod, "status", "phase") : "");
+		snprintf(phase, sizeof(phase), "%s", aj_json_str(aj_json_get(pod, "status"),
+								 "phase") ?
+			 aj_json_str(aj_json_get(pod, "status"), "phase") : "");
 		snprintf(reason, sizeof(reason), "%s", pod_reason(pod));
 		cJSON_Delete(pod);
 		if (!strcmp(phase, "Running"))
@@ -244,19 +239,14 @@ static int run_script(struct aj_kube *k, const struct aj_kube_ref *pod, const ch
 
 static char *helper_name(const char *digest, struct aj_errors *err)
 {
-	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
-	unsigned char rnd[5];
-	size_t i;
 	char *out;
 
-	if (getentropy(rnd, sizeof(rnd))) {
-		aj_errors_add(err, NULL, "cannot read random bytes: %s", strerror(errno));
+	aj_buf_addf(&b, "aj-code-%.12s", digest);
+	if (aj_cli_name_suffix(&b, err)) {
+		aj_buf_release(&b);
 		return NULL;
 	}
-	aj_buf_addf(&b, "aj-code-%.12s-", digest);
-	for (i = 0; i < sizeof(rnd); i++)
-		aj_buf_addch(&b, alphabet[rnd[i] % (sizeof(alphabet) - 1)]);
 	out = aj_buf_detach(&b, NULL);
 	if (!out)
 		aj_errors_oom(err);

@@ -89,12 +89,12 @@ struct aj_cli_logs_opts {
  */
 int aj_cli_logs_follow(struct aj_kube *k, const char *ns, const char *name,
 		       const struct aj_cli_logs_opts *lo, char **phase, struct aj_errors *err);
-/* A line about the logs on stderr ("aj: ..."), after the log lines so far. */
+/* A line about the logs on stderr ("aj: ..."), after the log lines so far (cli_output.c). */
 void aj_cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * The exit status of a logs reader that returned rc (0 or -1): 130 when
  * interrupted, an error when stdout could not be written, 1 when some
- * logs could not be read.
+ * logs could not be read (cli_output.c).
  */
 int aj_cli_logs_exit(int rc, int interrupted, int write_failed, int failed, struct aj_errors *err);
 /*

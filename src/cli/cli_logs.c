@@ -31,7 +31,6 @@
  * exit status 130, the job untouched.
  */
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,18 +152,6 @@ static int emit(void *ctx, const char *ts, size_t ts_len, const char *text, size
 		return -1;
 	}
 	return 0;
-}
-
-void aj_cli_say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("aj: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* Nothing more comes from p: its unfinished line is shown. */
@@ -677,17 +664,6 @@ out:
 	cJSON_Delete(list);
 	cJSON_Delete(job);
 	return rc;
-}
-
-int aj_cli_logs_exit(int rc, int stopped, int write_failed, int failed, struct aj_errors *err)
-{
-	if (stopped)
-		return AJ_CLI_EXIT_INTERRUPTED;
-	if (rc)
-		return rc;
-	if (write_failed)
-		return aj_errors_add(err, NULL, "cannot write to standard output");
-	return failed ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }
 
 int aj_cli_logs_follow(struct aj_kube *k, const char *ns, const char *name,

@@ -1,12 +1,14 @@
 /*
  * cli_output.c - what `aj` prints: documents on stdout, errors on stderr,
- * and the typed JobSpec as JSON for `aj render --jobspec`.
+ * the typed JobSpec as JSON for `aj render --jobspec`, and the lines and
+ * exit status the log readers (cli_logs.c, cli_logs_aml.c) share.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_kube.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -337,4 +339,27 @@ cJSON *aj_cli_jobspec_json(const struct aj_jobspec *s)
 		return NULL;
 	}
 	return o;
+}
+
+void aj_cli_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("aj: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int aj_cli_logs_exit(int rc, int stopped, int write_failed, int failed, struct aj_errors *err)
+{
+	if (stopped)
+		return AJ_CLI_EXIT_INTERRUPTED;
+	if (rc)
+		return rc;
+	if (write_failed)
+		return aj_errors_add(err, NULL, "cannot write to standard output");
+	return failed ? AJ_EXIT_FAIL : AJ_EXIT_OK;
 }

@@ -35,7 +35,6 @@
 extern char **environ;
 
 #define NAME_MAX_LEN 63           /* an RFC 1123 label */
-#define NAME_SUFFIX_LEN 5
 /* Derived names stay short: backends build pod and service names from them. */
 #define NAME_PREFIX_MAX 40
 
@@ -60,10 +59,7 @@ static void pipeline_release(struct aj_cli_pipeline *p)
  */
 static char *derive_name(const char *job, struct aj_errors *err)
 {
-	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
-	unsigned char rnd[NAME_SUFFIX_LEN];
-	size_t i;
 	char *out;
 
 	for (; job && *job && b.len < NAME_PREFIX_MAX; job++) {
@@ -83,14 +79,10 @@ static char *derive_name(const char *job, struct aj_errors *err)
 		b.buf[--b.len] = '\0';
 	if (!b.len)
 		aj_buf_addstr(&b, "aj");
-	if (getentropy(rnd, sizeof(rnd))) {
-		aj_errors_add(err, NULL, "cannot read random bytes: %s", strerror(errno));
+	if (aj_cli_name_suffix(&b, err)) {
 		aj_buf_release(&b);
 		return NULL;
 	}
-	aj_buf_addch(&b, '-');
-	for (i = 0; i < sizeof(rnd); i++)
-		aj_buf_addch(&b, alphabet[rnd[i] % (sizeof(alphabet) - 1)]);
 	out = aj_buf_detach(&b, NULL);
 	if (!out)
 		aj_errors_oom(err);

@@ -477,3 +477,13 @@ cJSON *aj_json_parse_lenient(const char *s, size_t len, int *trailing)
 	aj_buf_release(&copy);
 	return v;
 }
+
+const cJSON *aj_json_get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+const char *aj_json_str(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}

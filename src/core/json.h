@@ -68,6 +68,13 @@ int aj_json_parse(const char *data, size_t len, const char *origin, cJSON **out,
  */
 long long aj_json_whole(const cJSON *v, double max, long long dflt);
 
+/*
+ * Member k of object o, or NULL (o NULL or no object, or no such member);
+ * the typed form gives its string, or NULL when it is not one.
+ */
+const cJSON *aj_json_get(const cJSON *o, const char *k);
+const char *aj_json_str(const cJSON *o, const char *k);
+
 /* Print v as JSON indented by two spaces, then a newline. -1 on OOM or buffer limit. */
 int aj_json_print(const cJSON *v, struct aj_buf *out);
 

@@ -43,7 +43,7 @@ static void through_cache(const cJSON *job)
 static void next_status(const cJSON *job)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidTemplate", "bad", "volcano", 3, "volcano", NULL,
-				0, 0, 0, NULL, NULL, 0 };
+				0, 0, 0, NULL, NULL, 0, NULL, 0 };
 	cJSON *next;
 	int changed = -1;
 

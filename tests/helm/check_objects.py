@@ -25,7 +25,7 @@ RULES = [
     (["events.k8s.io"], ["events"], ["create", "patch"]),
     # the storage Secret (controller/storage.c): written, never read
     ([""], ["secrets"], ["create", "patch"]),
-    # controller/runner_volcano.c: the pods of a failed or cancelled job, why a job waits
+    # controller/runner/volcano.c: the pods of a failed or cancelled job, why a job waits
     ([""], ["pods"], ["list"]),
     (["scheduling.volcano.sh"], ["podgroups"], ["get"]),
     ([""], ["events"], ["list"]),

@@ -385,7 +385,7 @@ static int op_status(const void *arg, struct aj_errors *err, cJSON **out)
 		"\"status\":\"False\",\"reason\":\"Pending\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}";
 	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidSpec",
 				"template/x.yaml:3:5: config.jobs[0].sku: expected string",
-				"volcano", 2, "volcano", NULL, 0, 0, 0, NULL, NULL, 0 };
+				"volcano", 2, "volcano", NULL, 0, 0, 0, NULL, NULL, 0, NULL, 0 };
 	cJSON *prev = cJSON_Parse(prev_text);
 	int changed = 0;
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner.h"
+#include "runner/runner.h"
 
 void aj_test_plan_events(const char *name, const char *want, const struct aj_plan *p)
 {

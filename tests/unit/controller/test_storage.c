@@ -175,23 +175,22 @@ static void minter_due(void **state)
 	time_t renew = 1;
 
 	(void)state;
-	assert_int_equal(aj_storage_minter_new(&o, NULL, NULL, &m, &err), 0);
+	assert_int_equal(aj_storage_minter_new(&o, NULL, &m, &err), 0);
 	aj_test_spec("config: {target: {service: volcano, gpus_per_node: 0}, environment: {image: x}, "
 		     "jobs: [{sku: C1}]}", &one, NULL, 0, &s);
 	/* no Kubernetes client: writing anything would crash */
 	assert_int_equal(aj_storage_ensure(m, NULL, &s, &t, &renew, &err), AJ_STORAGE_OK);
 	assert_true(renew == 0);
-	assert_int_equal(aj_storage_defer(m, "ns/a", 3600), 0);
 	aj_jobspec_release(&s);
 	aj_storage_minter_free(m);
 
 	o.lifetime = 30;
-	assert_int_equal(aj_storage_minter_new(&o, NULL, NULL, &m, &err), -1);
+	assert_int_equal(aj_storage_minter_new(&o, NULL, &m, &err), -1);
 	assert_true(aj_test_errors_contain(&err, "storage SAS lifetime 30 s is outside 60 s to 7 days"));
 	aj_errors_release(&err);
 	o.lifetime = 0;
 	o.blob_endpoint = "ftp://{account}";
-	assert_int_equal(aj_storage_minter_new(&o, NULL, NULL, &m, &err), -1);
+	assert_int_equal(aj_storage_minter_new(&o, NULL, &m, &err), -1);
 	assert_true(aj_test_errors_contain(&err, "blob endpoint \"ftp://{account}\" is not an http(s) URL"));
 	aj_errors_release(&err);
 }

@@ -1,4 +1,4 @@
-/* The decisions every cluster runner shares (runner.h): pure. */
+/* The decisions every runner shares, and the generic ones (runner.h): pure. */
 #include "runner.h"
 
 #include <stdint.h>
@@ -172,6 +172,9 @@ int aj_decide_storage(const struct aj_seen *s, struct aj_plan *p)
 		}
 	} else {
 		now_due = due && due <= s->now;
+		/* every reconcile asks for the renewal again: the queue keeps the earliest */
+		if (!now_due && due > 0)
+			p->storage_requeue = due - s->now;
 	}
 	if (!now_due)
 		return 0;
@@ -195,6 +198,7 @@ int aj_decide_storage(const struct aj_seen *s, struct aj_plan *p)
 	p->act |= AJ_DO_STORAGE_NOTE;
 	p->storage_due = s->storage_written;
 	p->storage_renew_after = s->storage_written;
+	p->storage_requeue = s->storage_written > s->now ? s->storage_written - s->now : 0;
 	return 0;
 }
 
@@ -305,6 +309,24 @@ void aj_owned_tasks_settle(struct aj_owned_facts *f, int ended)
 		f->nr_tasks = 0;
 }
 
+/* After a mirror: what every cluster runner says alike (aj_decide_owned). */
+static void mirrored(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
+{
+	unsigned suspended = AJ_STATUS_FLAG(AJ_COND_SUSPENDED);
+
+	if ((s->prev_flags & suspended) && !(p->flags & suspended)) {
+		snprintf(p->reason_more[0], sizeof(p->reason_more[0]), "%sResumed", r->reason_prefix);
+		aj_plan_event(p, 0, p->reason_more[0], "Observe", p->message, 0);
+	}
+	/* never back: a restarted, aborted or suspended job that ran is still Running */
+	if (aj_phase_rank(p->phase) < aj_phase_rank(s->prev))
+		p->phase = s->prev;
+	if (p->phase == AJ_PHASE_RUNNING && s->prev != AJ_PHASE_RUNNING) {
+		snprintf(p->reason_more[1], sizeof(p->reason_more[1]), "%sRunning", r->reason_prefix);
+		aj_plan_event(p, 0, p->reason_more[1], "Observe", p->message, 0);
+	}
+}
+
 int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
 		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
 		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p)
@@ -325,7 +347,78 @@ int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ende
 		aj_decide_gone(r, s, p);
 	else if (ended)
 		finished(s, p);
-	else
+	else {
 		mirror(s, p);
+		if (!p->need)
+			mirrored(r, s, p);
+	}
 	return 0;
+}
+
+void aj_decide_finished(const struct aj_seen *s, struct aj_plan *p)
+{
+	long long wait, ttl = s->ttl >= 0 ? s->ttl : s->ttl_default;
+
+	memset(p, 0, sizeof(*p));
+	switch (aj_decide_ttl(s->ttl, s->ttl_default, s->finished_at, s->now, &wait)) {
+	case AJ_TTL_WAIT:
+		p->requeue_after = (double)wait;
+		break;
+	case AJ_TTL_DELETE:
+		p->act |= AJ_DO_EXPIRE;
+		snprintf(p->note, sizeof(p->note), "Deleted after ttlSecondsAfterFinished: %lld s "
+			 "after it finished", ttl);
+		aj_plan_event(p, 0, "Expired", "Delete", p->note, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+void aj_decide_unresolved(const struct aj_seen *s, struct aj_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (s->cancel)
+		aj_plan_cancelled(p);
+	else
+		aj_plan_fail(p, "InvalidTemplate", "Resolve", s->build_error ? s->build_error : "");
+}
+
+/* Is (after, level) sooner than a, or as soon at a higher level? */
+static int sooner(double after, enum aj_action_level level, const struct aj_action *a)
+{
+	return a->kind == AJ_ACTION_DONE || after < a->after ||
+	       (after == a->after && level < a->level);
+}
+
+static void again(struct aj_action *a, double after, enum aj_action_level level)
+{
+	if (sooner(after, level, a)) {
+		a->kind = AJ_ACTION_AGAIN;
+		a->after = after;
+		a->level = level;
+	}
+}
+
+struct aj_action aj_plan_action(const struct aj_plan *p)
+{
+	struct aj_action a = { AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL };
+
+	if (p->act & AJ_DO_RETRY) {
+		a.kind = AJ_ACTION_RETRY;
+		return a;
+	}
+	if (p->requeue_low)
+		again(&a, 0, AJ_ACTION_LOW);
+	if (p->requeue_after > 0)
+		again(&a, p->requeue_after, p->requeue_idle ? AJ_ACTION_IDLE : AJ_ACTION_NORMAL);
+	if (p->storage_requeue > 0)
+		again(&a, (double)p->storage_requeue, AJ_ACTION_NORMAL);
+	return a;
+}
+
+int aj_create_rejected(long code)
+{
+	return code >= 400 && code < 500 && code != 401 && code != 404 && code != 409 &&
+	       code != 429;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "azure_forward.h"
+#include "runner/azure_forward.h"
 
 static struct aj_azure_forwarder *make(const char *workspace, const char *allow)
 {

@@ -1,5 +1,5 @@
 /*
- * The kube runner (controller/runner_kube.c): what the cache keeps of a
+ * The kube runner (controller/runner/kube.c): what the cache keeps of a
  * batch/v1 Job (summarize, on Job objects written by hand as the Job
  * controller writes them) and decide(): every phase the Job's conditions
  * and counts give, Kueue's suspension, the failure's reason, deletion and
@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cache.h"
-#include "runner.h"
+#include "runner/runner.h"
 
 extern const struct aj_runner aj_runner_kube;
 

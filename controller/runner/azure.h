@@ -1,5 +1,5 @@
 /*
- * runner_azure.h - the azure runner (runner.h): aml and sing AjJobs become
+ * azure.h - the azure runner (runner.h): aml and sing AjJobs become
  * Azure ML jobs (azure_forward.h does the calls). It owns nothing in the
  * cluster: its job lives in Azure, is named in status.azure.jobName, and is
  * polled rather than watched. Its decide() reads, in this order:
@@ -31,8 +31,10 @@
  * again after the poll interval plus a tenth of the time since the status
  * last changed, at most AJ_AZURE_POLL_STRETCH intervals.
  *
- * Configuration: aj_reconciler.runner_config[its slot] is the
- * struct aj_azure_forwarder; without it aml and sing are not served.
+ * Configuration: its options (--azure-workspace, --azure-allow,
+ * --azure-arm-endpoint, --azure-poll and their AJ_AZURE_* variables) and
+ * the controller's identity make the struct aj_azure_forwarder its
+ * configure hook returns; without a workspace aml and sing are not served.
  */
 #ifndef AJ_RUNNER_AZURE_H
 #define AJ_RUNNER_AZURE_H

@@ -43,7 +43,7 @@ static void the_lifecycle_conditions_and_the_retry_count(void **state)
 	struct aj_status st = { AJ_PHASE_RUNNING, 1, "VolcanoJobRestarting",
 				"Volcano Job t is Restarting: restart 2 of at most 3", "volcano", 1,
 				"volcano", "t", 0, 2, AJ_STATUS_FLAG(AJ_COND_RESTARTING), NULL,
-				NULL, 0 };
+				NULL, 0, NULL, 0 };
 	cJSON *s1, *s2, *s3;
 	int changed;
 
@@ -91,7 +91,7 @@ static void transitions_move_only_the_conditions_that_flip(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
 				"created Volcano Job train-x", "volcano", 1, "volcano", "train-x", 0, 0, 0,
-				NULL, NULL, 0 };
+				NULL, NULL, 0, NULL, 0 };
 	cJSON *s1, *s2, *s3;
 	int changed;
 
@@ -132,7 +132,7 @@ static void the_storage_renewal_time_is_written_and_kept(void **state)
 {
 	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "VolcanoJobCreated",
 				"Volcano Job train-x submitted", "volcano", 1, "volcano", "train-x",
-				1506484173, 0, 0, NULL, NULL, 0 };
+				1506484173, 0, 0, NULL, NULL, 0, NULL, 0 };
 	cJSON *s1, *s2, *s3, *plain;
 	int changed;
 
@@ -169,7 +169,7 @@ static void an_invalid_template_fails_without_submitting(void **state)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidTemplate",
 				"template/gpu.yaml:3:5: config.jobs[0].sku: required",
-				"volcano", 2, "volcano", NULL, 0, 0, 0, NULL, NULL, 0 };
+				"volcano", 2, "volcano", NULL, 0, 0, 0, NULL, NULL, 0, NULL, 0 };
 	cJSON *s;
 	int changed;
 
@@ -193,7 +193,7 @@ static void the_tasks_and_their_summary(void **state)
 		{ "worker", 3, 1, 2, 0, 0 },
 	};
 	struct aj_status st = { AJ_PHASE_RUNNING, 1, "VolcanoJobRunning", "Volcano Job t is Running",
-				"volcano", 1, "volcano", "t", 0, 0, 0, NULL, tasks, 2 };
+				"volcano", 1, "volcano", "t", 0, 0, 0, NULL, tasks, 2, NULL, 0 };
 	const cJSON *t;
 	cJSON *s1, *s2, *s3;
 	int changed;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../peers/azure_test.h"
+#include "../../peers/azure_test.h"
 #include "azure/aml.h"
 #include "azure/arm.h"
 #include "azure/credential.h"

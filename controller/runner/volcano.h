@@ -1,5 +1,5 @@
 /*
- * runner_volcano.h - the volcano runner (runner.h) and the pure readings of
+ * volcano.h - the volcano runner (runner.h) and the pure readings of
  * the objects around a Volcano Job that its observe step uses, for tests.
  *
  * Ownership: the returned strings point into the objects passed.

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/jobspec.h"
 #include "core/strlist.h"
+#include "core/json.h"
 #include "log.h"
 #include "report.h"
 
@@ -215,18 +216,6 @@ void aj_azure_forwarder_free(struct aj_azure_forwarder *f)
 double aj_azure_poll(const struct aj_azure_forwarder *f)
 {
 	return f->poll;
-}
-
-static const cJSON *at(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *str_at(const cJSON *o, const char *k)
-{
-	const cJSON *v = at(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* --- one AjJob's calls --- */
@@ -469,7 +458,8 @@ static int code_datastore(const struct aj_azure_call *r, const char *digest, cha
 			  struct aj_errors *problems, struct aj_errors *err)
 {
 	static const char pre[] = "azureml://datastores/";
-	const char *uri = str_at(at(at(r->v->object, "spec"), "code"), "uri"), *p;
+	const char *uri = aj_json_str(aj_json_get(aj_json_get(r->v->object, "spec"), "code"),
+				      "uri"), *p;
 	struct aj_buf want = AJ_BUF_INIT(AJ_BUF_SMALL);
 	int bad;
 
@@ -539,7 +529,7 @@ static int register_assets(struct aj_azure_call *r, const struct aj_jobspec *spe
 			   struct aj_errors *problems, struct aj_errors *err)
 {
 	struct aj_buf name = AJ_BUF_INIT(AJ_BUF_SMALL), ds = AJ_BUF_INIT(AJ_BUF_SMALL);
-	const char *image = str_at(props, "environmentId");
+	const char *image = aj_json_str(props, "environmentId");
 	char *env_id = NULL;
 	size_t i;
 	int oom = 0, ret = -1;
@@ -682,10 +672,11 @@ int aj_azure_call_submit(struct aj_azure_call *r, const struct aj_jobspec *spec,
 /* The job's workspace: status.azure.workspace, else the annotation, else the default. */
 static int job_workspace(struct aj_azure_call *r, struct coords *ws)
 {
-	const char *id = str_at(at(r->v->status, "azure"), "workspace");
+	const char *id = aj_json_str(aj_json_get(r->v->status, "azure"), "workspace");
 
 	if (!id)
-		id = str_at(at(at(r->v->object, "metadata"), "annotations"), AJ_AZURE_WS_ANNOTATION);
+		id = aj_json_str(aj_json_get(aj_json_get(r->v->object, "metadata"), "annotations"),
+				 AJ_AZURE_WS_ANNOTATION);
 	if (id && !arm_id_parse(id, ws))
 		return 0;
 	memset(ws, 0, sizeof(*ws));
@@ -729,7 +720,7 @@ int aj_azure_call_new(const struct aj_azure_forwarder *f, const struct aj_ajjob_
 	r->key = key;
 	r->ws_id = (struct aj_buf)AJ_BUF_INIT(AJ_BUF_SMALL);
 	r->name = (struct aj_buf)AJ_BUF_INIT(AJ_BUF_SMALL);
-	name = str_at(at(v->status, "azure"), "jobName");
+	name = aj_json_str(aj_json_get(v->status, "azure"), "jobName");
 	if ((spec ? submit_workspace(r, spec, &r->ws) : job_workspace(r, &r->ws)) ||
 	    workspace_id(&r->ws, &r->ws_id) ||
 	    (name ? aj_buf_addstr(&r->name, name)

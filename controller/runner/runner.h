@@ -1,26 +1,38 @@
 /*
  * runner.h - one backend's part of the controller, as src/backend/ holds
  * one backend's part of the pipeline. The runners are rows in one table
- * (aj_runners); reconcile.c drives the one that serves an AjJob.
+ * (aj_runners, runner.c); reconcile.c chooses the one that serves an AjJob
+ * and drives it. Nothing outside controller/runner/ names a runner.
  *
  * One reconcile of an AjJob:
  *
+ *   choose   reconcile.c picks the runner first: the one of its
+ *            status.backend, else one whose finalizer it carries, else one
+ *            whose object the cache shows it owning, else the one serving
+ *            the service it resolves to; an AjJob that resolves
+ *            to no runner of this controller is failed by the generic
+ *            aj_decide_unresolved(), a finished one has its time to live
+ *            kept by aj_decide_finished(); nothing changes runners later;
  *   observe  reconcile.c fills a struct aj_seen from the cache (the AjJob's
  *            record and the record of the object it owns) and the clock;
  *   decide   runner->decide(seen, plan): pure, no I/O, no clock (seen.now),
- *            so every transition is a row in a unit test;
- *   act      reconcile.c carries out the generic steps of the plan (build,
- *            Secret, create, get, delete, status, Events, finalizer,
- *            requeue) and asks the runner for its own (runner->observe for
- *            the facts of plan.need outside AJ_NEED_GENERIC, runner->act for
- *            the steps from AJ_DO_RUNNER on, runner->cancel).
+ *            so every transition is a row in a unit test. A plan either
+ *            asks for one more thing (plan.need: facts to fetch, or one
+ *            step of AJ_DO_STEPS: one side effect) and is decided again
+ *            once it is done, or it is final;
+ *   act      reconcile.c takes the step or the final plan's effects (delete,
+ *            Events, status, finalizer, notes), asking the runner for its
+ *            own (runner->observe for the facts of plan.need outside
+ *            AJ_NEED_GENERIC, runner->act for the steps from AJ_DO_RUNNER
+ *            on, runner->cancel), and returns the one struct aj_action
+ *            aj_plan_action() gives the final plan. The worker alone queues.
+ *
+ * A reconcile decides at most AJ_DECIDE_ROUNDS times: each round but the
+ * last fetches a need or takes a step.
  *
  * A runner that owns no cluster object (owns NULL: its job lives elsewhere,
  * as Azure's) finds it with its observe, names it in status.<member>.jobName
  * and may hold the AjJob with a finalizer of its own until the job ended.
- *
- * A plan that needs facts (plan.need) is decided again once they are in the
- * seen state, at most AJ_DECIDE_ROUNDS times; each round adds at least one.
  *
  * State: nothing is kept between reconciles except what the cache holds by
  * design: the AjJob's record (its status, which names the owned object),
@@ -28,10 +40,11 @@
  * controller's notes on the AjJob's record (storage_due, reason_due). The
  * owned object's name derives from the AjJob alone, so a crash between two
  * steps loses nothing: the next create meets AlreadyExists and adopts what
- * the AjJob owns.
+ * the AjJob owns. Every timer a plan needs is asked for again by every
+ * reconcile (the work queue keeps the earliest).
  *
- * Adding a runner: a const struct aj_runner in one file (runner_NAME.c)
- * and its row in aj_runners (reconcile.c); see docs/architecture.md.
+ * Adding a runner: a const struct aj_runner in one file of this folder and
+ * its row in aj_runners (runner.c); see docs/architecture.md.
  *
  * Ownership: a plan points into the aj_seen it was decided from and into
  * its own buffers; a seen state points into the reconcile's own data. The
@@ -44,6 +57,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cache.h"
 #include "status.h"
 
 struct aj_ajjob_view;
@@ -51,19 +65,7 @@ struct aj_errors;
 struct aj_jobspec;
 struct aj_kube_resource;
 struct aj_run;
-
-/* What the cache keeps of an owned object besides its uid, owner and deletion. */
-#define AJ_OWNED_NUMBERS 2
-/* facts.flags bit every runner means alike: a pod mounts the AjJob's storage Secret */
-#define AJ_OWNED_MOUNTS_STORAGE 1u
-struct aj_owned_facts {
-	const char *phase;              /* the backend's word for its state, or NULL */
-	unsigned flags;                 /* the runner's bits */
-	long long n[AJ_OWNED_NUMBERS];  /* the runner's counters (32 bits in the cache) */
-	/* its tasks' pods by state (status.tasks; names point into the object) */
-	size_t nr_tasks;
-	struct aj_task_pods tasks[AJ_TASKS_MAX];
-};
+struct aj_token_cache;
 
 /* Facts a plan may need. reconcile.c fetches the generic ones (AJ_NEED_GENERIC). */
 enum {
@@ -76,18 +78,24 @@ enum {
 };
 #define AJ_NEED_GENERIC (AJ_NEED_BUILD | AJ_NEED_OBJECT | AJ_NEED_AJJOB)
 
-/* Steps a plan asks for, taken in this order. */
+/*
+ * What a plan does. The steps (AJ_DO_STEPS) are one side effect each, taken
+ * one per round and recorded in seen.done, then the plan is decided again;
+ * the rest are the final plan's, taken in this order.
+ */
 enum {
-	AJ_DO_STORAGE = 1u << 0,    /* write the storage Secret (storage.h) */
-	AJ_DO_CREATE = 1u << 1,     /* create the built objects */
+	AJ_DO_STORAGE = 1u << 0,    /* step: write the storage Secret (storage.h) */
+	AJ_DO_CREATE = 1u << 1,     /* step: create the built objects */
+	AJ_DO_EXPIRE = 1u << 7,     /* delete the finished AjJob (its time to live is up) */
 	AJ_DO_DELETE = 1u << 2,     /* runner->cancel: delete (or cancel) what the AjJob owns */
 	AJ_DO_STATUS = 1u << 3,     /* write the status the plan describes */
+	AJ_DO_RELEASE = 1u << 6,    /* remove runner->finalizer: the AjJob may go */
 	AJ_DO_STORAGE_NOTE = 1u << 4, /* remember plan.storage_due on the AjJob's record */
 	AJ_DO_RETRY = 1u << 5,      /* end with an error: back off and come again */
-	AJ_DO_RELEASE = 1u << 6,    /* remove runner->finalizer: the AjJob may go */
-	/* runner->act takes the rest, before the plan is final, recording them in seen.done */
+	/* steps of the runner's own, taken by runner->act */
 	AJ_DO_RUNNER = 1u << 8      /* the first of the runner's own */
 };
+#define AJ_DO_STEPS (AJ_DO_STORAGE | AJ_DO_CREATE | ~(AJ_DO_RUNNER - 1))
 
 /* How the create of the owned object (or the runner's submit) ended. */
 enum {
@@ -109,6 +117,9 @@ struct aj_seen {
 	int submitted;              /* its status names the owned object */
 	long long submitted_at;     /* the Submitted condition's transition (0: unknown) */
 	long long changed_at;       /* the latest transition of any condition (0: unknown) */
+	long long finished_at;      /* a finished AjJob's: its terminal condition's transition (0: unknown) */
+	long long ttl;              /* its spec.ttlSecondsAfterFinished (-1: not set) */
+	long long ttl_default;      /* the controller's (0: keep forever) */
 	long long reason_due;       /* next scheduler look-up (0: none planned: submitted before we started) */
 	/* storage Secret: the cache's note (AJ_CACHE_DUE_UNKNOWN: none since the
 	 * record was made), else the status' storageRenewAfter (0: none) */
@@ -147,7 +158,8 @@ struct aj_seen {
 #define AJ_REASON_MAX 300
 
 #define AJ_PLAN_EVENTS 3
-#define AJ_DECIDE_ROUNDS 4
+/* Decides in one reconcile, at most: resolve, storage, create, a GET, a final plan and room. */
+#define AJ_DECIDE_ROUNDS 8
 
 struct aj_plan_event {
 	int warning;
@@ -186,13 +198,46 @@ struct aj_plan {
 	int requeue_idle;           /* the requeue waits at the idle level, behind every create and status write */
 	int requeue_low;            /* come back once no AjJob waits for its create */
 	char reason_buf[64];
+	char reason_more[2][48];    /* aj_decide_owned's own reasons: Resumed, Running */
 	char message[1024];
 	char note[1024];            /* an Event note that differs from the message */
+};
+
+/*
+ * What one reconcile ends with (aj_plan_action): done; again after `after`
+ * seconds at `level` (the work queue hands out normal keys before low ones
+ * and both before idle ones); or retry with the key's backoff (err says
+ * why). The worker queues it; nothing else does.
+ */
+enum aj_action_kind { AJ_ACTION_DONE, AJ_ACTION_AGAIN, AJ_ACTION_RETRY };
+enum aj_action_level { AJ_ACTION_NORMAL, AJ_ACTION_LOW, AJ_ACTION_IDLE };
+struct aj_action {
+	enum aj_action_kind kind;
+	double after;               /* seconds (AJ_ACTION_AGAIN; 0: now) */
+	enum aj_action_level level;
 };
 
 /* A permission the runner needs besides its watch, checked at start-up. */
 struct aj_access {
 	const char *verb, *group, *resource, *sub;
+};
+
+/* An option of a runner: the flag --<flag> and the variable <env> (main.c). */
+struct aj_runner_option {
+	const char *flag;                   /* "azure-workspace" */
+	const char *env;                    /* "AJ_AZURE_WORKSPACE" */
+	const char *arg;                    /* the value's name in --help: "S/RG/W" */
+	const char *help;
+	/* 0 when value is good (a bad flag stops the start, a bad variable is ignored); NULL: any */
+	int (*check)(const char *value);
+};
+#define AJ_RUNNER_OPTIONS_MAX 8
+
+/* What the controller shares with the runners it configures. */
+struct aj_runner_env {
+	struct aj_token_cache *tokens;      /* the controller's Azure identity (identity.h) */
+	const char *ca_file;                /* CA bundle for Azure endpoints; NULL: the system's */
+	const char *identity_client_id;     /* a user-assigned managed identity, or NULL */
 };
 
 struct aj_runner {
@@ -210,8 +255,23 @@ struct aj_runner {
 	 * deleted that carries it is this runner's to let go (AJ_DO_RELEASE).
 	 */
 	const char *finalizer;
-	/* off (its services not served) unless the controller configures it (aj_run_config) */
-	int configured;
+	/*
+	 * status.<member> is the runner's detail, written whole (plan.detail):
+	 * the cache keeps it whole and every status write carries it over.
+	 */
+	int member_whole;
+	/* Its options (--help shows them under options_title), ending with a NULL flag; NULL: none. */
+	const char *options_title;
+	const struct aj_runner_option *options;
+	/*
+	 * Its configuration (aj_run_config) from its options' values (values[i]
+	 * for options[i], NULL when not given) and env; *config left NULL turns
+	 * the runner off (its services are not served). NULL: it needs none and
+	 * is always on. 0 / -1 with err. config_free releases the configuration.
+	 */
+	int (*configure)(const char *const *values, const struct aj_runner_env *env, void **config,
+			 struct aj_errors *err);
+	void (*config_free)(void *config);
 	/*
 	 * The resources of the builder's objects after the first (which is the
 	 * owned object, created last): created before it, in order, each with
@@ -236,8 +296,7 @@ struct aj_runner {
 	int (*cancel)(struct aj_run *run, struct aj_errors *err);
 };
 
-/* Rows in aj_runners, at most. */
-#define AJ_RUNNERS_MAX 4
+/* --- the table (runner.c); AJ_RUNNERS_MAX rows at most (cache.h) --- */
 
 extern const struct aj_runner *const aj_runners[];
 extern const size_t aj_runners_nr;
@@ -246,6 +305,8 @@ extern const size_t aj_runners_nr;
 const struct aj_runner *aj_runner_for(const char *service);
 /* Its index in aj_runners (the cache keeps its objects under it). */
 size_t aj_runner_slot(const struct aj_runner *r);
+/* The service an AjJob that resolves to no runner is told under (status.backend). */
+const char *aj_runner_default_service(void);
 
 /* --- shared decisions (decide.c; pure) --- */
 
@@ -267,13 +328,41 @@ void aj_decide_gone(const struct aj_runner *r, const struct aj_seen *s, struct a
  * The outline of every cluster runner's decide(): submit or adopt, renew
  * storage, then cancel (a job that ended before the cancel was acted on
  * keeps its outcome), the object gone, or the runner's own mapping of an
- * object that ended (finished) or still runs (mirror). p is cleared first.
+ * object that ended (finished) or still runs (mirror). After a mirror the
+ * lines every cluster runner shares: <prefix>Resumed when the Suspended
+ * condition goes, never back to an earlier phase (a restarted or suspended
+ * job that ran stays Running), <prefix>Running once. p is cleared first.
  * 1 when submitting or the storage made the plan, 0 when the object was
  * followed.
  */
 int aj_decide_owned(const struct aj_runner *r, const struct aj_seen *s, int ended,
 		     void (*finished)(const struct aj_seen *s, struct aj_plan *p),
 		     void (*mirror)(const struct aj_seen *s, struct aj_plan *p), struct aj_plan *p);
+/*
+ * A finished AjJob (of any runner): wait for its time to live, then delete
+ * it (AJ_DO_EXPIRE, told as Event Expired), or keep it. p is cleared first.
+ */
+void aj_decide_finished(const struct aj_seen *s, struct aj_plan *p);
+/*
+ * An AjJob that resolves to no runner this controller has (s->build_error
+ * says why): Failed (InvalidTemplate), or Cancelled when that was asked.
+ * p is cleared first.
+ */
+void aj_decide_unresolved(const struct aj_seen *s, struct aj_plan *p);
+/*
+ * The one action a final plan ends the reconcile with: retry when it says
+ * so, else the earliest of what it asks for (requeue_low: now at the low
+ * level; requeue_after: at the normal or, with requeue_idle, the idle
+ * level; storage_requeue: normal), a tie going to the higher level; else done.
+ */
+struct aj_action aj_plan_action(const struct aj_plan *p);
+/*
+ * The create of an object answered HTTP code: is the AjJob at fault
+ * (admission or validation said no), so retrying cannot help? 4xx except
+ * 401 (the controller's own credentials), 404 (the CRD not served), 409
+ * and 429 (conflict, throttling). Transport failures (0) and 5xx are retried.
+ */
+int aj_create_rejected(long code);
 /* What a finished AjJob's time to live says (aj_decide_ttl). */
 enum { AJ_TTL_KEEP, AJ_TTL_WAIT, AJ_TTL_DELETE };
 /*
@@ -308,11 +397,11 @@ void aj_plan_cancelled(struct aj_plan *p);
  */
 void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size);
 
-/* --- what runners may use while acting (reconcile.c) --- */
+/* --- what runners may use while acting (run.c) --- */
 
 /*
- * Room a runner's observe may fill for the rest of the reconcile:
- * reconcile.c frees keep, and state with state_free, at its end.
+ * Room a runner's observe may fill for the rest of the reconcile: the
+ * reconcile frees keep, and state with state_free, at its end.
  */
 struct aj_run_scratch {
 	char text[512];
@@ -331,7 +420,7 @@ const struct aj_ajjob_view *aj_run_ajjob(const struct aj_run *run);
 /* Its JobSpec and what the backend built (objects[0] first), once AJ_NEED_BUILD built; else NULL. */
 const struct aj_jobspec *aj_run_spec(const struct aj_run *run);
 cJSON *aj_run_built(const struct aj_run *run);
-/* The runner's configuration (aj_reconciler.runner_config), or NULL. */
+/* The runner's configuration (its configure hook's), or NULL. */
 void *aj_run_config(const struct aj_run *run);
 /*
  * Merge-patch the AjJob (patch is taken), against the resourceVersion this

@@ -3,7 +3,7 @@
  * beside it, which the controller follows through the AjJob state machine
  * (docs/api.md draws it).
  */
-#include "runner_volcano.h"
+#include "volcano.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,17 +30,9 @@
 #define N_RETRIES AJ_VOLCANO_RETRIES
 #define N_MAX_RETRY AJ_VOLCANO_MAX_RETRY
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+static const struct aj_kube_resource volcano_jobs = { "batch.volcano.sh", "v1alpha1", "jobs", 1 };
+static const struct aj_kube_resource podgroups = { "scheduling.volcano.sh", "v1beta1", "podgroups", 1 };
+static const struct aj_kube_resource core_events = { "", "v1", "events", 1 };
 
 static int is(const char *a, const char *b)
 {
@@ -55,15 +47,16 @@ static void volcano_name(const char *ajjob, char *out, size_t size)
 /* Does a task's pod mount the job's storage Secret (<name>-storage)? */
 static int mounts_storage(const cJSON *obj)
 {
-	const char *name = str(get(obj, "metadata"), "name");
+	const char *name = aj_json_str(aj_json_get(obj, "metadata"), "name");
 	char secret[AJ_STORAGE_SECRET_SIZE];
 	const cJSON *task, *vol;
 
 	if (!name || aj_storage_secret_name(name, secret))
 		return 0;
-	cJSON_ArrayForEach(task, get(get(obj, "spec"), "tasks")) {
-		cJSON_ArrayForEach(vol, get(get(get(task, "template"), "spec"), "volumes")) {
-			const char *s = str(get(vol, "secret"), "secretName");
+	cJSON_ArrayForEach(task, aj_json_get(aj_json_get(obj, "spec"), "tasks")) {
+		cJSON_ArrayForEach(vol, aj_json_get(aj_json_get(aj_json_get(task, "template"),
+								"spec"), "volumes")) {
+			const char *s = aj_json_str(aj_json_get(vol, "secret"), "secretName");
 
 			if (s && !strcmp(s, secret))
 				return 1;
@@ -84,32 +77,34 @@ static int ended_phase(const char *v)
  */
 static void tasks_of(const cJSON *obj, struct aj_owned_facts *out)
 {
-	const cJSON *count = get(get(obj, "status"), "taskStatusCount"), *task;
+	const cJSON *count = aj_json_get(aj_json_get(obj, "status"), "taskStatusCount"), *task;
 
-	cJSON_ArrayForEach(task, get(get(obj, "spec"), "tasks")) {
-		const char *name = str(task, "name");
+	cJSON_ArrayForEach(task, aj_json_get(aj_json_get(obj, "spec"), "tasks")) {
+		const char *name = aj_json_str(task, "name");
 		const cJSON *ph;
 		struct aj_task_pods *t;
 
 		if (!name || out->nr_tasks >= AJ_TASKS_MAX)
 			continue;
-		ph = get(get(count, name), "phase");
+		ph = aj_json_get(aj_json_get(count, name), "phase");
 		t = &out->tasks[out->nr_tasks++];
 		t->name = name;
-		t->replicas = aj_json_whole(get(task, "replicas"), 2147483647.0, 0);
-		t->pending = aj_json_whole(get(ph, "Pending"), 2147483647.0, 0);
-		t->running = aj_json_whole(get(ph, "Running"), 2147483647.0, 0);
-		t->succeeded = aj_json_whole(get(ph, "Succeeded"), 2147483647.0, 0);
-		t->failed = aj_json_whole(get(ph, "Failed"), 2147483647.0, 0);
+		t->replicas = aj_json_whole(aj_json_get(task, "replicas"), 2147483647.0, 0);
+		t->pending = aj_json_whole(aj_json_get(ph, "Pending"), 2147483647.0, 0);
+		t->running = aj_json_whole(aj_json_get(ph, "Running"), 2147483647.0, 0);
+		t->succeeded = aj_json_whole(aj_json_get(ph, "Succeeded"), 2147483647.0, 0);
+		t->failed = aj_json_whole(aj_json_get(ph, "Failed"), 2147483647.0, 0);
 	}
 }
 
 static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 {
-	out->phase = str(get(get(obj, "status"), "state"), "phase");
+	out->phase = aj_json_str(aj_json_get(aj_json_get(obj, "status"), "state"), "phase");
 	out->flags = mounts_storage(obj) ? AJ_OWNED_MOUNTS_STORAGE : 0;
-	out->n[N_RETRIES] = aj_json_whole(get(get(obj, "status"), "retryCount"), 2147483647.0, 0);
-	out->n[N_MAX_RETRY] = aj_json_whole(get(get(obj, "spec"), "maxRetry"), 2147483647.0, 0);
+	out->n[N_RETRIES] = aj_json_whole(aj_json_get(aj_json_get(obj, "status"), "retryCount"),
+					  2147483647.0, 0);
+	out->n[N_MAX_RETRY] = aj_json_whole(aj_json_get(aj_json_get(obj, "spec"), "maxRetry"),
+					    2147483647.0, 0);
 	tasks_of(obj, out);
 	aj_owned_tasks_settle(out, ended_phase(out->phase));
 }
@@ -196,7 +191,7 @@ static void waiting(const struct aj_seen *s, struct aj_plan *p)
 		aj_plan_event(p, 1, "Unschedulable", "Observe", why, 0);
 }
 
-/* The Volcano Job's phase as the AjJob's. */
+/* The Volcano Job's phase as the AjJob's (aj_decide_owned adds the shared lines). */
 static void mirror(const struct aj_seen *s, struct aj_plan *p)
 {
 	const char *v = s->o.phase ? s->o.phase : "Pending";
@@ -234,16 +229,7 @@ static void mirror(const struct aj_seen *s, struct aj_plan *p)
 			 "Volcano Job %s is Terminating (a TerminateJob Command)", s->job);
 	} else {
 		waiting(s, p);
-		if (p->need)
-			return;
 	}
-	if ((s->prev_flags & suspended) && !(p->flags & suspended))
-		aj_plan_event(p, 0, "VolcanoJobResumed", "Observe", p->message, 0);
-	/* Never back: a restarted or aborted job that ran is still Running. */
-	if (aj_phase_rank(p->phase) < aj_phase_rank(s->prev))
-		p->phase = s->prev;
-	if (p->phase == AJ_PHASE_RUNNING && s->prev != AJ_PHASE_RUNNING)
-		aj_plan_event(p, 0, "VolcanoJobRunning", "Observe", p->message, 0);
 }
 
 static void decide(const struct aj_seen *s, struct aj_plan *p)
@@ -269,7 +255,7 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 static const char *scheduler_reason(struct aj_run *run, const struct aj_seen *s, const char *uid,
 				    cJSON **keep)
 {
-	struct aj_kube_ref ref = { &aj_res_podgroups, aj_run_ns(run), NULL, NULL };
+	struct aj_kube_ref ref = { &podgroups, aj_run_ns(run), NULL, NULL };
 	struct aj_kube_list_opts o;
 	struct aj_kube_status ks;
 	struct aj_errors gerr = AJ_ERRORS_INIT;
@@ -289,7 +275,7 @@ static const char *scheduler_reason(struct aj_run *run, const struct aj_seen *s,
 		snprintf(sel, sizeof(sel), "involvedObject.kind=PodGroup,involvedObject.name=%s,"
 			 "reason=Unschedulable", pg);
 		o.field_selector = sel;
-		ref.res = &aj_res_core_events;
+		ref.res = &core_events;
 		ref.name = NULL;
 		if (!aj_kube_list_all(aj_run_kube(run), &ref, &o, keep, NULL, &gerr))
 			why = aj_volcano_latest_event(*keep);
@@ -313,7 +299,7 @@ static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct 
 		snprintf(sel, sizeof(sel), "volcano.sh/job-name=%s", s->job);
 		if (aj_run_pods(run, sel, &pods, err))
 			return -1;
-		s->pods_left = cJSON_GetArraySize(get(pods, "items"));
+		s->pods_left = cJSON_GetArraySize(aj_json_get(pods, "items"));
 		s->failure = aj_volcano_failure_from_pods(pods, sc->text, sizeof(sc->text))
 			     ? sc->text : NULL;
 		cJSON_Delete(pods);
@@ -346,7 +332,7 @@ const struct aj_runner aj_runner_volcano = {
 	.kind = "Volcano Job",
 	.reason_prefix = "VolcanoJob",
 	.status_member = "volcano",
-	.owns = &aj_res_volcano_jobs,
+	.owns = &volcano_jobs,
 	.owns_crd = "jobs.batch.volcano.sh",
 	.access = access,
 	.summarize = summarize,
@@ -365,21 +351,21 @@ static long long finished_at(const cJSON *pod, const cJSON **term)
 	long long best = -1;
 
 	*term = NULL;
-	cJSON_ArrayForEach(cs, get(get(pod, "status"), "containerStatuses")) {
-		const cJSON *t = get(get(cs, "state"), "terminated");
-		const cJSON *code = get(t, "exitCode");
+	cJSON_ArrayForEach(cs, aj_json_get(aj_json_get(pod, "status"), "containerStatuses")) {
+		const cJSON *t = aj_json_get(aj_json_get(cs, "state"), "terminated");
+		const cJSON *code = aj_json_get(t, "exitCode");
 		long long at;
 
 		if (!t || !cJSON_IsNumber(code) || code->valuedouble == 0)
 			continue;
-		at = aj_timestamp_parse(str(t, "finishedAt"), 0);
+		at = aj_timestamp_parse(aj_json_str(t, "finishedAt"), 0);
 		if (!*term || (at >= 0 && (best < 0 || at < best))) {
 			*term = t;
 			best = at;
 		}
 	}
 	if (best < 0)
-		best = aj_timestamp_parse(str(get(pod, "status"), "startTime"), 0);
+		best = aj_timestamp_parse(aj_json_str(aj_json_get(pod, "status"), "startTime"), 0);
 	return best;
 }
 
@@ -389,11 +375,11 @@ int aj_volcano_failure_from_pods(const cJSON *pods, char *out, size_t size)
 	long long first_at = -1;
 
 	out[0] = '\0';
-	cJSON_ArrayForEach(pod, get(pods, "items")) {
+	cJSON_ArrayForEach(pod, aj_json_get(pods, "items")) {
 		const cJSON *term;
 		long long at;
 
-		if (!is(str(get(pod, "status"), "phase"), "Failed"))
+		if (!is(aj_json_str(aj_json_get(pod, "status"), "phase"), "Failed"))
 			continue;
 		at = finished_at(pod, &term);
 		if (!first || (at >= 0 && (first_at < 0 || at < first_at))) {
@@ -405,22 +391,24 @@ int aj_volcano_failure_from_pods(const cJSON *pods, char *out, size_t size)
 	if (!first)
 		return 0;
 	{
-		const cJSON *meta = get(first, "metadata"), *st = get(first, "status");
-		const char *task = str(get(meta, "labels"), "volcano.sh/task-spec");
-		const char *name = str(meta, "name");
-		const char *why = str(st, "reason");
+		const cJSON *meta = aj_json_get(first, "metadata"), *st = aj_json_get(first,
+										      "status");
+		const char *task = aj_json_str(aj_json_get(meta, "labels"), "volcano.sh/task-spec");
+		const char *name = aj_json_str(meta, "name");
+		const char *why = aj_json_str(st, "reason");
 		int n = snprintf(out, size, "task %s, pod %s: ", task ? task : "?", name ? name : "?");
 
 		if (n < 0 || (size_t)n >= size)
 			return 1;
 		if (first_term) {
-			const char *r = str(first_term, "reason");
+			const char *r = aj_json_str(first_term, "reason");
 
 			snprintf(out + n, size - (size_t)n, "exit code %d%s%s%s",
-				 get(first_term, "exitCode")->valueint, r ? " (" : "", r ? r : "",
+				 aj_json_get(first_term,
+					     "exitCode")->valueint, r ? " (" : "", r ? r : "",
 				 r ? ")" : "");
 		} else {
-			const char *m = str(st, "message");
+			const char *m = aj_json_str(st, "message");
 
 			snprintf(out + n, size - (size_t)n, "%s%s%s", why ? why : "failed",
 				 m ? ": " : "", m ? m : "");
@@ -433,9 +421,10 @@ const char *aj_volcano_podgroup_reason(const cJSON *podgroup)
 {
 	const cJSON *c;
 
-	cJSON_ArrayForEach(c, get(get(podgroup, "status"), "conditions"))
-		if (is(str(c, "type"), "Unschedulable") && is(str(c, "status"), "True"))
-			return str(c, "message");
+	cJSON_ArrayForEach(c, aj_json_get(aj_json_get(podgroup, "status"), "conditions"))
+		if (is(aj_json_str(c, "type"), "Unschedulable") && is(aj_json_str(c, "status"),
+								      "True"))
+			return aj_json_str(c, "message");
 	return NULL;
 }
 
@@ -445,15 +434,15 @@ const char *aj_volcano_latest_event(const cJSON *events)
 	const char *best = NULL;
 	long long best_at = -1;
 
-	cJSON_ArrayForEach(ev, get(events, "items")) {
-		const char *when = str(ev, "lastTimestamp");
-		long long at = aj_timestamp_parse(when ? when : str(ev, "eventTime"), 0);
+	cJSON_ArrayForEach(ev, aj_json_get(events, "items")) {
+		const char *when = aj_json_str(ev, "lastTimestamp");
+		long long at = aj_timestamp_parse(when ? when : aj_json_str(ev, "eventTime"), 0);
 
-		if (!str(ev, "message"))
+		if (!aj_json_str(ev, "message"))
 			continue;
 		/* the later of equal times: the list is in creation order */
 		if (!best || at >= best_at) {
-			best = str(ev, "message");
+			best = aj_json_str(ev, "message");
 			best_at = at;
 		}
 	}

@@ -3,7 +3,7 @@
  * the forwarder's configuration (default workspace, namespace rules,
  * endpoint, identity, poll interval) and the calls one reconcile makes for
  * one AjJob. What is decided from their answers, and when, is the azure
- * runner's (runner_azure.h).
+ * runner's (azure.h).
  *
  * The calls (struct aj_azure_call, one per AjJob and reconcile, with its
  * own ARM client; all share one token cache):

@@ -1,20 +1,6 @@
-/*
- * The kube runner: an AjJob becomes a batch/v1 Indexed Job and its headless
- * Service (src/backend/kube.c), both owned by the AjJob. The controller
- * watches the Job and follows its conditions and counts through the AjJob
- * state machine:
- *
- *   no condition, no pod ready   Submitted (KubeJobPending)
- *   Suspended                    Submitted + Suspended (waiting for Kueue)
- *   a pod ready or succeeded     Running
- *   FailureTarget                as before (KubeJobFailing: its pods are stopping)
- *   Complete                     Succeeded
- *   Failed                       Failed, with the Job's reason and message
- *                                (PodFailurePolicy names the pod, index and exit code)
- *
- * Cancel deletes the Job with Foreground propagation (its pods first); the
- * Service stays until the AjJob goes (garbage collector).
- */
+/* The kube runner (kube.h): a pure decide() and the steps around it. */
+#include "kube.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +8,6 @@
 #include "backend/storage_secret.h"
 #include "core/json.h"
 #include "kube/client.h"
-#include "runner.h"
 
 /* pod host names are <job>-<index>, at most 63: room for five-digit indexes */
 #define KUBE_NAME_MAX 57
@@ -34,20 +19,6 @@ enum { N_ACTIVE, N_SUCCEEDED };
 
 static const struct aj_kube_resource batch_jobs = { "batch", "v1", "jobs", 1 };
 static const struct aj_kube_resource services = { "", "v1", "services", 1 };
-
-extern const struct aj_runner aj_runner_kube;
-
-static const cJSON *get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static int is(const char *a, const char *b)
 {
@@ -64,8 +35,8 @@ static const cJSON *condition(const cJSON *job, const char *type)
 {
 	const cJSON *c;
 
-	cJSON_ArrayForEach(c, get(get(job, "status"), "conditions"))
-		if (is(str(c, "type"), type) && is(str(c, "status"), "True"))
+	cJSON_ArrayForEach(c, aj_json_get(aj_json_get(job, "status"), "conditions"))
+		if (is(aj_json_str(c, "type"), type) && is(aj_json_str(c, "status"), "True"))
 			return c;
 	return NULL;
 }
@@ -73,14 +44,15 @@ static const cJSON *condition(const cJSON *job, const char *type)
 /* Does the pod template mount the job's storage Secret (<name>-storage)? */
 static int mounts_storage(const cJSON *obj)
 {
-	const char *name = str(get(obj, "metadata"), "name");
+	const char *name = aj_json_str(aj_json_get(obj, "metadata"), "name");
+	const cJSON *pod = aj_json_get(aj_json_get(aj_json_get(obj, "spec"), "template"), "spec");
 	char secret[AJ_STORAGE_SECRET_SIZE];
 	const cJSON *vol;
 
 	if (!name || aj_storage_secret_name(name, secret))
 		return 0;
-	cJSON_ArrayForEach(vol, get(get(get(get(obj, "spec"), "template"), "spec"), "volumes"))
-		if (is(str(get(vol, "secret"), "secretName"), secret))
+	cJSON_ArrayForEach(vol, aj_json_get(pod, "volumes"))
+		if (is(aj_json_str(aj_json_get(vol, "secret"), "secretName"), secret))
 			return 1;
 	return 0;
 }
@@ -98,35 +70,37 @@ static void kube_name(const char *ajjob, char *out, size_t size)
  */
 static void task_of(const cJSON *obj, struct aj_owned_facts *out)
 {
-	const cJSON *st = get(obj, "status"), *spec = get(obj, "spec");
-	const char *name = str(get(get(get(spec, "template"), "metadata"), "labels"), TASK_LABEL);
+	const cJSON *st = aj_json_get(obj, "status"), *spec = aj_json_get(obj, "spec");
+	const char *name = aj_json_str(aj_json_get(aj_json_get(aj_json_get(spec, "template"),
+							       "metadata"), "labels"), TASK_LABEL);
 	struct aj_task_pods *t = &out->tasks[0];
-	long long active = aj_json_whole(get(st, "active"), 2147483647.0, 0);
+	long long active = aj_json_whole(aj_json_get(st, "active"), 2147483647.0, 0);
 
-	t->name = name ? name : str(get(obj, "metadata"), "name");
+	t->name = name ? name : aj_json_str(aj_json_get(obj, "metadata"), "name");
 	if (!t->name)
 		return;
 	out->nr_tasks = 1;
-	t->replicas = aj_json_whole(get(spec, "completions"), 2147483647.0, 1);
-	t->running = aj_json_whole(get(st, "ready"), 2147483647.0, 0);
+	t->replicas = aj_json_whole(aj_json_get(spec, "completions"), 2147483647.0, 1);
+	t->running = aj_json_whole(aj_json_get(st, "ready"), 2147483647.0, 0);
 	t->pending = active > t->running ? active - t->running : 0;
-	t->succeeded = aj_json_whole(get(st, "succeeded"), 2147483647.0, 0);
-	t->failed = aj_json_whole(get(st, "failed"), 2147483647.0, 0);
+	t->succeeded = aj_json_whole(aj_json_get(st, "succeeded"), 2147483647.0, 0);
+	t->failed = aj_json_whole(aj_json_get(st, "failed"), 2147483647.0, 0);
 }
 
 static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 {
-	const cJSON *st = get(obj, "status");
-	long long ready = aj_json_whole(get(st, "ready"), 2147483647.0, 0);
+	const cJSON *st = aj_json_get(obj, "status");
+	long long ready = aj_json_whole(aj_json_get(st, "ready"), 2147483647.0, 0);
 
-	out->n[N_ACTIVE] = aj_json_whole(get(st, "active"), 2147483647.0, 0);
-	out->n[N_SUCCEEDED] = aj_json_whole(get(st, "succeeded"), 2147483647.0, 0);
+	out->n[N_ACTIVE] = aj_json_whole(aj_json_get(st, "active"), 2147483647.0, 0);
+	out->n[N_SUCCEEDED] = aj_json_whole(aj_json_get(st, "succeeded"), 2147483647.0, 0);
 	out->phase = condition(obj, "Complete") ? "Complete" :
 		     condition(obj, "Failed") ? "Failed" :
 		     condition(obj, "FailureTarget") ? "Failing" :
 		     condition(obj, "Suspended") ? "Suspended" :
 		     ready > 0 || out->n[N_SUCCEEDED] > 0 ? "Running" : "Pending";
-	out->flags = (str(get(get(obj, "metadata"), "labels"), QUEUE_LABEL) ? FLAG_QUEUED : 0) |
+	out->flags = (aj_json_str(aj_json_get(aj_json_get(obj, "metadata"), "labels"),
+				  QUEUE_LABEL) ? FLAG_QUEUED : 0) |
 		     (mounts_storage(obj) ? AJ_OWNED_MOUNTS_STORAGE : 0);
 	task_of(obj, out);
 	aj_owned_tasks_settle(out, ended(out->phase));
@@ -154,7 +128,7 @@ static void finished(const struct aj_seen *s, struct aj_plan *p)
 	aj_plan_event(p, 1, p->reason, "Observe", p->message, 1);
 }
 
-/* The Job's conditions and counts as the AjJob's phase. */
+/* The Job's conditions and counts as the AjJob's phase (aj_decide_owned adds the shared lines). */
 static void mirror(const struct aj_seen *s, struct aj_plan *p)
 {
 	unsigned suspended = AJ_STATUS_FLAG(AJ_COND_SUSPENDED);
@@ -184,13 +158,6 @@ static void mirror(const struct aj_seen *s, struct aj_plan *p)
 		snprintf(p->message, sizeof(p->message), "Job %s is pending: %lld pods active, "
 			 "none ready", s->job, s->o.n[N_ACTIVE]);
 	}
-	if ((s->prev_flags & suspended) && !(p->flags & suspended))
-		aj_plan_event(p, 0, "KubeJobResumed", "Observe", p->message, 0);
-	/* never back: a suspended or restarting job that ran stays Running */
-	if (aj_phase_rank(p->phase) < aj_phase_rank(s->prev))
-		p->phase = s->prev;
-	if (p->phase == AJ_PHASE_RUNNING && s->prev != AJ_PHASE_RUNNING)
-		aj_plan_event(p, 0, "KubeJobRunning", "Observe", p->message, 0);
 }
 
 static void decide(const struct aj_seen *s, struct aj_plan *p)
@@ -204,7 +171,7 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 static int job_failure(const cJSON *job, char *out, size_t size)
 {
 	const cJSON *c = condition(job, "Failed");
-	const char *r = str(c, "reason"), *m = str(c, "message");
+	const char *r = aj_json_str(c, "reason"), *m = aj_json_str(c, "message");
 
 	out[0] = '\0';
 	if (!c)
@@ -234,7 +201,7 @@ static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct 
 		snprintf(sel, sizeof(sel), "batch.kubernetes.io/job-name=%s", s->job);
 		if (aj_run_pods(run, sel, &pods, err))
 			return -1;
-		s->pods_left = cJSON_GetArraySize(get(pods, "items"));
+		s->pods_left = cJSON_GetArraySize(aj_json_get(pods, "items"));
 		cJSON_Delete(pods);
 		s->have |= AJ_NEED_PODS;
 	}

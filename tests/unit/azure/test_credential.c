@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../peers/azure_test.h"
+#include "../../peers/azure_test.h"
 #include "azure/credential.h"
 #include "core/alloc.h"
 #include "core/error.h"

@@ -1,5 +1,5 @@
 /*
- * The azure runner (controller/runner_azure.c): decide() on every
+ * The azure runner (controller/runner/azure.c): decide() on every
  * observation of an aml or sing AjJob, one row each: deletion (finalizer,
  * cancel, let go), submission (build, permit, finalizer, adoption,
  * submit and its refusals, retry, cancel before submission), the mapping of
@@ -15,8 +15,9 @@
 #include <cjson/cJSON.h>
 
 #include "cache.h"
-#include "runner.h"
-#include "runner_azure.h"
+#include "core/error.h"
+#include "runner/runner.h"
+#include "runner/azure.h"
 
 #define JOB "k8s-team-t-1a2b3c4d"
 #define PERMIT AJ_AZURE_NEED_PERMIT
@@ -348,9 +349,15 @@ static void the_status_has_the_tasks(void **state)
 	assert_int_equal(p.nr_tasks, 0);
 }
 
-/* The row: aml and sing, no cluster object, its finalizer, off unless configured. */
+/* The row: aml and sing, no cluster object, its finalizer, off unless configured with a workspace. */
 static void the_row(void **state)
 {
+	const char *values[AJ_RUNNER_OPTIONS_MAX] = { NULL };
+	struct aj_runner_env env = { NULL, NULL, NULL };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	void *config = &env;
+	const struct aj_runner_option *op;
+
 	(void)state;
 	assert_ptr_equal(aj_runner_for("aml"), &aj_runner_azure);
 	assert_ptr_equal(aj_runner_for("sing"), &aj_runner_azure);
@@ -358,8 +365,22 @@ static void the_row(void **state)
 	assert_null(aj_runner_for(NULL));
 	assert_null(aj_runner_azure.owns);
 	assert_string_equal(aj_runner_azure.finalizer, "aj.dev/azure-job");
-	assert_true(aj_runner_azure.configured);
 	assert_string_equal(aj_runner_azure.status_member, "azure");
+	assert_true(aj_runner_azure.member_whole);
+	/* no workspace: no forwarder, so aml and sing are not served */
+	assert_int_equal(aj_runner_azure.configure(values, &env, &config, &err), 0);
+	assert_null(config);
+	/* its options, each with its variable; the poll interval is checked */
+	for (op = aj_runner_azure.options; op->flag; op++)
+		assert_non_null(op->env);
+	assert_string_equal(aj_runner_azure.options[0].flag, "azure-workspace");
+	for (op = aj_runner_azure.options; op->flag && strcmp(op->flag, "azure-poll"); op++)
+		;
+	assert_non_null(op->check);
+	assert_int_equal(op->check("2.5"), 0);
+	assert_int_not_equal(op->check("0.01"), 0);
+	assert_int_not_equal(op->check("soon"), 0);
+	aj_errors_release(&err);
 }
 
 int main(void)

@@ -160,6 +160,31 @@ static void delayed_keys_come_out_in_due_order(void **state)
 	aj_workqueue_release(&q);
 }
 
+/* A delayed key waits once, for the earliest time asked; a superseded time never fires. */
+static void a_delayed_key_waits_once_for_the_earliest_time(void **state)
+{
+	struct aj_workqueue q;
+
+	(void)state;
+	init_fake(&q);
+	aj_workqueue_add_after(&q, "ns/renew", 3.0);
+	aj_workqueue_add_idle_after(&q, "ns/renew", 1.0);   /* sooner: supersedes */
+	aj_workqueue_add_after(&q, "ns/renew", 5.0);        /* later: the sooner one stands */
+	assert_int_equal(q.delayed.nr, 1);
+	fake_time += 1.5;
+	expect_key(&q, "ns/renew");
+	expect_empty(&q);
+	fake_time += 10.0;
+	expect_empty(&q);
+	assert_int_equal(q.heap_nr, 0);
+	assert_int_equal(q.delayed.nr, 0);
+	/* once handed out, a later time may be asked for again */
+	aj_workqueue_add_after(&q, "ns/renew", 2.0);
+	fake_time += 2.5;
+	expect_key(&q, "ns/renew");
+	aj_workqueue_release(&q);
+}
+
 struct worker_arg {
 	struct aj_workqueue *q;
 	int got;
@@ -352,6 +377,7 @@ int main(void)
 		cmocka_unit_test(failures_back_off_exponentially_up_to_the_cap),
 		cmocka_unit_test(the_shared_bucket_limits_retries_across_keys),
 		cmocka_unit_test(delayed_keys_come_out_in_due_order),
+		cmocka_unit_test(a_delayed_key_waits_once_for_the_earliest_time),
 		cmocka_unit_test(shutdown_wakes_blocked_workers),
 		cmocka_unit_test(out_of_memory_loses_no_key),
 		cmocka_unit_test(low_keys_wait_for_every_normal_key),

@@ -1,3 +1,8 @@
+/*
+ * The volcano runner (controller/runner/volcano.c): decide() on every
+ * observation, its submission and storage steps, and its pure readings of
+ * pods, PodGroups, Events and Volcano Jobs.
+ */
 #include "support.h"
 
 #include <stdio.h>
@@ -6,8 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cache.h"
-#include "reconcile.h"
-#include "runner_volcano.h"
+#include "runner/volcano.h"
 
 /*
  * The volcano runner's decide(): every phase transition, submission,
@@ -359,12 +363,14 @@ struct storage_row {
 #define M AJ_OWNED_MOUNTS_STORAGE
 
 static const struct storage_row renewals[] = {
-	{ "not due yet: mirror only", { RUNNING_AT(2000, 0, M, 0, 0) }, .act = ST, .events = "" },
+	{ "not due yet: mirror, and come back when it is", { RUNNING_AT(2000, 0, M, 0, 0) }, .act = ST,
+	  .storage_requeue = 1000, .events = "" },
 	{ "due: build again", { RUNNING_AT(900, 0, M, 0, 0) }, .need = BUILD, .events = "" },
 	{ "due and built: write", { RUNNING_AT(900, 0, M, BUILD, 0) }, .act = STORAGE, .events = "" },
 	{ "written: the new renewal noted and in the status",
 	  { RUNNING_AT(900, 0, M, BUILD, STORAGE), .storage_written = 1600 },
-	  .act = ST | NOTE, .storage_due = 1600, .renew_after = 1600, .events = "" },
+	  .act = ST | NOTE, .storage_due = 1600, .storage_requeue = 600, .renew_after = 1600,
+	  .events = "" },
 	{ "writing failed: Warning, a minute later again, mirroring goes on",
 	  { RUNNING_AT(900, 0, M, BUILD, STORAGE), .storage_error = "Azure said 503" },
 	  .act = ST | NOTE, .storage_due = 1060, .storage_requeue = 60,
@@ -462,52 +468,6 @@ static void events_name_their_action(void **state)
 	s = (struct aj_seen)SEEN(AJ_PHASE_SUBMITTED, 0, NULL, 0, 1, 0, "Running", 0, 3);
 	decide(&s, &p);
 	assert_string_equal(p.events[0].action, "Observe");
-}
-
-/* Object names: the AjJob's when it is a short DNS label, else made one. */
-static void object_names_derive_from_the_ajjob_alone(void **state)
-{
-	char a[64], b[64], c[64];
-	const char *sixty = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-
-	(void)state;
-	aj_runner_object_name("train-1", 45, a, sizeof(a));
-	assert_string_equal(a, "train-1");
-	aj_runner_object_name("Train.x", 45, a, sizeof(a));
-	assert_string_equal(a, "j--rain-x");
-	aj_runner_object_name("7b", 45, a, sizeof(a));
-	assert_string_equal(a, "j-7b");
-	/* too long: 36 characters, '-', 8 hex digits of a hash of the whole name */
-	aj_runner_object_name(sixty, 45, a, sizeof(a));
-	aj_runner_object_name(sixty, 45, b, sizeof(b));
-	assert_int_equal(strlen(a), 45);
-	assert_int_equal(strncmp(a, sixty, 36), 0);
-	assert_int_equal(a[36], '-');
-	assert_string_equal(a, b);
-	aj_runner_object_name("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", 45, c, sizeof(c));
-	assert_string_not_equal(a, c);
-	/* a shorter limit for another runner */
-	aj_runner_object_name(sixty, 20, a, sizeof(a));
-	assert_int_equal(strlen(a), 20);
-}
-
-static void rejections_that_fail_the_ajjob(void **state)
-{
-	static const struct {
-		long code;
-		int rejected;
-	} codes[] = {
-		{ 400, 1 }, { 403, 1 }, { 422, 1 }, { 413, 1 },
-		{ 401, 0 }, { 404, 0 }, { 409, 0 }, { 429, 0 },
-		{ 0, 0 }, { 500, 0 }, { 503, 0 }, { 504, 0 }, { 200, 0 },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		if (aj_create_rejected(codes[i].code) != codes[i].rejected)
-			fail_msg("HTTP %ld: rejected %d, expected %d", codes[i].code,
-				 !codes[i].rejected, codes[i].rejected);
 }
 
 static void the_failed_pod_is_the_first_to_fail(void **state)
@@ -668,40 +628,6 @@ static void the_plan_carries_the_tasks(void **state)
 	assert_int_equal(p.nr_tasks, 0);
 }
 
-/* A finished AjJob's time to live, like a batch/v1 Job's; the clock is 1000. */
-static void finished_ajjobs_are_deleted_when_their_time_is_up(void **state)
-{
-	static const struct {
-		const char *name;
-		long long ttl, dflt, finished;
-		int want;
-		long long wait;
-	} ttls[] = {
-		{ "not due: come back for the rest", 30, 0, 990, AJ_TTL_WAIT, 20 },
-		{ "due to the second: delete", 10, 0, 990, AJ_TTL_DELETE, 0 },
-		{ "long overdue (a restarted controller): delete", 10, 0, 100, AJ_TTL_DELETE, 0 },
-		{ "0: never", 0, 0, 100, AJ_TTL_KEEP, 0 },
-		{ "not set, no default: never", -1, 0, 100, AJ_TTL_KEEP, 0 },
-		{ "not set: the controller's default", -1, 60, 990, AJ_TTL_WAIT, 50 },
-		{ "the field overrides the default", 5, 60, 990, AJ_TTL_DELETE, 0 },
-		{ "0 in the field keeps it despite a default", 0, 60, 100, AJ_TTL_KEEP, 0 },
-		{ "clock skew: finished ahead of now, the whole time from then", 10, 0, 1030,
-		  AJ_TTL_WAIT, 40 },
-		{ "finish time unknown: kept", 10, 0, 0, AJ_TTL_KEEP, 0 },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(ttls) / sizeof(ttls[0]); i++) {
-		long long wait = -1;
-		int d = aj_decide_ttl(ttls[i].ttl, ttls[i].dflt, ttls[i].finished, 1000, &wait);
-
-		if (d != ttls[i].want || wait != ttls[i].wait)
-			fail_msg("%s: %d wait %lld, expected %d wait %lld", ttls[i].name, d, wait,
-				 ttls[i].want, ttls[i].wait);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,13 +636,10 @@ int main(void)
 		cmocka_unit_test(submission_steps_in_order),
 		cmocka_unit_test(storage_secrets_are_renewed_when_due),
 		cmocka_unit_test(events_name_their_action),
-		cmocka_unit_test(object_names_derive_from_the_ajjob_alone),
-		cmocka_unit_test(rejections_that_fail_the_ajjob),
 		cmocka_unit_test(the_failed_pod_is_the_first_to_fail),
 		cmocka_unit_test(the_scheduler_reason_from_podgroup_or_events),
 		cmocka_unit_test(the_tasks_of_a_volcano_job),
 		cmocka_unit_test(the_plan_carries_the_tasks),
-		cmocka_unit_test(finished_ajjobs_are_deleted_when_their_time_is_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../peers/azure_test.h"
+#include "../../peers/azure_test.h"
 #include "azure/blob.h"
 #include "azure/credential.h"
 #include "azure/sas.h"

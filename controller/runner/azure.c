@@ -1,7 +1,9 @@
-/* The azure runner (runner_azure.h): a pure decide() and the steps around azure_forward.h. */
-#include "runner_azure.h"
+/* The azure runner (azure.h): a pure decide() and the steps around azure_forward.h. */
+#include "azure.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -319,6 +321,69 @@ static int cancel(struct aj_run *run, struct aj_errors *err)
 	return 0;
 }
 
+/* --- configuration --- */
+
+/* A poll interval: seconds, at least a tenth. 0 / -1. */
+static int poll_seconds(const char *v, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || !(d >= 0.1))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+static int check_poll(const char *v)
+{
+	double d;
+
+	return poll_seconds(v, &d);
+}
+
+enum { OPT_WORKSPACE, OPT_ALLOW, OPT_ARM_ENDPOINT, OPT_POLL };
+
+static const struct aj_runner_option options[] = {
+	[OPT_WORKSPACE] = { "azure-workspace", "AJ_AZURE_WORKSPACE", "S/RG/W", "default workspace",
+			    NULL },
+	[OPT_ALLOW] = { "azure-allow", "AJ_AZURE_ALLOW", "RULES", "NS=workspace:S/RG/W,vc:S/RG/VC;...",
+			NULL },
+	[OPT_ARM_ENDPOINT] = { "azure-arm-endpoint", "AJ_AZURE_ARM_ENDPOINT", "URL", "ARM endpoint",
+			       NULL },
+	[OPT_POLL] = { "azure-poll", "AJ_AZURE_POLL_SECONDS", "SECONDS",
+		       "job status poll interval (30)", check_poll },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+/* The forwarder, with a workspace; none (aml and sing not served) without. */
+static int configure(const char *const *values, const struct aj_runner_env *env, void **config,
+		     struct aj_errors *err)
+{
+	struct aj_azure_opts o = { values[OPT_WORKSPACE], values[OPT_ALLOW],
+				   values[OPT_ARM_ENDPOINT], env->ca_file, env->identity_client_id,
+				   0 };
+	struct aj_azure_forwarder *f;
+
+	*config = NULL;
+	if (!o.workspace)
+		return 0;
+	if (values[OPT_POLL] && poll_seconds(values[OPT_POLL], &o.poll_seconds))
+		return aj_errors_add(err, NULL, "--azure-poll: \"%s\" is not a number of seconds "
+				     "of at least 0.1", values[OPT_POLL]);
+	if (aj_azure_forwarder_new(&o, env->tokens, &f, err))
+		return -1;
+	*config = f;
+	return 0;
+}
+
+static void config_free(void *config)
+{
+	aj_azure_forwarder_free(config);
+}
+
 static const char *const service_names[] = { "aml", "sing", NULL };
 
 const struct aj_runner aj_runner_azure = {
@@ -328,7 +393,12 @@ const struct aj_runner aj_runner_azure = {
 	.reason_prefix = "AzureJob",
 	.status_member = "azure",
 	.finalizer = AJ_AZURE_FINALIZER,
-	.configured = 1,
+	.member_whole = 1,
+	.options_title = "Azure ML / Singularity forwarding (on with a workspace; identity from "
+			 "AZURE_* variables):",
+	.options = options,
+	.configure = configure,
+	.config_free = config_free,
 	.decide = decide,
 	.observe = observe,
 	.act = act,

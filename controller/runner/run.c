@@ -1,0 +1,112 @@
+/*
+ * run.c - what the runners may use of the reconcile in hand (runner.h):
+ * its parts, and the API calls every runner may make about its AjJob.
+ */
+#include "run.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "kube/client.h"
+#include "resources.h"
+
+struct aj_kube *aj_run_kube(struct aj_run *run)
+{
+	return run->k;
+}
+
+const char *aj_run_ns(const struct aj_run *run)
+{
+	return run->v.ns;
+}
+
+struct aj_run_scratch *aj_run_scratch(struct aj_run *run)
+{
+	return &run->scratch;
+}
+
+const char *aj_run_key(const struct aj_run *run)
+{
+	return run->rep.key;
+}
+
+const struct aj_ajjob_view *aj_run_ajjob(const struct aj_run *run)
+{
+	return &run->v;
+}
+
+const struct aj_jobspec *aj_run_spec(const struct aj_run *run)
+{
+	return run->objects ? &run->pl.spec : NULL;
+}
+
+cJSON *aj_run_built(const struct aj_run *run)
+{
+	return run->objects;
+}
+
+void *aj_run_config(const struct aj_run *run)
+{
+	return run->config;
+}
+
+int aj_run_pods(struct aj_run *run, const char *selector, cJSON **out, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_pods, run->v.ns, NULL, NULL };
+	struct aj_kube_list_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.label_selector = selector;
+	return aj_kube_list_all(run->k, &ref, &o, out, NULL, err);
+}
+
+int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { run->runner->owns, run->v.ns, run->job, NULL };
+	/* Foreground: the object goes only once the garbage collector removed its pods */
+	struct aj_kube_delete_opts o = { AJ_KUBE_PROPAGATION_FOREGROUND, NULL, NULL };
+	struct aj_kube_status ks;
+	struct aj_errors derr = AJ_ERRORS_INIT;
+	int r;
+
+	aj_kube_status_init(&ks);
+	r = aj_kube_delete(run->k, &ref, &o, NULL, &ks, &derr);
+	if (r && ks.reason == AJ_KUBE_NOT_FOUND)
+		r = 0;   /* already gone: the next turn sees it */
+	else
+		aj_errors_splice(err, &derr);
+	aj_errors_release(&derr);
+	aj_kube_status_release(&ks);
+	return r;
+}
+
+int aj_run_patch_ajjob(struct aj_run *run, cJSON *patch, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, NULL };
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(patch, "metadata"), *out = NULL;
+	const char *rv;
+	char *copy;
+	int ret;
+
+	if (!meta)
+		meta = cJSON_AddObjectToObject(patch, "metadata");
+	if (!meta || !cJSON_AddStringToObject(meta, "resourceVersion", run->rep.rv)) {
+		cJSON_Delete(patch);
+		return aj_errors_oom(err);
+	}
+	ret = aj_kube_patch(run->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
+	cJSON_Delete(patch);
+	rv = aj_json_str(aj_json_get(out, "metadata"), "resourceVersion");
+	if (!ret && rv) {
+		if (!(copy = aj_strdup(rv))) {
+			ret = aj_errors_oom(err);
+		} else {
+			aj_free(run->rep.rv);
+			run->rep.rv = copy;
+		}
+	}
+	cJSON_Delete(out);
+	return ret;
+}

@@ -1,0 +1,118 @@
+/*
+ * aj_reconcile (controller/reconcile.c) with the volcano runner, end to end
+ * against a fake API server (tests/peers/ajjob_peer.py): each turn feeds the
+ * cache as the watches would, reconciles once, and checks what was written
+ * to the server (the Volcano Job, the AjJob's status, the Events) and the
+ * one action the worker would queue. Expected values are written by hand
+ * from docs/controller.md.
+ */
+#include "support.h"
+
+#include <string.h>
+
+#include "api.h"
+#include "core/json.h"
+#include "runner/volcano.h"
+
+#define AJJOB "/apis/aj.dev/v1alpha1/namespaces/ml/ajjobs/train"
+#define VCJOB "/apis/batch.volcano.sh/v1alpha1/namespaces/ml/jobs/train"
+
+static void a_volcano_ajjob_from_creation_to_expiry(void **state)
+{
+	struct aj_test_api a;
+	cJSON *job, *ajjob;
+
+	(void)state;
+	aj_test_api_start(&a, aj_test_api_train("volcano"));
+	aj_test_api_watch_ajjob(&a, AJJOB);
+
+	/* new: resolved, built and created; its status waits behind other creates */
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 0, AJ_ACTION_LOW);
+	job = aj_test_api_get(&a, VCJOB);
+	assert_non_null(job);
+	assert_string_equal(aj_json_str(cJSON_GetArrayItem(aj_json_get(aj_json_get(job, "metadata"),
+					 "ownerReferences"), 0), "uid"), "u-1");
+	assert_string_equal(aj_json_str(aj_json_get(job, "spec"), "schedulerName"), "volcano");
+	cJSON_Delete(job);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_null(aj_json_get(ajjob, "status"));
+	cJSON_Delete(ajjob);
+
+	/* the watch brings the Volcano Job: recorded, and looked at again after the grace */
+	aj_test_api_watch_owned(&a, &aj_runner_volcano, VCJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, AJ_REASON_GRACE + 1, AJ_ACTION_IDLE);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_test_status_of(ajjob, "phase"), "Submitted");
+	assert_string_equal(aj_test_status_of(ajjob, "backend"), "volcano");
+	assert_string_equal(aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "volcano"),
+					"jobName"), "train");
+	cJSON_Delete(ajjob);
+	aj_test_api_events_are(&a, "ml", "VolcanoJobCreated");
+
+	/* Running */
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_patch(&a, VCJOB, "{\"status\": {\"state\": {\"phase\": \"Running\"}}}");
+	aj_test_api_watch_owned(&a, &aj_runner_volcano, VCJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_test_status_of(ajjob, "phase"), "Running");
+	assert_string_equal(aj_test_status_of(ajjob, "message"), "Volcano Job train is Running");
+	cJSON_Delete(ajjob);
+	aj_test_api_events_are(&a, "ml", "VolcanoJobCreated VolcanoJobRunning");
+
+	/* Completed: Succeeded, told once */
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_patch(&a, VCJOB, "{\"status\": {\"state\": {\"phase\": \"Completed\"}}}");
+	aj_test_api_watch_owned(&a, &aj_runner_volcano, VCJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_test_status_of(ajjob, "phase"), "Succeeded");
+	cJSON_Delete(ajjob);
+	aj_test_api_events_are(&a, "ml", "VolcanoJobCompleted VolcanoJobCreated VolcanoJobRunning");
+
+	/* finished: kept (no time to live), then kept for one, then deleted once it is up */
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL);
+	a.rec.ttl_after_finished = 600;
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 600, AJ_ACTION_NORMAL);
+	a.rec.ttl_after_finished = 0;
+	aj_test_api_patch(&a, AJJOB, "{\"spec\": {\"ttlSecondsAfterFinished\": 1}}");
+	aj_test_api_patch(&a, AJJOB, "{\"status\": {\"conditions\": [{\"type\": \"Succeeded\", "
+			  "\"status\": \"True\", \"lastTransitionTime\": \"2020-01-01T00:00:00Z\"}]}}");
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL);
+	assert_null(aj_test_api_get(&a, AJJOB));
+	aj_test_api_events_are(&a, "ml", "Expired VolcanoJobCompleted VolcanoJobCreated VolcanoJobRunning");
+	aj_test_api_stop(&a);
+}
+
+/* An AjJob that resolves to no runner is failed, under the table's first service. */
+static void an_unresolvable_ajjob_fails_without_a_runner(void **state)
+{
+	struct aj_test_api a;
+	cJSON *ajjob;
+
+	(void)state;
+	aj_test_api_start(&a, aj_test_api_train("volcano"));
+	aj_test_api_patch(&a, AJJOB, "{\"spec\": {\"template\": {\"base\": [], \"config\": "
+			  "{\"target\": {\"service\": \"nowhere\"}}}}}");
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_test_status_of(ajjob, "phase"), "Failed");
+	assert_string_equal(aj_test_status_of(ajjob, "backend"), aj_runner_default_service());
+	cJSON_Delete(ajjob);
+	aj_test_api_events_are(&a, "ml", "InvalidTemplate");
+	assert_null(aj_test_api_get(&a, VCJOB));
+	aj_test_api_stop(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_volcano_ajjob_from_creation_to_expiry),
+		cmocka_unit_test(an_unresolvable_ajjob_fails_without_a_runner),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
