@@ -568,18 +568,6 @@ static char *script(const struct aj_jobspec *spec, const struct role *r, const c
 	return aj_buf_detach(&b, NULL);
 }
 
-/* A NoSchedule taint of key (any value when value is NULL) */
-static void add_toleration(cJSON *tols, const char *key, const char *value, int *oom)
-{
-	cJSON *t = aj_body_add_object(tols, NULL, oom);
-
-	aj_body_add_string(t, "key", key, oom);
-	aj_body_add_string(t, "operator", value ? "Equal" : "Exists", oom);
-	if (value)
-		aj_body_add_string(t, "value", value, oom);
-	aj_body_add_string(t, "effect", "NoSchedule", oom);
-}
-
 struct build {
 	const struct aj_jobspec *spec;
 	const struct aj_pod_shape *shape;
@@ -826,12 +814,12 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	}
 	tols = aj_body_add_array(pod, "tolerations", &bd->oom);
 	if (r->gpus > 0)
-		add_toleration(tols, "nvidia.com/gpu", NULL, &bd->oom);
+		aj_body_add_toleration(tols, "nvidia.com/gpu", NULL, &bd->oom);
 	if (r->rdma)
-		add_toleration(tols, "rdma", NULL, &bd->oom);
+		aj_body_add_toleration(tols, "rdma", NULL, &bd->oom);
 	/* nodes dedicated by a taint named as the label that selects them (the local real node) */
 	for (v = nodes ? nodes->child : NULL; v; v = v->next)
-		add_toleration(tols, v->string, v->valuestring, &bd->oom);
+		aj_body_add_toleration(tols, v->string, v->valuestring, &bd->oom);
 	vols = aj_body_add_array(pod, "volumes", &bd->oom);
 	v = aj_body_add_object(vols, NULL, &bd->oom);
 	aj_body_add_string(v, "name", "dshm", &bd->oom);

@@ -684,6 +684,39 @@ static void max_retry_errors(void **state)
 	"jobs: [{sku: C1, submit_args: {env: {AMLT_PERSISTENT_VOLUME_NAME: team-pvc, " \
 	"AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/shared}" extra "}}]}"
 
+/* The helper pod goes where the job's pods go: target.node_selector, with its tolerations. */
+static void helper_pod_follows_node_selector(void **state)
+{
+	struct aj_shape_args args = { 1, 0, 0 };
+	struct aj_jobspec s;
+	cJSON *pod;
+
+	(void)state;
+	aj_test_spec(SHARED(""), &args, NULL, 0, &s);
+	pod = aj_code_helper_pod(&s, "aj-code-x", "ns");
+	assert_non_null(pod);
+	assert_null(aj_test_json_at(pod, "spec.nodeSelector"));
+	assert_null(aj_test_json_at(pod, "spec.tolerations"));
+	cJSON_Delete(pod);
+	aj_jobspec_release(&s);
+
+	aj_test_spec("config: {target: {gpus_per_node: 0, node_selector: {aj.dev/node: real}}, "
+		     "environment: {image: x}, jobs: [{sku: C1, submit_args: {env: "
+		     "{AMLT_PERSISTENT_VOLUME_NAME: team-pvc, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/shared}}}]}",
+		     &args, NULL, 0, &s);
+	pod = aj_code_helper_pod(&s, "aj-code-x", "ns");
+	assert_non_null(pod);
+	assert_int_equal(aj_test_json_size(pod, "spec.nodeSelector"), 1);
+	assert_string_equal(aj_test_json_str(pod, "spec.nodeSelector.\"aj.dev/node\""), "real");
+	assert_int_equal(aj_test_json_size(pod, "spec.tolerations"), 1);
+	assert_string_equal(aj_test_json_str(pod, "spec.tolerations[0].key"), "aj.dev/node");
+	assert_string_equal(aj_test_json_str(pod, "spec.tolerations[0].operator"), "Equal");
+	assert_string_equal(aj_test_json_str(pod, "spec.tolerations[0].value"), "real");
+	assert_string_equal(aj_test_json_str(pod, "spec.tolerations[0].effect"), "NoSchedule");
+	cJSON_Delete(pod);
+	aj_jobspec_release(&s);
+}
+
 /* seed "Volcano example": code goes helper pod -> PVC -> each pod's work directory */
 static void code_from_shared_volume(void **state)
 {
@@ -1646,6 +1679,7 @@ int main(void)
 		cmocka_unit_test(kubernetes_names_are_checked),
 		cmocka_unit_test(lifecycle_policies),
 		cmocka_unit_test(max_retry_errors),
+		cmocka_unit_test(helper_pod_follows_node_selector),
 		cmocka_unit_test(code_from_shared_volume),
 		cmocka_unit_test(code_volume_errors),
 		cmocka_unit_test(code_digest_errors),
