@@ -9,10 +9,11 @@
 #   --packages L    packages on top of the minbase variant (essential packages, apt, bash, coreutils, tar...)
 #   --tag NAME      a name the archive gives the image (repeatable; default docker.io/library/debian:SUITE)
 #   --print-id      print the image id (sha256:... of its config) on stdout
-# The root file system is cached by content under ${XDG_CACHE_HOME:-~/.cache}/aj/debian-images: the suite,
-# the package list, the mirror and the Date of each suite's Release file (the snapshot of Debian it was made
-# from; SOURCE_DATE_EPOCH makes the tar reproducible). A second call reuses it; when the mirror cannot be
-# reached the newest cached one of the same suite and packages is used, and said so.
+# The root file system is cached by content under ${XDG_CACHE_HOME:-~/.cache}/aj/debian-images
+# (AJ_TOOLS_CACHE replaces .../aj): the suite, the package list, the mirror, this recipe and the Date of
+# each suite's Release file (the snapshot of Debian it was made from; SOURCE_DATE_EPOCH makes the tar
+# reproducible). A second call reuses it; when the mirror cannot be reached the newest cached one of the
+# same suite and packages is used, and said so.
 # Mirror: AJ_DEBIAN_MIRROR (default http://deb.debian.org/debian; security: AJ_DEBIAN_SECURITY_MIRROR).
 set -euo pipefail
 me=debian-image
@@ -60,11 +61,20 @@ for s in "${sources[@]}"; do
   dates+=("$(date -u -d "$d" +%Y%m%dT%H%M%SZ)")
 done
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/aj/debian-images
+# Documentation, manuals and translations are left out (as in Debian's -slim images): nothing in a
+# container reads them. The dpkg setting stays in the image, so packages installed later skip them too.
+# No device nodes in the layer: runtimes give containers their own /dev, and an unprivileged engine
+# cannot make them when it unpacks the layer.
+recipe=(--variant=minbase --skip=output/dev --aptopt='Acquire::Languages "none"'
+        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
+        --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/info/*'
+        --dpkgopt='path-exclude=/usr/share/locale/*')
+cache=${AJ_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aj}/debian-images
 mkdir -p "$cache"
 arch=$(dpkg --print-architecture)
-# Entries are SUITE-ARCH-HASH-DATE: HASH covers packages and mirrors, DATE the newest Release among them.
-what=$(sha256sum <<<"$arch|$packages|${sources[*]}" | cut -c1-12)
+# Entries are SUITE-ARCH-HASH-DATE: HASH covers the recipe, packages and mirrors, DATE the newest
+# Release among them.
+what=$(sha256sum <<<"$arch|$packages|${sources[*]}|${recipe[*]}" | cut -c1-12)
 if ((reachable)); then
   snapshot=$(printf '%s\n' "${dates[@]}" | sort | tail -n1)
   key=$suite-$arch-$what-$snapshot-$(sha256sum <<<"${dates[*]}" | cut -c1-8)
@@ -84,10 +94,7 @@ if [[ ! -f $entry/config.json ]]; then
   mkdir -p "$tmp"
   echo "$me: making the $suite image (${packages:-minbase only}) with mmdebstrap (about 20-60 s; log: $tmp/mmdebstrap.log)" >&2
   epoch=$(date -u -d "${snapshot:0:4}-${snapshot:4:2}-${snapshot:6:2} ${snapshot:9:2}:${snapshot:11:2}:${snapshot:13:2}" +%s)
-  # No device nodes in the layer: runtimes give containers their own /dev, and an unprivileged
-  # engine cannot make them when it unpacks the layer.
-  if ! SOURCE_DATE_EPOCH=$epoch mmdebstrap --variant=minbase --skip=output/dev \
-      ${packages:+--include="$packages"} "$suite" "$tmp/layer.tar" "${sources[@]}" \
+  if ! SOURCE_DATE_EPOCH=$epoch mmdebstrap "${recipe[@]}" ${packages:+--include="$packages"} "$suite" "$tmp/layer.tar" "${sources[@]}" \
       </dev/null >"$tmp/mmdebstrap.log" 2>&1; then
     cause=$(grep -m1 -E '^E: ' "$tmp/mmdebstrap.log" | cut -c1-200 || true)
     die "mmdebstrap could not make the $suite image: ${cause:-see $tmp/mmdebstrap.log}"
