@@ -9,7 +9,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
 if [ "${1:-}" = "--test" ]; then
   # libclang-rt-dev: the sanitizer and libFuzzer runtimes, which clang only recommends;
   # libtsan2: gcc's ThreadSanitizer runtime (build-essential brings it on amd64, named here).
-  pkgs+=(libtsan2 clang libclang-rt-dev valgrind cppcheck iproute2 golang-go python3 python3-venv python3-yaml zsh groff-base man-db buildah mmdebstrap)
+  pkgs+=(libtsan2 clang libclang-rt-dev valgrind cppcheck iproute2 golang-go python3 python3-venv python3-yaml zsh groff-base man-db buildah mmdebstrap containerd runc)
 fi
 
 missing=()
