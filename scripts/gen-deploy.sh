@@ -35,8 +35,8 @@ render() {
     grep -v -e '^ *helm\.sh/chart: ' -e '^ *app\.kubernetes\.io/managed-by: '
 }
 
-{ header "templates/serviceaccount.yaml, templates/rbac.yaml"
-  render -s templates/serviceaccount.yaml -s templates/rbac.yaml; } >"$out/deploy/rbac.yaml"
+{ header "templates/serviceaccount.yaml, templates/rbac.yaml, templates/lease.yaml"
+  render -s templates/serviceaccount.yaml -s templates/rbac.yaml -s templates/lease.yaml; } >"$out/deploy/rbac.yaml"
 { header "templates/deployment.yaml, templates/service.yaml"
   render -s templates/deployment.yaml -s templates/service.yaml; } >"$out/deploy/controller.yaml"
 { header "the release namespace"

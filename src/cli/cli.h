@@ -40,6 +40,8 @@
 
 struct aj_errors;
 struct aj_kube;
+struct aj_kube_config;
+struct aj_kube_config_opts;
 struct aj_node;
 struct aj_source;
 
@@ -302,6 +304,13 @@ int aj_cli_attach(cJSON *obj, const char *key, cJSON *item);
 cJSON *aj_cli_jobspec_json(const struct aj_jobspec *s);
 
 /*
+ * aj_kube_config_load() as kubectl loads: a cluster's insecure-skip-tls-verify
+ * is honoured, with one warning line on stderr naming the server and the
+ * kubeconfig. 0 / -1.
+ */
+int aj_cli_kube_config_load(struct aj_kube_config *cfg,
+			    struct aj_kube_config_opts *co, struct aj_errors *err);
+/*
  * Connect k to the cluster the options name: --kubeconfig (else KUBECONFIG,
  * ~/.kube/config), --context, else `context` (the template's
  * target.context, at `context_node` for messages; both may be NULL), else
@@ -373,6 +382,8 @@ void aj_cli_progress_format(char *out, size_t cap, const char *what, uint64_t fi
  * submission prints only its error).
  */
 struct aj_kube;
+struct aj_kube_config;
+struct aj_kube_config_opts;
 struct aj_archive_result;
 int aj_cli_code_digest(struct aj_pipeline *pl, struct aj_errors *err);
 int aj_cli_code_archive(const struct aj_jobspec *spec, int fd, struct aj_archive_result *res,

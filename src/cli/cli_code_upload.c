@@ -421,7 +421,7 @@ static int upload_run(const struct aj_cli_opts *o, const char *canonical, struct
 		aj_kube_config_opts_from_env(&ko);
 		ko.context = pl.spec.target.context;
 		ko.namespace = o->namespace_ ? o->namespace_ : pl.spec.target.namespace_;
-		rc = aj_kube_global_init(err) || aj_kube_config_load(&cfg, &ko, err) ||
+		rc = aj_kube_global_init(err) || aj_cli_kube_config_load(&cfg, &ko, err) ||
 		     aj_kube_init(&k, &cfg, err);
 		have_kube = !rc;
 	}

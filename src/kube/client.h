@@ -9,7 +9,8 @@
  *
  * One struct aj_kube holds one reused curl easy handle (connection reuse,
  * one TLS handshake for many requests). It is NOT thread-safe: use one
- * client per thread. The server certificate is always verified; inline CA,
+ * client per thread. The server certificate is verified (unless the
+ * configuration has insecure-skip-tls-verify, which only the CLI allows); inline CA,
  * certificate and key data are handed to curl as memory blobs, so no key
  * is ever written to a temporary file. The bearer token is re-read from its
  * file (in-cluster, tokenFile) when the file changes, checked at most every

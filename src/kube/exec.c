@@ -329,7 +329,7 @@ int aj_exec_run(struct aj_kube *k, const struct aj_exec_request *r,
 		res->out.max = r->out_max;
 		res->err.max = r->out_max;
 	}
-	if (aj_ws_server_parse(k->cfg.server, "exec", &sv, err) || build_path(&path, r) ||
+	if (aj_ws_server_parse(&k->cfg, "exec", &sv, err) || build_path(&path, r) ||
 	    aj_kube_token_refresh(k, 0, &changed, err))
 		goto out;
 	s.bearer = k->cfg.token;

@@ -354,7 +354,7 @@ static int kc_file_or_data(struct kc *kc, const struct kc_entry *e,
 }
 
 static int kc_cluster(struct kc *kc, const struct kc_entry *e,
-		      struct aj_kube_config *cfg)
+		      const struct aj_kube_config_opts *o, struct aj_kube_config *cfg)
 {
 	const struct aj_node *insecure = aj_node_get(e->body, "insecure-skip-tls-verify");
 	const char *server;
@@ -362,11 +362,15 @@ static int kc_cluster(struct kc *kc, const struct kc_entry *e,
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s.insecure-skip-tls-verify", e->path);
-	if (insecure && insecure->type != AJ_NODE_NULL &&
-	    (insecure->type != AJ_NODE_BOOL || insecure->v.boolean))
+	if (insecure && insecure->type != AJ_NODE_NULL) {
+		if (expect_type(kc->err, insecure, path, AJ_NODE_BOOL))
+			return -1;
+		cfg->insecure = insecure->v.boolean;
+	}
+	if (cfg->insecure && !o->allow_insecure)
 		return aj_node_error(kc->err, insecure, path,
-			       "refused: TLS verification cannot be turned off; "
-			       "give the cluster's CA with certificate-authority "
+			       "refused: the controller never turns TLS verification "
+			       "off; give the cluster's CA with certificate-authority "
 			       "or certificate-authority-data");
 	if (get_str(kc->err, e->body, e->path, "server", &server))
 		return -1;
@@ -383,8 +387,15 @@ static int kc_cluster(struct kc *kc, const struct kc_entry *e,
 	cfg->server = aj_strndup(server, len);
 	if (!cfg->server)
 		return aj_errors_oom(kc->err);
-	return kc_file_or_data(kc, e, "certificate-authority", &cfg->ca_file,
-			       &cfg->ca);
+	if (kc_file_or_data(kc, e, "certificate-authority", &cfg->ca_file, &cfg->ca))
+		return -1;
+	/* As client-go: a CA says "verify with this", which contradicts the flag. */
+	snprintf(path, sizeof(path), "%s.insecure-skip-tls-verify", e->path);
+	if (cfg->insecure && (cfg->ca_file || cfg->ca.data))
+		return aj_node_error(kc->err, insecure, path,
+			       "set either insecure-skip-tls-verify or a "
+			       "certificate-authority, not both");
+	return 0;
 }
 
 int aj_kube_read_token(const char *file, char **out, struct aj_errors *err)
@@ -516,7 +527,7 @@ static int kc_resolve(struct kc *kc, const struct aj_kube_config_opts *o,
 		aj_node_error(kc->err, cl.item, cl.path, "required");
 		goto out;
 	}
-	if (kc_cluster(kc, &cl, cfg))
+	if (kc_cluster(kc, &cl, o, cfg))
 		goto out;
 	if (user && *user) {
 		snprintf(path, sizeof(path), "%s.user", ctx.path);

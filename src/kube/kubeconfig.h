@@ -13,9 +13,11 @@
  *  - in-cluster: KUBERNETES_SERVICE_HOST/PORT and the service account
  *    directory (token, ca.crt, namespace).
  *
- * The server certificate is always verified. A cluster that asks for
- * insecure-skip-tls-verify is refused, and so are credentials this client
- * cannot honour (exec plugins, auth providers, basic auth) rather than
+ * The server certificate is verified unless a cluster sets
+ * insecure-skip-tls-verify and the caller allows it (the CLI does, as
+ * kubectl does, and warns; the controller never does, and in-cluster
+ * configuration has no such setting). Credentials this client cannot honour
+ * (exec plugins, auth providers, basic auth) are refused rather than
  * silently connecting without them. Errors name file:line and key path.
  *
  * Ownership: the config owns every string and blob; aj_kube_config_release()
@@ -49,6 +51,7 @@ struct aj_kube_config {
 	struct aj_kube_blob key;
 	char *token;         /* secret; NULL when none */
 	char *token_file;    /* re-read by the client when it changes */
+	int insecure;        /* insecure-skip-tls-verify: the server is not verified */
 };
 
 struct aj_kube_config_opts {
@@ -61,6 +64,8 @@ struct aj_kube_config_opts {
 	const char *service_host;    /* KUBERNETES_SERVICE_HOST, or NULL */
 	const char *service_port;    /* KUBERNETES_SERVICE_PORT, or NULL */
 	const char *serviceaccount_dir; /* NULL: the standard directory */
+	/* Honour a cluster's insecure-skip-tls-verify (0: refuse it). */
+	int allow_insecure;
 };
 
 #define AJ_KUBE_SERVICEACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"

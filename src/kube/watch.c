@@ -125,7 +125,7 @@ int aj_watch_loop_init(struct aj_watch_loop *l, struct aj_kube *k,
 	io = aj_calloc(1, sizeof(*io));
 	if (!io)
 		return aj_errors_oom(err);
-	if (aj_ws_server_parse(k->cfg.server, "watch", &io->server, err) ||
+	if (aj_ws_server_parse(&k->cfg, "watch", &io->server, err) ||
 	    !(io->ctx = aj_ws_context_new(&k->cfg, &io->server, protocols, "watch", err))) {
 		aj_free(io);
 		return -1;

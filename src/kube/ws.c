@@ -11,14 +11,15 @@
 
 #define WS_FD_LIMIT 1024
 
-int aj_ws_server_parse(const char *url, const char *what,
+int aj_ws_server_parse(const struct aj_kube_config *cfg, const char *what,
 		       struct aj_ws_server *sv, struct aj_errors *err)
 {
-	const char *p, *h, *hend, *port;
+	const char *url = cfg->server, *p, *h, *hend, *port;
 	char *end;
 	long v;
 
 	memset(sv, 0, sizeof(*sv));
+	sv->insecure = cfg->insecure;
 	if (!strncmp(url, "https://", 8)) {
 		sv->tls = 1;
 		p = url + 8;
@@ -124,6 +125,9 @@ struct lws *aj_ws_connect(struct lws_context *ctx, const struct aj_ws_server *sv
 	/* A WebSocket upgrade is an HTTP/1.1 request: never negotiate h2. */
 	ci.alpn = "http/1.1";
 	ci.ssl_connection = sv->tls ? LCCSCF_USE_SSL : 0;
+	if (sv->tls && sv->insecure)
+		ci.ssl_connection |= LCCSCF_ALLOW_SELFSIGNED | LCCSCF_ALLOW_EXPIRED |
+				     LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK | LCCSCF_ALLOW_INSECURE;
 	ci.protocol = subprotocol;
 	ci.local_protocol_name = local_protocol;
 	ci.opaque_user_data = user;

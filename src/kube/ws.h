@@ -5,7 +5,8 @@
  * context.
  *
  * A context carries the TLS material of the configuration: the CA (file or
- * inline data) that verifies the server, which is always checked, and the
+ * inline data) that verifies the server (unless the configuration has
+ * insecure-skip-tls-verify, which only the CLI allows), and the
  * client certificate and key (files or inline data, handed to lws from
  * memory, never written out). The bearer token is not part of the context:
  * it is added to each handshake, so a rotated token is used by the next
@@ -26,13 +27,17 @@ struct aj_kube_config;
 /* The server URL split for lws: "https://[::1]:6443/prefix". */
 struct aj_ws_server {
 	int tls;
+	int insecure;         /* the configuration's insecure-skip-tls-verify */
 	char host[256];       /* without IPv6 brackets */
 	int port;
 	const char *prefix;   /* path before the API paths ("" when none) */
 };
 
-/* Split an http(s) URL; errors name what (e.g. "exec") and the URL. 0 / -1. */
-int aj_ws_server_parse(const char *url, const char *what,
+/*
+ * Split cfg's http(s) server URL and take its TLS verification setting;
+ * errors name what (e.g. "exec") and the URL. 0 / -1.
+ */
+int aj_ws_server_parse(const struct aj_kube_config *cfg, const char *what,
 		       struct aj_ws_server *sv, struct aj_errors *err);
 
 /*

@@ -3,7 +3,10 @@
  * by a KUBECONFIG list, so merging is exercised too; the second part, when
  * present, may also carry a context name on its first line ("#ctx NAME").
  * A successful load must give a server and a namespace; a failure must say
- * why. The base64 decoder of the inline *-data fields runs on the raw input too.
+ * why. Each input loads as the controller does (insecure-skip-tls-verify
+ * refused) and as the CLI does (honoured): what the first accepts the second
+ * accepts the same, and an insecure result never carries a CA. The base64
+ * decoder of the inline *-data fields runs on the raw input too.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -61,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct aj_errors err = AJ_ERRORS_INIT;
 	const uint8_t *sep = NULL, *q;
 	char ctx[64];
+	int ok = 0;
 
 	aj_alloc_hook_cjson();
 	if (!*dir)
@@ -86,15 +90,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unlink(file_b);
 	}
 	o.kubeconfig_env = list;
-	if (aj_kube_config_load(&cfg, &o, &err)) {
-		if (aj_errors_empty(&err))
+	for (o.allow_insecure = 0; o.allow_insecure < 2; o.allow_insecure++) {
+		int strict_ok = ok;
+
+		ok = !aj_kube_config_load(&cfg, &o, &err);
+		if (!ok && aj_errors_empty(&err))
 			abort();
-	} else {
-		if (!cfg.server || !cfg.namespace)
+		if (ok && (!cfg.server || !cfg.namespace ||
+			   (cfg.insecure && (cfg.ca_file || cfg.ca.data)) ||
+			   (cfg.insecure && !o.allow_insecure)))
 			abort();
-		aj_kube_config_release(&cfg);
+		if (o.allow_insecure && strict_ok && (!ok || cfg.insecure))
+			abort();
+		if (ok)
+			aj_kube_config_release(&cfg);
+		aj_errors_release(&err);
 	}
-	aj_errors_release(&err);
 
 	raw = aj_malloc(AJ_BASE64_DECODED_MAX(size));
 	if (raw && !aj_base64_decode((const char *)data, size, raw, &raw_len) &&

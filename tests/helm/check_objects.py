@@ -30,7 +30,7 @@ RULES = [
     (["scheduling.volcano.sh"], ["podgroups"], ["get"]),
     ([""], ["events"], ["list"]),
 ]
-LEASE_RULES = [(["coordination.k8s.io"], ["leases"], ["get", "create", "update"])]
+LEASE_RULES = [(["coordination.k8s.io"], ["leases"], ["get", "update"])]
 
 failed = 0
 
@@ -129,6 +129,13 @@ def main():
     if le:
         check("...granting only the Lease verbs", rules_of(le[0]) == LEASE_RULES, str(rules_of(le[0])))
         check("...in the release namespace", le[0]["metadata"].get("namespace") == ns)
+    leases = by_kind.get("Lease", [])
+    check("the release's Lease exactly when electing", len(leases) == (1 if elect else 0), str(len(leases)))
+    if leases:
+        check("...named as --lease-name, in the release namespace, with no spec (the controller's)",
+              "--lease-name=" + leases[0]["metadata"]["name"] in args and
+              leases[0]["metadata"].get("namespace") == ns and not leases[0].get("spec"),
+              str(leases[0]["metadata"]))
     if watch:
         check("--namespace is the watched namespace", "--namespace=" + watch in args, str(args))
     else:

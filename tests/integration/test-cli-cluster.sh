@@ -252,15 +252,57 @@ expect_fail "an unknown target.context names the template line" \
 expect_fail "an unknown --context" 'context "nowhere" (from --context) not found' \
   aj run --kubeconfig "$kc" -t job --context nowhere python train.py
 
+# each_command WHAT KUBECONFIG RC LINE COMMAND...: each aj COMMAND (one string) run with that
+# kubeconfig exits RC and prints LINE once on stderr, and never the token. RC 1: nothing else on
+# stderr (the one line is the failure's cause).
+each_command() {
+  local what=$1 kc=$2 want=$3 line=$4 cmd rc words
+  shift 4
+  for cmd in "$@"; do
+    read -r -a words <<<"$cmd"
+    aj "${words[0]}" --kubeconfig "$kc" "${words[@]:1}" >"$work/cmd.out" 2>"$work/cmd.err"
+    rc=$?
+    expect_eq "$what: aj ${words[0]} exits $want" "$want" echo "$rc"
+    expect_ok "...with this line once on stderr: $line" bash -c \
+      "[[ \$(grep -cF -- \"\$0\" '$work/cmd.err') == 1 ]] && { (($want == 0)) || [[ \$(wc -l <'$work/cmd.err') == 1 ]]; }" "$line"
+    expect_ok "...and no token in its output" bash -c "! grep -qF -- \"\$0\" '$work/cmd.out' '$work/cmd.err'" \
+      "$AJ_KUBE_TOKEN"
+  done
+}
+
+# --- insecure-skip-tls-verify: honoured by aj (one warning line), as kubectl does; refused by the controller ---
+ikc=$work/insecure.kubeconfig
+ikcfg() { KUBECONFIG=$ikc "$AJ_KUBECTL" config "$@" >/dev/null; }
+ikcfg set-cluster cp --server="$AJ_KUBE_SERVER" --insecure-skip-tls-verify=true
+ikcfg set-credentials admin --token="$AJ_KUBE_TOKEN"
+ikcfg set-context x --cluster=cp --user=admin --namespace="$ns"
+ikcfg use-context x
+expect_ok "the kubeconfig asks for no verification and holds no CA" bash -c \
+  "grep -q 'insecure-skip-tls-verify: true' '$ikc' && ! grep -q certificate-authority '$ikc'"
+expect_ok "kubectl uses it" "$AJ_KUBECTL" --kubeconfig "$ikc" get ajjob r1
+each_command "insecure-skip-tls-verify" "$ikc" 0 \
+  "aj: warning: the certificate of $AJ_KUBE_SERVER is not verified (insecure-skip-tls-verify in $ikc)" \
+  "list" "status r1" "run -t job --name ins1 python train.py"
+expect_eq "the AjJob aj run created unverified is there" "ins1" k -n "$ns" get ajjob ins1 -o jsonpath='{.metadata.name}'
+# list -w streams over a WebSocket watch (libwebsockets, not libcurl): the same setting reaches it.
+timeout 5 "$AJ_BIN" list -w --kubeconfig "$ikc" >"$work/ins.out" 2>"$work/ins.err"
+expect_ok "insecure-skip-tls-verify: aj list -w watches (one warning line, the AjJob listed)" bash -c \
+  "[[ \$(wc -l <'$work/ins.err') == 1 ]] && grep -q '^ins1 ' '$work/ins.out'"
+expect_fail "the controller refuses it, naming the key" \
+  "clusters[0].cluster.insecure-skip-tls-verify: refused: the controller never turns TLS verification off" \
+  timeout 20 "$AJ_CONTROLLER_BIN" --kubeconfig "$ikc" --namespace "$ns" --health-port 0
+# (by hand: kubectl config set-cluster --certificate-authority turns the flag off)
+sed -i "s#^    insecure-skip-tls-verify: true#&\n    certificate-authority: $AJ_KUBE_CA#" "$ikc"
+expect_fail "with a CA as well, aj refuses the contradiction" \
+  "insecure-skip-tls-verify: set either insecure-skip-tls-verify or a certificate-authority, not both" \
+  aj list --kubeconfig "$ikc"
+expect_fail "...as kubectl does" "specifying a root certificates file with the insecure flag is not allowed" \
+  "$AJ_KUBECTL" --kubeconfig "$ikc" get ajjob r1
+
 # --- an unreachable server: one line naming it ---
 sed "s#server: .*#server: https://127.0.0.1:1#" "$kc" >"$work/down.kubeconfig"
-for cmd in "run -t job python train.py" "list" "status r1" "cancel r1"; do
-  read -r -a words <<<"$cmd"
-  aj "${words[0]}" --kubeconfig "$work/down.kubeconfig" "${words[@]:1}" >"$work/down.out" 2>"$work/down.err"
-  rc=$?
-  expect_eq "unreachable server: aj ${words[0]} exits 1" "1" echo "$rc"
-  expect_ok "...with one line naming the server" bash -c \
-    "[[ \$(wc -l <'$work/down.err') == 1 ]] && grep -q 'cannot reach the API server at https://127.0.0.1:1' '$work/down.err'"
-done
+each_command "unreachable server" "$work/down.kubeconfig" 1 \
+  "cannot reach the API server at https://127.0.0.1:1" \
+  "run -t job python train.py" "list" "status r1" "cancel r1"
 
 finish

@@ -75,7 +75,7 @@ full=$rel-aj-controller
 expect_ok "helm install" "$helm" install "$rel" "$chart" -n "$ns" --timeout 60s
 expect_eq "the release is deployed" "deployed" bash -c \
   "'$helm' status '$rel' -n '$ns' -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"info\"][\"status\"])'"
-for obj in deployment/$full serviceaccount/$full service/$full-metrics role/$full-leader-election rolebinding/$full-leader-election; do
+for obj in deployment/$full serviceaccount/$full service/$full-metrics role/$full-leader-election rolebinding/$full-leader-election lease/aj-controller; do
   expect_ok "installed: $obj" k -n "$ns" get "$obj"
 done
 for obj in clusterrole/$full clusterrolebinding/$full crd/ajjobs.aj.dev crd/ajtemplates.aj.dev; do
@@ -91,6 +91,8 @@ expect_eq "...patch AjJob status" "yes" can patch ajjobs.aj.dev --subresource=st
 expect_eq "...delete finished AjJobs (ttlSecondsAfterFinished)" "yes" can delete ajjobs.aj.dev -n "$other"
 expect_eq "...update Leases in its own namespace" "yes" can update leases.coordination.k8s.io -n "$ns"
 expect_eq "...but not elsewhere" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update leases.coordination.k8s.io -n '$other' || true"
+expect_eq "...nor create one (the release's Lease is Helm's to create and delete)" "no" bash -c \
+  "'$AJ_KUBECTL' auth can-i --as='$sa' create leases.coordination.k8s.io -n '$ns' || true"
 expect_eq "...nor write an AjJob's spec" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update ajjobs.aj.dev -n '$other' || true"
 expect_eq "...nor touch pods" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' create pods -n '$other' || true"
 expect_eq "...only list them (a job's failed pod)" "yes" can list pods -n "$other"
@@ -100,6 +102,7 @@ expect_eq "...nor read secrets" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa
 expect_ok "helm upgrade to one replica" "$helm" upgrade "$rel" "$chart" -n "$ns" --set replicaCount=1 --timeout 60s
 expect_eq "the Deployment has one replica" "1" k -n "$ns" get deployment "$full" -o jsonpath='{.spec.replicas}'
 expect_fail "the leader-election Role is gone" "NotFound" k -n "$ns" get role "$full-leader-election"
+expect_fail "...and the Lease with it" "NotFound" k -n "$ns" get lease aj-controller
 expect_fail "an upgrade with a bad value is refused, naming the key" "at '/replicaCount'" \
   "$helm" upgrade "$rel" "$chart" -n "$ns" --set replicaCount=-1
 expect_ok "helm uninstall" "$helm" uninstall "$rel" -n "$ns" --timeout 60s

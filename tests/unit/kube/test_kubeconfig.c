@@ -267,25 +267,39 @@ static void context_and_namespace_overrides(void **state)
 	"- {name: x, context: {cluster: c}}\n" \
 	"current-context: x\n"
 
+/* A cluster asking to skip verification, as kubeadm-less setups write it. */
+#define INSECURE_CLUSTER(extra) \
+	"clusters:\n" \
+	"- name: c\n" \
+	"  cluster:\n" \
+	"    server: https://x:6443\n" \
+	"    insecure-skip-tls-verify: true\n" \
+	extra \
+	CONTEXT_X_ON_C
+
+/* The controller (allow_insecure 0) never connects unverified. */
 static void insecure_skip_tls_verify_refused(void **state)
 {
 	(void)state;
-	expect_error("k.yaml",
-		     "clusters:\n"
-		     "- name: c\n"
-		     "  cluster:\n"
-		     "    server: https://x\n"
-		     "    insecure-skip-tls-verify: true\n"
-		     CONTEXT_X_ON_C,
+	expect_error("k.yaml", INSECURE_CLUSTER(""),
 		     "k.yaml:5:31: clusters[0].cluster.insecure-skip-tls-verify: refused: "
-		     "TLS verification cannot be turned off");
-	/* A string "true" is refused as well rather than misread. */
+		     "the controller never turns TLS verification off");
+	/* A string is not read as a boolean, whoever loads it. */
 	expect_error("k.yaml",
 		     "clusters:\n"
 		     "- name: c\n"
 		     "  cluster: {server: https://x, insecure-skip-tls-verify: 'yes'}\n"
 		     CONTEXT_X_ON_C,
-		     "clusters[0].cluster.insecure-skip-tls-verify: refused");
+		     "clusters[0].cluster.insecure-skip-tls-verify: expected boolean, got string");
+	/* false is verification as usual. */
+	memset(&fx.o, 0, sizeof(fx.o));
+	fx.o.kubeconfig = put("k.yaml",
+			      "clusters:\n"
+			      "- name: c\n"
+			      "  cluster: {server: https://x, insecure-skip-tls-verify: false}\n"
+			      CONTEXT_X_ON_C);
+	assert_int_equal(load(), 0);
+	assert_int_equal(fx.cfg.insecure, 0);
 }
 
 static void missing_and_wrong_keys(void **state)
@@ -445,6 +459,36 @@ static void make_serviceaccount(const char *ns)
 	fx.o.serviceaccount_dir = full("sa");
 }
 
+/* The CLI (allow_insecure 1) honours it as kubectl does. */
+static void insecure_skip_tls_verify_honoured(void **state)
+{
+	(void)state;
+	memset(&fx.o, 0, sizeof(fx.o));
+	fx.o.allow_insecure = 1;
+	fx.o.kubeconfig = put("k.yaml", INSECURE_CLUSTER("") "users: [{name: u, user: {token: t0k}}]\n");
+	assert_int_equal(load(), 0);
+	assert_int_equal(fx.cfg.insecure, 1);
+	assert_string_equal(fx.cfg.server, "https://x:6443");
+	assert_null(fx.cfg.ca_file);
+	assert_null(fx.cfg.ca.data);
+	aj_kube_config_release(&fx.cfg);
+
+	/* A CA means "verify with it": the two together are a contradiction (client-go refuses it too). */
+	fx.o.kubeconfig = put("k2.yaml", INSECURE_CLUSTER("    certificate-authority-data: aGVsbG8=\n"));
+	assert_int_equal(load(), -1);
+	assert_true(aj_test_errors_contain(&fx.err, "k2.yaml:5:31: clusters[0].cluster."
+					   "insecure-skip-tls-verify: set either "
+					   "insecure-skip-tls-verify or a certificate-authority, not both"));
+	assert_null(fx.cfg.server);
+	aj_errors_release(&fx.err);
+
+	/* In-cluster configuration has no such setting: always verified with the ServiceAccount's CA. */
+	make_serviceaccount("ml-system");
+	assert_int_equal(aj_kube_config_in_cluster(&fx.cfg, &fx.o, &fx.err), 0);
+	assert_int_equal(fx.cfg.insecure, 0);
+	assert_string_equal(fx.cfg.ca_file, full("sa/ca.crt"));
+}
+
 static void in_cluster(void **state)
 {
 	(void)state;
@@ -525,6 +569,7 @@ int main(void)
 		T(kubeconfig_list_merges_first_wins),
 		T(context_and_namespace_overrides),
 		T(insecure_skip_tls_verify_refused),
+		T(insecure_skip_tls_verify_honoured),
 		T(missing_and_wrong_keys),
 		T(credential_problems),
 		T(no_configuration_anywhere),
