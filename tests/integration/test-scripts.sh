@@ -111,7 +111,7 @@ expect_fail "status says a killed cluster is not running" "is not running" \
   env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" status
 expect_ok "up over its stale directory starts it again" \
   env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" up
-expect_ok "...and every component is healthy, the real node's three included" bash -c "AJ_LOCAL_CLUSTER_DIR='$work/lc' bash '$repo_root/scripts/local-cluster.sh' status | grep -c ' healthy ' | grep -qx 9"
+expect_ok "...and every component is healthy, Kueue and the real node's three included" bash -c "AJ_LOCAL_CLUSTER_DIR='$work/lc' bash '$repo_root/scripts/local-cluster.sh' status | grep -c ' healthy ' | grep -qx 10"
 # what the real node made, to look for after down
 # shellcheck disable=SC1091
 source "$work/lc/node/state"
