@@ -207,13 +207,14 @@ want_tree=$(mkdir -p "$work/sel" && cp "$src/main.py" "$work/sel/" && mkdir -p "
 want_digest=$(cd "$src" && "$AJ_BIN" code stats -t real-code | awk '/sha256/ {print $NF}')
 expect_ok "aj code stats names the archive's digest" test "${#want_digest}" -eq 64
 # First attempt: print, mark the shared volume, fail; Volcano restarts the job, the second succeeds.
-attempt='import os, subprocess, sys
+attempt='import os, subprocess, sys, time
 mark = "/mnt/shared/attempted-" + os.environ["HOSTNAME"].rsplit("-", 2)[0]
 subprocess.run([sys.executable, "main.py"], check=True)
 print("tree", subprocess.run([sys.executable, "-c", sys.argv[1]], capture_output=True, text=True).stdout.strip())
 if not os.path.exists(mark):
     open(mark, "w").close()
     print("attempt 1: failing", flush=True)
+    time.sleep(5)   # outlive a few of aj logs' looks at the pods (every 2 s): a pod gone before any is never seen
     sys.exit(3)
 print("attempt 2: done")'
 (cd "$src" && "$AJ_BIN" run -t real-code --namespace "$ns" --name code -- python3 -c "$attempt" "$tree_digest") \
