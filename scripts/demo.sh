@@ -3,7 +3,8 @@
 #
 # Usage: bash scripts/demo.sh [run]   build aj and aj-controller, use the cluster $KUBECONFIG
 #                                     points at (when reachable) or start the local cluster
-#                                     (real Volcano on kwok's simulated nodes), install the CRDs,
+#                                     (real Volcano on kwok's simulated GPU nodes and two real
+#                                     nodes running containers), install the CRDs,
 #                                     start aj-controller in the background, submit the bundled
 #                                     Volcano examples with `aj run` and follow each to its end
 #        bash scripts/demo.sh stop    stop what `run` started (the controller, and the local
@@ -194,6 +195,55 @@ submit() { # template: aj run, then follow the AjJob to its end
   follow "$name"
 }
 
+# The CPU example for the real nodes, in the demo's copy of the examples: the local runtime image,
+# target.node_selector aj.dev/node=real, code through the shared volume, and a small train.py.
+cpu_template() {
+  cat >"$home/template/volcano-cpu.yaml" <<YAML
+# CPU-only Volcano job on the local cluster's real nodes (written by scripts/demo.sh): the image
+# made from Debian's packages, code through the shared volume.
+config:
+  target:
+    service: volcano
+    namespace: $ns
+    queue: default
+    gpus_per_node: 0
+    cpus_per_node: 1
+    memory: 512Mi
+    rdma: false
+    node_selector: {aj.dev/node: real}
+  environment: {image: "$AJ_LOCAL_IMAGE"}
+  jobs:
+    - name: preprocess
+      sku: C1
+      instance_count: 2
+      submit_args:
+        env: {AMLT_PERSISTENT_VOLUME_NAME: training-shared, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/shared}
+YAML
+  mkdir -p "$state/cpu-code"
+  cat >"$state/cpu-code/train.py" <<'PY'
+import os, socket, sys
+rank, world = os.environ["NODE_RANK"], os.environ["WORLD_SIZE"]
+print("rank %s of %s on %s (master %s), args %s" % (rank, world, socket.gethostname(),
+                                                   os.environ["MASTER_ADDR"], sys.argv[1:]))
+for epoch in range(1, 4):
+    print("rank %s epoch %d loss %.3f" % (rank, epoch, 1.0 / (epoch + int(rank))))
+PY
+}
+
+# The CPU example on the real nodes: its code shipped through a helper pod, its ranks' output.
+submit_cpu() {
+  local line
+  say "aj run -t volcano-cpu --context $ctx python3 train.py --epochs 3   (on the real nodes, from $state/cpu-code)"
+  line=$(cd "$state/cpu-code" && "$aj" run -t volcano-cpu --context "$ctx" python3 train.py --epochs 3)
+  echo "$line"
+  name=${line#ajjob.aj.dev/}; name=${name%% *}
+  follow "$name"
+  say "Its pods ran in containers on the real nodes"
+  pods "$name"
+  say "aj logs $name --namespace $ns   (what its ranks printed)"
+  "$aj" logs "$name" --namespace "$ns"
+}
+
 run() {
   local name ctx home local=0
   mkdir -p "$state"
@@ -205,15 +255,18 @@ run() {
     # A later `stop` must stop the local cluster even if this run fails half-way.
     echo "local $local_dir" >"$state/cluster"
     local=1
+    say "Installing what the real nodes run (apt, only what is missing): containerd, runc, CNI plugins, mmdebstrap"
+    bash scripts/install-deps.sh --node
     build_cluster
     say "Starting the local cluster on 127.0.0.1: etcd, kube-apiserver, kube-controller-manager,"
-    echo "kube-scheduler, kwok (simulated nodes: no container runs) and Volcano's webhook, controller and scheduler"
-    bash scripts/local-cluster.sh up
+    echo "kube-scheduler, kwok (simulated GPU and CPU nodes: no container runs there), two real nodes"
+    echo "(kubelet, containerd, runc: pods run in containers) and Volcano's webhook, controller and scheduler"
+    AJ_CLUSTER_REAL_NODE=${AJ_CLUSTER_REAL_NODE:-2} bash scripts/local-cluster.sh up
     # shellcheck disable=SC1091
     source "$local_dir/env"
     kubectl=$AJ_KUBECTL
-    say "Nodes (simulated by kwok)"
-    "$kubectl" get nodes -L nvidia.com/gpu.product
+    say "Nodes: kwok's simulated ones, and the real ones (aj.dev/node=real)"
+    "$kubectl" get nodes -L aj.dev/node,nvidia.com/gpu.product
   fi
   export KUBECONFIG
   k() { "$kubectl" --request-timeout=30s "$@"; }
@@ -233,9 +286,9 @@ run() {
   home=$root/examples/.azure_jobs
   echo "(the examples' target.context names a cluster you do not have; --context overrides it)"
   if ((local)); then
-    # kwok's exec runs a command on this machine, not in a container holding the volume, so the
-    # helper pod that ships code into the shared volume cannot work here: the example goes
-    # without code (docs/volcano.md, "Code through the shared volume").
+    # The GPU examples go to kwok's nodes, where no container runs and kwok's exec would run a
+    # command on this machine rather than in a container holding the volume: they go without
+    # code (docs/volcano.md, "Code through the shared volume"). The CPU example runs for real.
     home=$state/home
     rm -rf "$home"
     cp -r "$root/examples/.azure_jobs" "$home"
@@ -245,6 +298,7 @@ run() {
     grep -q 'AMLT_PERSISTENT_VOLUME_NAME: ""' "$home/template/volcano.yaml" ||
       die "cannot take the shared volume out of $home/template/volcano.yaml"
     echo "(the examples' home copied to $home, without the shared volume in template/volcano.yaml)"
+    cpu_template
   fi
   export AJ_HOME=$home
   submit volcano
@@ -256,6 +310,7 @@ run() {
   submit heterogeneous
   say "The heterogeneous job's pods: each task on nodes of its own GPU product (node names say which)"
   pods "$name"
+  ((local)) && submit_cpu
   say "aj list --namespace $ns"
   "$aj" list --namespace "$ns"
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Install the Debian packages aj needs to build and test. Safe to re-run:
 # it only calls apt-get when something is missing.
+# Usage: scripts/install-deps.sh [--test | --node]
+#   --test  also what the tests use (this includes --node)
+#   --node  also what the local cluster's real node uses (scripts/demo.sh)
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
@@ -9,7 +12,11 @@ pkgs=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
 if [ "${1:-}" = "--test" ]; then
   # libclang-rt-dev: the sanitizer and libFuzzer runtimes, which clang only recommends;
   # libtsan2: gcc's ThreadSanitizer runtime (build-essential brings it on amd64, named here).
-  pkgs+=(libtsan2 clang libclang-rt-dev valgrind cppcheck iproute2 golang-go python3 python3-venv python3-yaml zsh groff-base man-db buildah mmdebstrap containerd runc)
+  pkgs+=(libtsan2 clang libclang-rt-dev valgrind cppcheck iproute2 golang-go python3 python3-venv python3-yaml zsh groff-base man-db buildah)
+fi
+if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--node" ]; then
+  # the local cluster's real node: container runtime, CNI plugins, images from Debian's packages
+  pkgs+=(containerd runc containernetworking-plugins mmdebstrap iproute2 python3)
 fi
 
 missing=()
@@ -20,7 +27,7 @@ done
 if command -v go >/dev/null 2>&1; then
   missing=("${missing[@]/golang-go}")
 fi
-missing=($(printf '%s\n' "${missing[@]}" | sed '/^$/d'))
+missing=($(printf '%s\n' "${missing[@]}" | sed '/^$/d' | sort -u))
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""

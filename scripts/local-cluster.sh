@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # A local batch cluster on 127.0.0.1 for trying aj by hand and for the demo: etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, kwok's simulated nodes (no container runs: kwok plays the
-# kubelet) and the real Volcano (admission webhook, controller, scheduler), with the `default` queue,
-# the examples' namespace `training`, its shared volume and priority class.
+# kube-controller-manager, kube-scheduler, kwok's simulated GPU and CPU nodes (no container runs
+# there: kwok plays their kubelets), a real node real-0 (a kubelet with containerd and runc: pods
+# run in containers, on a pod network of their own with the cluster DNS) and the real Volcano
+# (admission webhook, controller, scheduler), with the `default` queue, the examples' namespace
+# `training`, its shared volume and priority class.
 #
 # Usage: scripts/local-cluster.sh up|down|status [--version vX.Y.Z] [--api-only]
 #   up          build what is missing (cached by version), start it, install the aj CRDs
 #   down        stop every component and remove the state
 #   status      every component with its pid and health, and the kubeconfig
 #   --api-only  with up: only etcd and kube-apiserver (no nodes, no Volcano)
-# Node shapes: AJ_CLUSTER_NODES (default "a100=4 h100=4 cpu=3"; see tests/controlplane/cluster-up.sh).
+# Node shapes: AJ_CLUSTER_NODES (default "a100=4 h100=4 cpu=3"; see tests/controlplane/cluster-up.sh);
+# real nodes: AJ_CLUSTER_REAL_NODE (default 1, 0 for none). A job reaches them with
+# target.node_selector {aj.dev/node: real} and the image the env file names as AJ_LOCAL_IMAGE.
 # Pod behaviour per job: tests/controlplane/cluster/stages.yaml (labels aj.dev/kwok-*).
 # State lives in ${XDG_STATE_HOME:-$HOME/.local/state}/aj/local-cluster (override: AJ_LOCAL_CLUSTER_DIR).
 set -euo pipefail
@@ -45,14 +49,22 @@ show() {
   # shellcheck disable=SC1091
   source "$dir/env"
   local what="Local control plane"
-  [[ ${AJ_CP_CLUSTER:-0} == 1 ]] && what="Local cluster (nodes and pods simulated by kwok; no container runs)"
+  if [[ ${AJ_CP_CLUSTER:-0} == 1 ]]; then
+    what="Local cluster (kwok's nodes simulated, no container runs there"
+    if [[ -n ${AJ_LOCAL_IMAGE:-} ]]; then
+      what+="; real nodes labelled aj.dev/node=real run pods in containers, image $AJ_LOCAL_IMAGE)"
+    else
+      what+="; no real node)"
+    fi
+  fi
   cat <<MSG
 $what $AJ_K8S_VERSION is running at $AJ_KUBE_SERVER
 $(components)
   kubeconfig: $KUBECONFIG
   kubectl:    $AJ_KUBECTL
-Use it:   export KUBECONFIG=$KUBECONFIG
-          "$AJ_KUBECTL" get nodes,ajjobs -A
+Use it:   export KUBECONFIG=$KUBECONFIG${AJ_LOCAL_IMAGE:+ AJ_LOCAL_IMAGE=$AJ_LOCAL_IMAGE}
+          "$AJ_KUBECTL" get nodes -L aj.dev/node,nvidia.com/gpu.product
+          "$AJ_KUBECTL" get ajjobs -A
 Stop it:  scripts/local-cluster.sh down
 MSG
 }

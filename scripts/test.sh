@@ -28,6 +28,9 @@ cmake --build build-tsan -j "$jobs" --target aj aj-controller \
 # The integration tests' cluster: control plane, then Volcano and kwok (one Go build at a time).
 bash tests/controlplane/build.sh
 bash tests/controlplane/build-cluster.sh
+# The real nodes' kubelet (one more Go build, cached) and their images (pause, the Debian runtime).
+bash tests/controlplane/build.sh --kubelet
+bash tests/controlplane/node-images.sh >/dev/null
 # helm for the chart tests, cached next to the control plane.
 bash tests/helm/build-helm.sh
 # promtool for the /metrics checks (one Go build, cached), and the test oracles' venv:

@@ -258,7 +258,7 @@ const char aj_code_receive_script[] =
 cJSON *aj_code_helper_pod(const struct aj_jobspec *spec, const char *name, const char *ns)
 {
 	struct aj_code_volume v;
-	cJSON *pod, *meta, *labels, *ps, *c, *cmd, *m, *sc, *vol;
+	cJSON *pod, *meta, *labels, *ps, *c, *cmd, *m, *sc, *vol, *tols;
 	int oom = 0;
 
 	if (!aj_code_volume(spec, &v) || !spec->environment.image)
@@ -279,6 +279,17 @@ cJSON *aj_code_helper_pod(const struct aj_jobspec *spec, const char *name, const
 	aj_body_add_string(ps, "restartPolicy", "Never", &oom);
 	aj_body_add_int(ps, "activeDeadlineSeconds", AJ_CODE_HELPER_DEADLINE, &oom);
 	aj_body_add_int(ps, "terminationGracePeriodSeconds", 0, &oom);
+	/* on the nodes the job's pods go to (their image is there), tolerated as they are */
+	if (spec->target.node_selector.nr) {
+		size_t i;
+
+		aj_body_add_labels(aj_body_add_object(ps, "nodeSelector", &oom),
+				   &spec->target.node_selector, &oom);
+		tols = aj_body_add_array(ps, "tolerations", &oom);
+		for (i = 0; i < spec->target.node_selector.nr; i++)
+			aj_body_add_toleration(tols, spec->target.node_selector.items[i].key,
+					       spec->target.node_selector.items[i].value, &oom);
+	}
 	c = aj_body_add_object(aj_body_add_array(ps, "containers", &oom), NULL, &oom);
 	aj_body_add_string(c, "name", "upload", &oom);
 	aj_body_add_string(c, "image", spec->environment.image, &oom);

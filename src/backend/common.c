@@ -139,6 +139,17 @@ void aj_body_add_bool(cJSON *parent, const char *key, int value, int *oom)
 	attach(parent, key, parent ? cJSON_CreateBool(value) : NULL, oom);
 }
 
+void aj_body_add_toleration(cJSON *tolerations, const char *key, const char *value, int *oom)
+{
+	cJSON *t = aj_body_add_object(tolerations, NULL, oom);
+
+	aj_body_add_string(t, "key", key, oom);
+	aj_body_add_string(t, "operator", value ? "Equal" : "Exists", oom);
+	if (value)
+		aj_body_add_string(t, "value", value, oom);
+	aj_body_add_string(t, "effect", "NoSchedule", oom);
+}
+
 void aj_body_add_labels(cJSON *labels, const struct aj_kvlist *kv, int *oom)
 {
 	size_t i;

@@ -80,6 +80,8 @@ cJSON *aj_body_add_array(cJSON *parent, const char *key, int *oom);
 void aj_body_add_string(cJSON *parent, const char *key, const char *value, int *oom);
 void aj_body_add_int(cJSON *parent, const char *key, long long value, int *oom);
 void aj_body_add_bool(cJSON *parent, const char *key, int value, int *oom);
+/* A toleration of the NoSchedule taint of key with value (any value when NULL). */
+void aj_body_add_toleration(cJSON *tolerations, const char *key, const char *value, int *oom);
 /* Each label of kv into the labels object. */
 void aj_body_add_labels(cJSON *labels, const struct aj_kvlist *kv, int *oom);
 /* labels[key] = value unless target.labels set key already: app and role are the user's to name. */

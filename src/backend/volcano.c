@@ -359,6 +359,15 @@ static int check_target_names(const struct aj_target *t, struct aj_errors *err)
 				    "lowercase DNS subdomain of at most 253 characters)",
 				    t->priority_class);
 	}
+	for (i = 0; i < t->node_selector.nr; i++) {
+		const struct aj_kv *kv = &t->node_selector.items[i];
+		struct aj_where w = where_path("config.target.node_selector");
+
+		if (!label_key(kv->key) || !label_name(kv->value, strlen(kv->value), 1))
+			ret = aj_errors_add(err, &w, "\"%s: %s\" is not a node label (a key [prefix/]name "
+					    "and a value of at most 63 characters of [A-Za-z0-9._-])",
+					    kv->key, kv->value);
+	}
 	for (i = 0; i < t->labels.nr; i++) {
 		const struct aj_kv *kv = &t->labels.items[i];
 		struct aj_where w = where_path("config.target.labels");
@@ -557,15 +566,6 @@ static char *script(const struct aj_jobspec *spec, const struct role *r, const c
 		return NULL;
 	}
 	return aj_buf_detach(&b, NULL);
-}
-
-static void add_toleration(cJSON *tols, const char *key, int *oom)
-{
-	cJSON *t = aj_body_add_object(tols, NULL, oom);
-
-	aj_body_add_string(t, "key", key, oom);
-	aj_body_add_string(t, "operator", "Exists", oom);
-	aj_body_add_string(t, "effect", "NoSchedule", oom);
 }
 
 struct build {
@@ -778,7 +778,7 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	cJSON *meta = aj_body_add_object(tmpl, "metadata", &bd->oom);
 	cJSON *labels = aj_body_add_object(meta, "labels", &bd->oom);
 	cJSON *pod = aj_body_add_object(tmpl, "spec", &bd->oom);
-	cJSON *tols, *vols, *v, *dir;
+	cJSON *tols, *vols, *v, *dir, *nodes = NULL;
 	size_t i;
 
 	aj_body_add_labels(labels, &bd->spec->target.labels, &bd->oom);
@@ -791,12 +791,13 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	if (bd->shape->scheduler)
 		aj_body_add_string(pod, "schedulerName", bd->shape->scheduler, &bd->oom);
 	aj_body_add_string(pod, "restartPolicy", "Never", &bd->oom);
-	if (r->task->node_selector.nr) {
-		cJSON *sel = aj_body_add_object(pod, "nodeSelector", &bd->oom);
-
-		for (i = 0; i < r->task->node_selector.nr; i++)
-			aj_body_add_string(sel, r->task->node_selector.items[i].key,
-					   r->task->node_selector.items[i].value, &bd->oom);
+	if (r->task->node_selector.nr || bd->spec->target.node_selector.nr) {
+		nodes = aj_body_add_object(pod, "nodeSelector", &bd->oom);
+		/* the task's own first: target.node_selector fills the keys it leaves */
+		aj_body_add_labels(nodes, &r->task->node_selector, &bd->oom);
+		for (i = 0; i < bd->spec->target.node_selector.nr; i++)
+			aj_body_add_label_default(nodes, bd->spec->target.node_selector.items[i].key,
+						  bd->spec->target.node_selector.items[i].value, &bd->oom);
 	}
 	if (bd->total_pods > 1) {
 		cJSON *aff = aj_body_add_object(pod, "affinity", &bd->oom);
@@ -813,9 +814,12 @@ static void add_pod(struct build *bd, cJSON *tmpl, const struct role *r)
 	}
 	tols = aj_body_add_array(pod, "tolerations", &bd->oom);
 	if (r->gpus > 0)
-		add_toleration(tols, "nvidia.com/gpu", &bd->oom);
+		aj_body_add_toleration(tols, "nvidia.com/gpu", NULL, &bd->oom);
 	if (r->rdma)
-		add_toleration(tols, "rdma", &bd->oom);
+		aj_body_add_toleration(tols, "rdma", NULL, &bd->oom);
+	/* nodes dedicated by a taint named as the label that selects them (the local real node) */
+	for (v = nodes ? nodes->child : NULL; v; v = v->next)
+		aj_body_add_toleration(tols, v->string, v->valuestring, &bd->oom);
 	vols = aj_body_add_array(pod, "volumes", &bd->oom);
 	v = aj_body_add_object(vols, NULL, &bd->oom);
 	aj_body_add_string(v, "name", "dshm", &bd->oom);

@@ -192,6 +192,7 @@ static int add_target(cJSON *o, const struct aj_target *t)
 	rc |= add_str(m, "memory", t->memory);
 	rc |= add_tristate(m, "rdma", t->rdma);
 	rc |= add_kvlist(m, "labels", &t->labels);
+	rc |= add_kvlist(m, "node_selector", &t->node_selector);
 	return rc;
 }
 

@@ -75,6 +75,7 @@ static void target_release(struct aj_target *t)
 	aj_free(t->priority_class);
 	aj_free(t->memory);
 	aj_kvlist_release(&t->labels);
+	aj_kvlist_release(&t->node_selector);
 	target_init(t);
 }
 
@@ -535,6 +536,7 @@ static void read_target(struct conv *c, const struct aj_node *config, struct aj_
 	read_quantity(c, n, "memory", &t->memory);
 	read_bool(c, n, "rdma", &t->rdma);
 	read_kv(c, n, "labels", &t->labels);
+	read_kv(c, n, "node_selector", &t->node_selector);
 	path_pop(c, at);
 }
 

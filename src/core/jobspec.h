@@ -62,6 +62,7 @@ struct aj_target {
 	char *memory;             /* Kubernetes quantity, e.g. "512Gi" */
 	int rdma;                 /* AJ_UNSET / 0 / 1 */
 	struct aj_kvlist labels;
+	struct aj_kvlist node_selector;   /* every pod's; a task's node_selector wins per key */
 };
 
 struct aj_environment {

@@ -31,6 +31,8 @@ static const struct aj_schema_key config_keys[] = {
 	{ "target.memory", AJ_SCHEMA_VALUE, "quantity", "Volcano: memory per pod" },
 	{ "target.rdma", AJ_SCHEMA_VALUE, "boolean", "Volcano: RDMA device (default: on with GPUs)" },
 	{ "target.labels", AJ_SCHEMA_FREE, "mapping", "Volcano: labels of every pod" },
+	{ "target.node_selector", AJ_SCHEMA_FREE, "mapping",
+	  "Volcano: node labels every pod must match (a task's own win per key)" },
 	{ "environment", AJ_SCHEMA_KEYS, "mapping", "what the job runs in" },
 	{ "environment.image", AJ_SCHEMA_VALUE, "string", "container image" },
 	{ "environment.registry", AJ_SCHEMA_VALUE, "string", "Azure ML / Singularity: registry put before the image" },

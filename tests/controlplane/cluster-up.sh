@@ -7,6 +7,9 @@
 # Environment: AJ_CLUSTER_NODES  node shapes and counts (default "a100=4 h100=4 cpu=3"): a100 and
 #   h100 are 8-GPU nodes with RDMA, tainted nvidia.com/gpu=present:NoSchedule and labelled
 #   nvidia.com/gpu.product; cpu nodes are untainted.
+#   AJ_CLUSTER_REAL_NODE  how many real nodes real-0, real-1, ... beside kwok's (default 1; 0: none):
+#   a kubelet with containerd and runc each, one pod network and the cluster DNS (node.sh), each
+#   node labelled and tainted aj.dev/node=real and as big as this machine.
 #
 # Every component listens on 127.0.0.1 on a free port and is recorded in DIR/components
 # ("name pid health-url log", in start order) so that stop.sh stops it and local-cluster.sh status
@@ -17,6 +20,7 @@ source "$(dirname "$0")/lib.sh"
 dir=${1:?usage: cluster-up.sh DIR}
 # shellcheck disable=SC1091
 source "$dir/env"
+source "$cp_here/node.sh"
 root=$(cd "$cp_here/../.." && pwd)
 pki=$dir/pki
 timeout_s=${AJ_CP_READY_TIMEOUT:-60}
@@ -54,19 +58,17 @@ start() {
   echo "$name $pid $url $log" >>"$dir/components"
   t_end=$(($(date +%s) + timeout_s))
   until curl -ksf -o /dev/null --max-time 2 "$url"; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "cluster-up.sh: $name exited during start-up; last lines of $log:" >&2
-      tail -n 15 "$log" >&2
-      exit 1
-    fi
-    if (($(date +%s) > t_end)); then
-      echo "cluster-up.sh: $name did not become healthy at $url within ${timeout_s}s; last lines of $log:" >&2
-      tail -n 15 "$log" >&2
-      exit 1
-    fi
+    kill -0 "$pid" 2>/dev/null || failed "$name" "exited during start-up"
+    (($(date +%s) <= t_end)) || failed "$name" "did not become healthy at $url within ${timeout_s}s"
     sleep 0.2
   done
   printf 'cluster-up.sh: %-22s pid %-7s %s\n' "$name" "$pid" "$url" >&2
+}
+# failed NAME WHAT: name the component and what went wrong, with the last lines of its log; exit.
+failed() {
+  echo "cluster-up.sh: $1 $2; last lines of $dir/$1.log:" >&2
+  tail -n 15 "$dir/$1.log" >&2
+  exit 1
 }
 
 # A serving certificate for 127.0.0.1 from the control plane's CA (kwok and Volcano's webhook).
@@ -212,4 +214,7 @@ metadata: {name: high-priority}
 value: 100000
 description: the examples' pretraining jobs
 YAML
-echo "cluster-up.sh: $n kwok nodes, Volcano $(basename "$volcano"), kwok $(basename "$kwok") ready in $(($(date +%s) - t0)) s" >&2
+real_nodes=${AJ_CLUSTER_REAL_NODE:-1}
+[[ $real_nodes =~ ^[0-8]$ ]] || die "AJ_CLUSTER_REAL_NODE is '$real_nodes'; the number of real nodes, 0 to 8 (0: kwok's nodes only)"
+((real_nodes == 0)) || node_up "$real_nodes"
+echo "cluster-up.sh: $n kwok nodes and $real_nodes real, Volcano $(basename "$volcano"), kwok $(basename "$kwok") ready in $(($(date +%s) - t0)) s" >&2

@@ -122,8 +122,9 @@ spawn() { # log cmd...
 cp_stop_components() { # dir
   local f=$1/components n=0 name pid url log
   [[ -f $f ]] || { echo 0; return 0; }
+  # (NAME@NODE: program NAME of node NODE)
   while read -r name pid url log; do
-    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "$name" || continue
+    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "${name%@*}" || continue
     stop_pid "$pid"
     n=$((n + 1))
   done < <(tac "$f")

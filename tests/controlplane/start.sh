@@ -16,6 +16,7 @@
 # On any failure everything started so far is stopped and the directory removed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$cp_here/node.sh"
 
 ver=
 dir=
@@ -81,6 +82,7 @@ cleanup() {
   local rc=$?
   if ((!started)); then
     cp_stop_components "$dir" >/dev/null
+    node_down "$dir"
     [[ -n $api_pid ]] && stop_pid "$api_pid"
     [[ -n $etcd_pid ]] && stop_pid "$etcd_pid"
     rm -rf "$data" "$dir"
@@ -164,6 +166,8 @@ export AJ_CP_ETCD_PID=${etcd_pid:-}
 export AJ_CP_ETCD_DATA='$data'
 export AJ_CP_CLUSTER=$cluster
 ENV
+  # what the real node adds (AJ_LOCAL_IMAGE), once it runs
+  [[ -f $dir/env.node ]] && cat "$dir/env.node" >>"$dir/env.tmp"
   chmod 600 "$dir/env.tmp"   # it holds the admin token
   mv "$dir/env.tmp" "$dir/env"
 }
@@ -259,6 +263,7 @@ for attempt in 1 2 3 4 5; do
     --service-account-issuer "https://127.0.0.1:$api_port" \
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --kubelet-preferred-address-types InternalIP \
+    --kubelet-client-certificate "$pki/admin.crt" --kubelet-client-key "$pki/admin.key" \
     --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
   write_env starting
   rc=0; wait_ready "$api_pid" 0.2 api_ready || rc=$?

@@ -24,6 +24,7 @@ fi
 # shellcheck disable=SC1090
 source "$env_file"
 source "$(dirname "$0")/lib.sh"
+source "$cp_here/node.sh"
 
 # Only signal a pid that is still the process we started (pids get reused).
 ours() { # pid binary-name
@@ -37,13 +38,15 @@ if ((check)); then
   # and every cluster component still running
   [[ -f $AJ_CP_DIR/components ]] || exit 0
   while read -r name pid _; do
-    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "$name" || exit 1
+    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "${name%@*}" || exit 1
   done <"$AJ_CP_DIR/components"
   exit 0
 fi
 
 # The cluster's components first (they would only log connection errors once the API server goes).
 ncomp=$(cp_stop_components "$AJ_CP_DIR")
+# Then what the real node leaves when its daemons stop: containers, shims, mounts, interfaces.
+node_down "$AJ_CP_DIR"
 
 # API server first, so it does not log etcd connection errors on the way down. Its graceful
 # shutdown can take half a minute after a busy test run; nothing is kept, so 5 s is enough.

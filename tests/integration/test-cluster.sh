@@ -19,12 +19,13 @@ while read -r name pid url _; do
   expect_ok "$name is healthy at $url" curl -ksf -o /dev/null --max-time 5 "$url"
   expect_ok "$name listens on 127.0.0.1 only" listens_local "$pid"
 done <"$AJ_CP_DIR/components"
-expect_eq "the six components beside etcd and kube-apiserver are recorded" \
+# (the real nodes' own: test-real-node.sh)
+expect_eq "the six components beside etcd and kube-apiserver are recorded, then the real nodes'" \
   "kube-controller-manager kube-scheduler kwok vc-webhook-manager vc-controller-manager vc-scheduler" \
-  bash -c "awk '{print \$1}' '$AJ_CP_DIR/components' | tr '\n' ' ' | sed 's/ \$//'"
+  bash -c "awk '{print \$1}' '$AJ_CP_DIR/components' | grep -v '^cluster-dns\$\|@real-' | tr '\n' ' ' | sed 's/ \$//'"
 
 # --- nodes ---
-ready() { k get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True; }
+ready() { k get nodes -l type=kwok -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True; }
 expect_eq "11 kwok nodes are Ready" "11" ready
 expect_eq "8 of them have 8 GPUs" "8" \
   bash -c "'$AJ_KUBECTL' get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{\"\n\"}{end}' | grep -cx 8"

@@ -17,8 +17,8 @@ trap 'bash "$root/scripts/demo.sh" stop >/dev/null 2>&1
 bash "$root/scripts/demo.sh" >"$work/demo.out" 2>&1
 expect_eq "demo.sh exits 0" "0" echo "$?"
 mapfile -t names < <(sed -n 's|^ajjob\.aj\.dev/\([a-z0-9-]*\) created$|\1|p' "$work/demo.out")
-expect_eq "it created two AjJobs" "2" echo "${#names[@]}"
-expect_ok "it says the nodes are simulated" grep -q "simulated by kwok" "$work/demo.out"
+expect_eq "it created three AjJobs" "3" echo "${#names[@]}"
+expect_ok "it says which nodes are simulated" grep -q "kwok's simulated ones, and the real ones" "$work/demo.out"
 expect_ok "the Volcano components started" grep -qE "^cluster-up.sh: vc-scheduler +pid" "$work/demo.out"
 
 # The phases the demo printed for one job, in order, without repeats: "Submitted Running Succeeded".
@@ -41,6 +41,12 @@ expect_eq "...2 a100-worker pods on A100 nodes" "2" bash -c "awk '\$2 == \"a100-
 expect_eq "...4 h100-worker pods on H100 nodes" "4" bash -c "awk '\$2 == \"h100-worker\" && \$3 ~ /^kwok-h100-/' <<<\"\$1\" | wc -l" _ "$h"
 expect_eq "...all 7 succeeded" "7" bash -c "awk '\$4 == \"Succeeded\"' <<<\"\$1\" | wc -l" _ "$h"
 
+c=$(pods "${names[2]}")
+expect_eq "the CPU example's 2 pods ran on the real nodes and succeeded" "2" \
+  bash -c "awk '\$4 == \"Succeeded\" && \$3 ~ /^real-/' <<<\"\$1\" | wc -l" _ "$c"
+expect_ok "aj logs printed what its rank 0 printed, from the code shipped through the shared volume" \
+  grep -qE '^\[master-0\] rank 0 of 2 on .*args \[.--epochs., .3.\]$' "$work/demo.out"
+expect_ok "...and rank 1" grep -qx '\[worker-0\] rank 1 epoch 3 loss 0.250' "$work/demo.out"
 controller=$(cat "$work/demo/controller.pid" 2>/dev/null)
 expect_ok "aj-controller keeps running in the background" kill -0 "${controller:-0}"
 

@@ -92,6 +92,18 @@ expect_ok "...with its last log lines" has "$work/cl1.out" "kwok: simulated star
 expect_ok "...leaving no process and no directory" gone "$work/cl1"
 no_process() { [[ -z $(pids_matching "$1") ]]; }
 expect_ok "...not even the components started before it" no_process "$work/cl1/"
+# A real node whose containerd cannot start: named with its log, and nothing of the node is left.
+mkdir -p "$work/bin"
+printf '#!/bin/sh\necho "containerd: simulated start-up failure" >&2\nexit 1\n' >"$work/bin/containerd"
+chmod +x "$work/bin/containerd"
+bridges() { ip -o link show type bridge | awk -F': ' '{print $2}' | grep '^ajbr' | sort; }
+before=$(bridges)
+PATH=$work/bin:$PATH "$cpd/start.sh" --cluster --dir "$work/cl2" >"$work/cl2.out" 2>&1
+expect_eq "a cluster whose real node's containerd fails does not start" "1" echo "$?"
+expect_ok "...naming it" has "$work/cl2.out" "cluster-up.sh: containerd@real-0 exited during start-up"
+expect_ok "...with its last log lines" has "$work/cl2.out" "containerd: simulated start-up failure"
+expect_ok "...leaving no process and no directory" gone "$work/cl2"
+expect_eq "...and no bridge of its own" "$before" bridges
 # A stale state directory from a killed run: local-cluster.sh up stops what is left and starts anew.
 AJ_LOCAL_CLUSTER_DIR=$work/lc bash "$repo_root/scripts/local-cluster.sh" up >/dev/null 2>&1
 expect_ok "local-cluster.sh up starts the cluster" env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" status
@@ -102,7 +114,18 @@ expect_fail "status says a killed cluster is not running" "is not running" \
   env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" status
 expect_ok "up over its stale directory starts it again" \
   env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" up
-expect_ok "...and every component is healthy" bash -c "AJ_LOCAL_CLUSTER_DIR='$work/lc' bash '$repo_root/scripts/local-cluster.sh' status | grep -c ' healthy ' | grep -qx 6"
+expect_ok "...and every component is healthy, the real node's three included" bash -c "AJ_LOCAL_CLUSTER_DIR='$work/lc' bash '$repo_root/scripts/local-cluster.sh' status | grep -c ' healthy ' | grep -qx 9"
+# what the real node made, to look for after down
+# shellcheck disable=SC1091
+source "$work/lc/node/state"
+cgroups=$(ls -d /sys/fs/cgroup/*/aj-"$node_idx"-* 2>/dev/null)
+expect_ok "the real node has a bridge, a DNS namespace and cgroups" test -n "$(ip link show "$node_bridge" 2>/dev/null)$(ip netns list | grep "$node_dns_netns")$cgroups"
 expect_ok "down stops it" env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" down
 expect_ok "...leaving no directory" test ! -e "$work/lc"
+expect_ok "...no process" no_process "$work/lc/"
+expect_fail "...no mount" "" grep -F "$work/lc" /proc/self/mountinfo
+expect_fail "...no bridge" "" ip link show "$node_bridge"
+expect_fail "...no DNS network namespace" "" bash -c "ip netns list | grep -F '$node_dns_netns'"
+expect_fail "...no interface on the pod network" "" bash -c "ip -o link | grep -E 'ajdns$node_idx|master $node_bridge'"
+expect_ok "...no cgroup" bash -c "! ls -d /sys/fs/cgroup/*/aj-$node_idx-* 2>/dev/null"
 finish

@@ -390,7 +390,12 @@ static void heterogeneous_tasks(void **state)
 	assert_string_equal(aj_test_json_str(h, "nodeSelector.\"nvidia.com/gpu.product\""), "H100-80GB-HBM3");
 	assert_non_null(aj_test_json_at(m, "affinity"));
 	assert_int_equal(aj_test_json_size(m, "tolerations"), 0);
-	assert_int_equal(aj_test_json_size(a, "tolerations"), 2);
+	/* GPU, RDMA, and the node label's taint of the same name (the dedicated-nodes convention) */
+	assert_int_equal(aj_test_json_size(a, "tolerations"), 3);
+	assert_string_equal(aj_test_json_str(a, "tolerations[2].key"), "nvidia.com/gpu.product");
+	assert_string_equal(aj_test_json_str(a, "tolerations[2].operator"), "Equal");
+	assert_string_equal(aj_test_json_str(a, "tolerations[2].value"), "A100-SXM4-80GB");
+	assert_string_equal(aj_test_json_str(a, "tolerations[2].effect"), "NoSchedule");
 	assert_int_equal(aj_test_json_size(m, "containers[0].resources.limits"), 2);
 	assert_string_equal(aj_test_json_str(m, "containers[0].resources.limits.cpu"), "16");
 	assert_string_equal(aj_test_json_str(m, "containers[0].resources.limits.memory"), "64Gi");
@@ -435,6 +440,65 @@ static void validate_fails(const char *yaml, const struct aj_shape_args *args, c
 	"  jobs: [{sku: C1, instance_count: 1}]\n"
 
 /* Names the API server would refuse are caught by validate, with their key. */
+/*
+ * target.node_selector reaches every pod of a homogeneous job (master and
+ * workers) and every task of a heterogeneous one, where a task's own
+ * node_selector wins per key; each selected label also tolerates the
+ * NoSchedule taint of the same key and value.
+ */
+static void target_node_selector(void **state)
+{
+	static const char *const argv[] = { "python", "train.py" };
+	struct aj_build_ctx ctx = { "sel", NULL, NULL, NULL, NULL, 0 };
+	struct aj_shape_args three = { 3, 0, 0 };
+	struct aj_jobspec s;
+	struct aj_buf y = AJ_BUF_INIT(AJ_BUF_SMALL);
+	cJSON *arr = NULL;
+	const cJSON *job, *pod;
+	size_t i;
+
+	(void)state;
+	aj_test_spec("config:\n  target: {service: volcano, gpus_per_node: 0, cpus_per_node: 1,"
+		     " node_selector: {aj.dev/node: real, zone: a}}\n"
+		     "  environment: {image: busybox}\n  jobs: [{sku: C1}]\n", &three, argv, 2, &s);
+	job = build(&s, &ctx, &arr);
+	assert_int_equal(aj_test_json_size(job, "spec.tasks"), 2);
+	for (i = 0; i < 2; i++) {
+		char at[64];
+
+		snprintf(at, sizeof(at), "spec.tasks[%zu].template.spec", i);
+		pod = aj_test_json_at(job, at);
+		assert_int_equal(aj_test_json_size(pod, "nodeSelector"), 2);
+		assert_string_equal(aj_test_json_str(pod, "nodeSelector.\"aj.dev/node\""), "real");
+		assert_string_equal(aj_test_json_str(pod, "nodeSelector.zone"), "a");
+		assert_int_equal(aj_test_json_size(pod, "tolerations"), 2);
+		assert_string_equal(aj_test_json_str(pod, "tolerations[0].key"), "aj.dev/node");
+		assert_string_equal(aj_test_json_str(pod, "tolerations[0].value"), "real");
+		assert_string_equal(aj_test_json_str(pod, "tolerations[0].operator"), "Equal");
+		assert_string_equal(aj_test_json_str(pod, "tolerations[1].key"), "zone");
+	}
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+
+	/* heterogeneous: the target's selector joins each task's, the task's value wins */
+	/* hetero with its target line replaced */
+	assert_int_equal(aj_buf_addf(&y, "config:\n  target: {service: volcano, namespace: training, "
+				     "queue: default, node_selector: {nvidia.com/gpu.product: X, "
+				     "aj.dev/node: real}}\n%s", strstr(hetero, "  environment:")), 0);
+	aj_test_spec(aj_buf_cstr(&y), &no_args, argv, 2, &s);
+	job = build(&s, &ctx, &arr);
+	pod = aj_test_json_at(job, "spec.tasks[0].template.spec");  /* master: none of its own */
+	assert_string_equal(aj_test_json_str(pod, "nodeSelector.\"nvidia.com/gpu.product\""), "X");
+	assert_string_equal(aj_test_json_str(pod, "nodeSelector.\"aj.dev/node\""), "real");
+	pod = aj_test_json_at(job, "spec.tasks[1].template.spec");  /* a100-worker */
+	assert_int_equal(aj_test_json_size(pod, "nodeSelector"), 2);
+	assert_string_equal(aj_test_json_str(pod, "nodeSelector.\"nvidia.com/gpu.product\""), "A100-SXM4-80GB");
+	assert_string_equal(aj_test_json_str(pod, "nodeSelector.\"aj.dev/node\""), "real");
+	cJSON_Delete(arr);
+	aj_jobspec_release(&s);
+	aj_buf_release(&y);
+}
+
 static void kubernetes_names_are_checked(void **state)
 {
 	static const char *const good[] = {
@@ -467,6 +531,10 @@ static void kubernetes_names_are_checked(void **state)
 	validate_fails(NAMES("labels: {\"bad key!\": x}"), &one,
 		       "config.target.labels: \"bad key!\" is not a valid label key");
 	validate_fails(NAMES("labels: {/x: y}"), &one, "\"/x\" is not a valid label key");
+	validate_fails(NAMES("node_selector: {\"bad key\": real}"), &one,
+		       "config.target.node_selector: \"bad key: real\" is not a node label");
+	validate_fails(NAMES("node_selector: {aj.dev/node: \"re al\"}"), &one,
+		       "\"aj.dev/node: re al\" is not a node label");
 	validate_fails(NAMES("labels: {Bad_Prefix/x: y}"), &one, "is not a valid label key");
 	validate_fails(NAMES("labels: {team: vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv}"),
 		       &one, "config.target.labels: team: \"vvvv");
@@ -615,6 +683,39 @@ static void max_retry_errors(void **state)
 	"config: {target: {gpus_per_node: 0}, environment: {image: x, setup: [make]}, " \
 	"jobs: [{sku: C1, submit_args: {env: {AMLT_PERSISTENT_VOLUME_NAME: team-pvc, " \
 	"AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/shared}" extra "}}]}"
+
+/* The helper pod goes where the job's pods go: target.node_selector, with its tolerations. */
+static void helper_pod_follows_node_selector(void **state)
+{
+	struct aj_shape_args args = { 1, 0, 0 };
+	struct aj_jobspec s;
+	cJSON *pod;
+
+	(void)state;
+	aj_test_spec(SHARED(""), &args, NULL, 0, &s);
+	pod = aj_code_helper_pod(&s, "aj-code-x", "ns");
+	assert_non_null(pod);
+	assert_null(aj_test_json_at(pod, "spec.nodeSelector"));
+	assert_null(aj_test_json_at(pod, "spec.tolerations"));
+	cJSON_Delete(pod);
+	aj_jobspec_release(&s);
+
+	aj_test_spec("config: {target: {gpus_per_node: 0, node_selector: {aj.dev/node: real}}, "
+		     "environment: {image: x}, jobs: [{sku: C1, submit_args: {env: "
+		     "{AMLT_PERSISTENT_VOLUME_NAME: team-pvc, AMLT_PERSISTENT_VOLUME_MOUNT_DIR: /mnt/shared}}}]}",
+		     &args, NULL, 0, &s);
+	pod = aj_code_helper_pod(&s, "aj-code-x", "ns");
+	assert_non_null(pod);
+	assert_int_equal(aj_test_json_size(pod, "spec.nodeSelector"), 1);
+	assert_string_equal(aj_test_json_str(pod, "spec.nodeSelector.\"aj.dev/node\""), "real");
+	assert_int_equal(aj_test_json_size(pod, "spec.tolerations"), 1);
+	assert_string_equal(aj_test_json_str(pod, "spec.tolerations[0].key"), "aj.dev/node");
+	assert_string_equal(aj_test_json_str(pod, "spec.tolerations[0].operator"), "Equal");
+	assert_string_equal(aj_test_json_str(pod, "spec.tolerations[0].value"), "real");
+	assert_string_equal(aj_test_json_str(pod, "spec.tolerations[0].effect"), "NoSchedule");
+	cJSON_Delete(pod);
+	aj_jobspec_release(&s);
+}
 
 /* seed "Volcano example": code goes helper pod -> PVC -> each pod's work directory */
 static void code_from_shared_volume(void **state)
@@ -1574,9 +1675,11 @@ int main(void)
 		cmocka_unit_test(quote_function),
 		cmocka_unit_test(table_lists_backends),
 		cmocka_unit_test(survives_allocation_failures),
+		cmocka_unit_test(target_node_selector),
 		cmocka_unit_test(kubernetes_names_are_checked),
 		cmocka_unit_test(lifecycle_policies),
 		cmocka_unit_test(max_retry_errors),
+		cmocka_unit_test(helper_pod_follows_node_selector),
 		cmocka_unit_test(code_from_shared_volume),
 		cmocka_unit_test(code_volume_errors),
 		cmocka_unit_test(code_digest_errors),
