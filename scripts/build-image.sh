@@ -100,20 +100,20 @@ if [[ $base == local ]]; then
   done
   for s in "${!suites[@]}"; do
     read -ra names <<<"${suites[$s]}"
-    base_tar=$(AJ_DEBIAN_SUITE=$s "$root/scripts/debian-image.sh" "${names[0]}" | tail -n 1) || exit 1
-    # The image id is its config's digest, named in the archive's manifest.
-    id=$(tar -xOf "$base_tar" manifest.json | sed -n 's/.*"Config": *"\([0-9a-f]*\)\.json".*/\1/p')
+    tagargs=()
+    for n in "${names[@]}"; do tagargs+=(--tag "$n"); done
+    id=$("$root/scripts/debian-image.sh" --suite "$s" "${tagargs[@]}" --out "$work/$s.tar" --print-id) || exit 1
     stale=()
-    for n in "${names[@]}"; do [[ $(image_id "$n") == "$id" ]] || stale+=("$n"); done
+    for n in "${names[@]}"; do [[ $(image_id "$n") == "${id#sha256:}" ]] || stale+=("$n"); done
     ((${#stale[@]})) || continue
     echo "$me: importing $s as ${stale[*]}" >&2
     if [[ $engine == docker ]]; then
-      docker load -q -i "$base_tar" >/dev/null || die "docker load of the $s base image failed"
-      for n in "${names[@]:1}"; do docker tag "${names[0]}" "$n"; done
+      docker load -q -i "$work/$s.tar" >/dev/null || die "docker load of the $s base image failed"
     else
-      buildah pull -q "docker-archive:$base_tar" >/dev/null || die "buildah could not import the $s base image"
+      buildah pull -q "docker-archive:$work/$s.tar:${names[0]}" >/dev/null || die "buildah could not import the $s base image"
       for n in "${names[@]:1}"; do buildah tag "${names[0]}" "$n"; done
     fi
+    rm -f "$work/$s.tar"
   done
 fi
 

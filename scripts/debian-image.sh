@@ -1,82 +1,129 @@
 #!/usr/bin/env bash
-# A Debian image made from Debian's packages alone (mmdebstrap --variant=minbase plus PACKAGE...),
-# written as a docker-archive (for `ctr images import`, `buildah pull docker-archive:FILE`,
-# `docker load`), cached by content: no engine and no registry.
+# A Debian image made from Debian's packages alone (mmdebstrap), for machines with no image registry:
+# written as a docker-archive that `docker load`, `buildah pull docker-archive:FILE`, `podman load` and
+# `ctr -n k8s.io images import` all read.
 #
-# Usage: scripts/debian-image.sh NAME:TAG [PACKAGE...]
-#   Prints the archive's path on the last line of stdout (progress on stderr).
-# Environment:
-#   AJ_DEBIAN_SUITE     the suite (default: this machine's Debian codename, else bookworm)
-#   AJ_DEBIAN_MIRROR    the archive (default http://deb.debian.org/debian)
-#   AJ_DEBIAN_SNAPSHOT  build from snapshot.debian.org at this time (YYYYMMDDTHHMMSSZ) instead
-# Cache: <aj cache>/images/debian-<key>.tar (override the root with AJ_TOOLS_CACHE), where the key
-# is a digest of the name, suite, mirror, snapshot date, architecture, sorted package list and this
-# recipe. The snapshot date is AJ_DEBIAN_SNAPSHOT, else the Date of this machine's apt lists of the
-# suite (what `apt-get update` last saw; today's date when there are none): a later `apt-get
-# update` makes the next image anew, a warm run needs no network.
+# Usage: scripts/debian-image.sh --out FILE [--suite bookworm] [--packages a,b,...] [--tag NAME]... [--print-id]
+#   --out FILE      the docker-archive to write (one image, one layer)
+#   --suite S       Debian suite (default bookworm); its -updates and -security suites are included
+#   --packages L    packages on top of the minbase variant (essential packages, apt, bash, coreutils, tar...)
+#   --tag NAME      a name the archive gives the image (repeatable; default docker.io/library/debian:SUITE)
+#   --print-id      print the image id (sha256:... of its config) on stdout
+# The root file system is cached by content under ${XDG_CACHE_HOME:-~/.cache}/aj/debian-images
+# (AJ_TOOLS_CACHE replaces .../aj): the suite, the package list, the mirror, this recipe and the Date of
+# each suite's Release file (the snapshot of Debian it was made from; SOURCE_DATE_EPOCH makes the tar
+# reproducible). A second call reuses it; when the mirror cannot be reached the newest cached one of the
+# same suite and packages is used, and said so.
+# Mirror: AJ_DEBIAN_MIRROR (default http://deb.debian.org/debian; security: AJ_DEBIAN_SECURITY_MIRROR).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-source "$here/../tests/controlplane/lib.sh"
-die() { echo "debian-image.sh: $*" >&2; exit 1; }
+me=debian-image
 
-name=${1:?usage: scripts/debian-image.sh NAME:TAG [PACKAGE...]}
-shift
-[[ $name == *:* ]] || die "image name '$name' has no :TAG"
-mapfile -t pkgs < <(printf '%s\n' "$@" | sed '/^$/d' | sort -u)
-for p in "${pkgs[@]}"; do
-  [[ $p =~ ^[a-z0-9][a-z0-9.+-]*$ ]] || die "'$p' is not a Debian package name"
+die() { echo "$me: $*" >&2; exit 1; }
+usage() { die "usage: scripts/debian-image.sh --out FILE [--suite S] [--packages a,b] [--tag NAME]... [--print-id]"; }
+
+suite=bookworm packages="" out="" print_id=0 tags=()
+while (($#)); do
+  case $1 in
+    --out) out=${2:?}; shift 2 ;;
+    --suite) suite=${2:?}; shift 2 ;;
+    --packages) packages=${2?}; shift 2 ;;
+    --tag) tags+=("${2:?}"); shift 2 ;;
+    --print-id) print_id=1; shift ;;
+    *) usage ;;
+  esac
 done
-command -v mmdebstrap >/dev/null || die "mmdebstrap is not installed (run: scripts/install-deps.sh --test)"
+[[ -n $out ]] || usage
+[[ $suite =~ ^[a-z][a-z0-9-]*$ ]] || die "suite '$suite' is not a Debian suite name"
+((${#tags[@]})) || tags=("docker.io/library/debian:$suite")
+for t in "${tags[@]}"; do
+  [[ $t =~ ^[a-z0-9][a-z0-9._/:-]*$ ]] || die "tag '$t' is not an image name"
+done
+# The package list in one canonical order, so the same set gives the same cache entry.
+packages=$(tr ', ' '\n\n' <<<"$packages" | sed '/^$/d' | LC_ALL=C sort -u | paste -sd, -)
+[[ -z $packages || $packages =~ ^[a-z0-9][a-z0-9.+,-]*$ ]] || die "package list '$packages' has a name Debian does not allow"
+command -v mmdebstrap >/dev/null || die "mmdebstrap is not installed (apt-get install mmdebstrap, or scripts/install-deps.sh --test)"
 
-suite=${AJ_DEBIAN_SUITE:-}
-[[ -n $suite ]] || suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-[[ -n $suite ]] || suite=bookworm
+mirror=${AJ_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+security=${AJ_DEBIAN_SECURITY_MIRROR:-${mirror%/debian}/debian-security}
+sources=("deb $mirror $suite main")
+# Stable suites have updates and security suites; testing/unstable do not.
+case $suite in sid|unstable|testing|experimental) ;; *)
+  sources+=("deb $mirror $suite-updates main" "deb $security $suite-security main") ;;
+esac
+
+# The Date of each suite's Release file: what "the same Debian" means for the cache.
+dates=() reachable=1
+for s in "${sources[@]}"; do
+  read -r _ uri dist _ <<<"$s"
+  if ! release=$(curl -fsS --max-time 15 "$uri/dists/$dist/InRelease" 2>/dev/null); then reachable=0; break; fi
+  d=$(sed -n 's/^Date: //p' <<<"$release" | head -n1)
+  [[ -n $d ]] || die "$uri/dists/$dist/InRelease has no Date line"
+  dates+=("$(date -u -d "$d" +%Y%m%dT%H%M%SZ)")
+done
+
+# Documentation, manuals and translations are left out (as in Debian's -slim images): nothing in a
+# container reads them. The dpkg setting stays in the image, so packages installed later skip them too.
+# No device nodes in the layer: runtimes give containers their own /dev, and an unprivileged engine
+# cannot make them when it unpacks the layer.
+recipe=(--variant=minbase --skip=output/dev --aptopt='Acquire::Languages "none"'
+        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
+        --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/info/*'
+        --dpkgopt='path-exclude=/usr/share/locale/*')
+cache=${AJ_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aj}/debian-images
+mkdir -p "$cache"
 arch=$(dpkg --print-architecture)
-if [[ -n ${AJ_DEBIAN_SNAPSHOT:-} ]]; then
-  [[ $AJ_DEBIAN_SNAPSHOT =~ ^[0-9]{8}T[0-9]{6}Z$ ]] || die "AJ_DEBIAN_SNAPSHOT '$AJ_DEBIAN_SNAPSHOT' is not like 20250101T000000Z"
-  snapshot=$AJ_DEBIAN_SNAPSHOT
-  mirror=https://snapshot.debian.org/archive/debian/$snapshot
+# Entries are SUITE-ARCH-HASH-DATE: HASH covers the recipe, packages and mirrors, DATE the newest
+# Release among them.
+what=$(sha256sum <<<"$arch|$packages|${sources[*]}|${recipe[*]}" | cut -c1-12)
+if ((reachable)); then
+  snapshot=$(printf '%s\n' "${dates[@]}" | sort | tail -n1)
+  key=$suite-$arch-$what-$snapshot-$(sha256sum <<<"${dates[*]}" | cut -c1-8)
 else
-  mirror=${AJ_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-  lists=(/var/lib/apt/lists/*_dists_"${suite}"_InRelease)
-  snapshot=
-  [[ -f ${lists[0]} ]] && snapshot=$(sed -n 's/^Date: //p' "${lists[0]}" | head -1)
-  [[ -n $snapshot ]] && snapshot=$(date -u -d "$snapshot" +%Y%m%dT%H%M%SZ 2>/dev/null || echo "$snapshot")
-  [[ -n $snapshot ]] || snapshot=$(date -u +%Y%m%d)
+  key=$(cd "$cache" && ls -d "$suite-$arch-$what-"* 2>/dev/null | grep -v '\.tmp' | sort | tail -n1 || true)
+  [[ -n $key ]] || die "cannot make the $suite image: Debian's mirror $mirror cannot be reached and nothing is cached (${packages:-minbase only})"
+  echo "$me: $mirror cannot be reached; using the cached $key" >&2
 fi
+entry=$cache/$key
 
-recipe=$(cat "$0" "$here/docker-archive.py" | sha256sum | cut -c1-16)
-key=$(printf '%s\n' "$name" "$suite" "$mirror" "$snapshot" "$arch" "$recipe" "${pkgs[@]}" | sha256sum | cut -c1-16)
-dir=$(aj_cache_root)/images
-out=$dir/debian-$key.tar
-mkdir -p "$dir"
-exec 9>>"$dir/debian-$key.lock"
+# One builder per entry at a time; a half-made entry is never visible (made in .tmp, then renamed).
+exec 9>"$cache/.lock"
 flock 9
-if [[ -s $out ]]; then
-  echo "debian-image.sh: $name ($suite of $snapshot: ${pkgs[*]:-minbase}) up to date in $out" >&2
-  echo "$out"
-  exit 0
+if [[ ! -f $entry/config.json ]]; then
+  tmp=$entry.tmp
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  echo "$me: making the $suite image (${packages:-minbase only}) with mmdebstrap (about 20-60 s; log: $tmp/mmdebstrap.log)" >&2
+  epoch=$(date -u -d "${snapshot:0:4}-${snapshot:4:2}-${snapshot:6:2} ${snapshot:9:2}:${snapshot:11:2}:${snapshot:13:2}" +%s)
+  if ! SOURCE_DATE_EPOCH=$epoch mmdebstrap "${recipe[@]}" ${packages:+--include="$packages"} "$suite" "$tmp/layer.tar" "${sources[@]}" \
+      </dev/null >"$tmp/mmdebstrap.log" 2>&1; then
+    cause=$(grep -m1 -E '^E: ' "$tmp/mmdebstrap.log" | cut -c1-200 || true)
+    die "mmdebstrap could not make the $suite image: ${cause:-see $tmp/mmdebstrap.log}"
+  fi
+  diff_id=sha256:$(sha256sum "$tmp/layer.tar" | cut -d' ' -f1)
+  created=$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ)
+  goarch=$arch
+  case $arch in i386) goarch=386 ;; armhf|armel) goarch=arm ;; ppc64el) goarch=ppc64le ;; esac
+  # The image config (OCI/Docker image spec): one layer, Debian's PATH, bash as the default command.
+  printf '{"architecture":"%s","os":"linux","created":"%s","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Cmd":["bash"]},"rootfs":{"type":"layers","diff_ids":["%s"]},"history":[{"created":"%s","created_by":"mmdebstrap --variant=minbase %s %s (%s)"}]}' \
+    "$goarch" "$created" "$diff_id" "$created" "$suite" "${packages:+--include=$packages}" "${dates[*]}" >"$tmp/config.json"
+  mv "$tmp" "$entry"
 fi
+flock -u 9
 
-log=$dir/debian-$key.log
-stage=$(mktemp -d "$dir/.debian-$key.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
-t0=$(date +%s)
-echo "debian-image.sh: making $name from Debian $suite ($mirror, $snapshot) with: ${pkgs[*]:-minbase only} (log: $log)" >&2
-include=()
-((${#pkgs[@]})) && include=("--include=$(IFS=,; echo "${pkgs[*]}")")
-# Documentation, manuals and translations are left out: nothing in a container reads them.
-if ! mmdebstrap --variant=minbase "${include[@]}" --format=tar \
-     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-     --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
-     --aptopt='Acquire::Languages "none"' \
-     "$suite" "$stage/rootfs.tar" "$mirror" >"$log" 2>&1; then
-  why=$(grep -m1 -E 'Failed to fetch|Could not resolve|Temporary failure|Connection failed|Unable to connect|Unable to locate package|has no installation candidate|E: ' "$log" ||
-        tail -n 1 "$log")
-  die "could not make $name from Debian's packages at $mirror: ${why:0:240} (log: $log)"
-fi
-python3 "$here/docker-archive.py" "$stage/image.tar" "$name" "$stage/rootfs.tar" --cmd /bin/bash ||
-  die "could not write the docker-archive of $name"
-mv "$stage/image.tar" "$out"
-echo "debian-image.sh: made $name in $(($(date +%s) - t0)) s: $(du -m "$out" | cut -f1) MB" >&2
-echo "$out"
+config_hex=$(sha256sum "$entry/config.json" | cut -d' ' -f1)
+layer_hex=$(sed -n 's/.*"diff_ids":\["sha256:\([0-9a-f]*\)".*/\1/p' "$entry/config.json")
+repotags=$(printf '"%s",' "${tags[@]}")
+printf '[{"Config":"%s.json","RepoTags":[%s],"Layers":["%s/layer.tar"]}]' \
+  "$config_hex" "${repotags%,}" "$layer_hex" >"$entry/manifest.$$.json"
+mkdir -p "$(dirname "$out")"
+# The archive's file names are the docker-archive convention (config by digest, layer by diff id).
+created=$(sed -n 's/^{[^}]*"created":"\([^"]*\)".*/\1/p' "$entry/config.json")
+tar -cf "$out.tmp" -C "$entry" --mtime="$created" --owner=0 --group=0 --numeric-owner \
+  --transform "s,^manifest\.$$\.json\$,manifest.json," \
+  --transform "s,^config\.json\$,$config_hex.json," \
+  --transform "s,^layer\.tar\$,$layer_hex/layer.tar," \
+  "manifest.$$.json" config.json layer.tar || { rm -f "$entry/manifest.$$.json" "$out.tmp"; die "cannot write $out"; }
+rm -f "$entry/manifest.$$.json"
+mv "$out.tmp" "$out"
+((print_id)) && echo "sha256:$config_hex"
+exit 0

@@ -16,7 +16,8 @@ source "$(dirname "$0")/lib.sh"
 kubelet=0
 [[ ${1:-} == --kubelet ]] && { kubelet=1; shift; }
 ver=$(cp_version "${1:-}")
-retry="retry: tests/controlplane/build.sh $( ((kubelet)) && echo '--kubelet ')$ver"
+retry="retry: tests/controlplane/build.sh $ver"
+((kubelet)) && retry="retry: tests/controlplane/build.sh --kubelet $ver"
 fail() { echo "build.sh: $*; $retry" >&2; exit 1; }
 
 [[ $ver =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || fail "'$ver' is not a Kubernetes release tag like v1.37.2"

@@ -2,12 +2,12 @@
 # Build (or reuse) the real node's two images as docker-archives, without a registry:
 #   pause    Kubernetes' own pause (build/pause/linux/pause.c of the k8s.io/kubernetes module at the
 #            control plane's version), compiled statically with cc: the pod sandbox image
-#   runtime  a Debian minbase with bash, coreutils, tar and python3 (scripts/debian-image.sh): what
-#            the pods aj builds for the real node run (AJ_LOCAL_IMAGE)
+#   runtime  a Debian minbase with bash, coreutils, tar and python3 (scripts/debian-image.sh, which
+#            caches its root file system by content): what aj's pods on the real nodes run
+#            (AJ_LOCAL_IMAGE)
 #
 # Usage: tests/controlplane/node-images.sh [vX.Y.Z]
-# Output: one line per image, "pause NAME ARCHIVE" and "runtime NAME ARCHIVE"; each archive is cached
-#   by content under <aj cache>/images.
+# Output: one line per image, "pause NAME ARCHIVE" and "runtime NAME ARCHIVE", under <aj cache>/images.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 root=$(cd "$cp_here/../.." && pwd)
@@ -52,6 +52,9 @@ echo "pause $pause_name $pause_tar"
 # --- runtime: Debian with what aj's pod scripts and the tests' programs use ---
 suite=${AJ_DEBIAN_SUITE:-$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}")}
 runtime_name=localhost/aj/runtime:${suite:-bookworm}
-runtime_tar=$("$root/scripts/debian-image.sh" "$runtime_name" bash coreutils tar python3 | tail -1) ||
-  die "the runtime image could not be made (see the line above)"
+runtime_tar=$dir/runtime-${suite:-bookworm}.tar
+# (its own file first: clusters starting at once each write one)
+"$root/scripts/debian-image.sh" --suite "${suite:-bookworm}" --packages bash,coreutils,tar,python3 \
+  --tag "$runtime_name" --out "$runtime_tar.$$" || die "the runtime image could not be made (see the line above)"
+mv -f "$runtime_tar.$$" "$runtime_tar"
 echo "runtime $runtime_name $runtime_tar"

@@ -89,7 +89,7 @@ STATE
   # finds instead of taking eth0's), so the address the API server reaches it at is written here,
   # as kwok writes its nodes'.
   local t_end=$(($(date +%s) + timeout_s)) ready node
-  until ready=$("$AJ_KUBECTL" --kubeconfig "$KUBECONFIG" get node "${names[@]}" \
+  until ready=$("$AJ_KUBECTL" --kubeconfig "$KUBECONFIG" get nodes -l aj.dev/node=real \
                   -o jsonpath='{range .items[*]}{.metadata.name} {.status.addresses[0].address} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' 2>/dev/null) &&
         [[ $(grep -c ' 127\.0\.0\.1 True$' <<<"$ready") == "$count" ]]; do
     for node in $(awk '$2 != "127.0.0.1" {print $1}' <<<"$ready"); do

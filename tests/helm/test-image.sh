@@ -4,7 +4,7 @@
 # Dockerfile unchanged with buildah and loads the image into a containerd the way `kind load
 # docker-image` does. Here that containerd is a throwaway one on a private socket; the image runs
 # in it (runc) as uid 10001 and its programs answer. A second build reuses everything. A base image
-# that cannot be made is one line of cause, and leaves no image behind.
+# that cannot be made is one line, and leaves no image behind.
 # Needs root (buildah's chroot isolation, containerd), buildah, mmdebstrap, containerd, runc
 # (scripts/install-deps.sh --test) and Debian's mirror.
 source "$(dirname "$0")/lib.sh"
@@ -31,11 +31,10 @@ AJ_TOOLS_CACHE=$work/empty-cache AJ_DEBIAN_MIRROR=http://127.0.0.1:9/debian \
   "$build" --base local --tag "$tag" >"$work/nobase.out" 2>"$work/nobase.err"
 rc=$?
 expect_eq "no Debian mirror: the build fails" "1" echo "$rc"
-expect_ok "...with one line naming the mirror and why (after the line saying what it makes)" bash -c \
-  "[[ \$(grep -c 'could not' '$work/nobase.err') == 1 ]] &&
-   tail -n 1 '$work/nobase.err' | grep -F \"could not make docker.io/library/debian:bookworm from Debian's packages at http://127.0.0.1:9/debian: \" | grep -q 'Could not connect'"
+expect_ok "...with one line naming the mirror" bash -c \
+  "[[ \$(wc -l <'$work/nobase.err') == 1 ]] && grep -qF \"cannot make the bookworm image: Debian's mirror http://127.0.0.1:9/debian cannot be reached\" '$work/nobase.err'"
 expect_fail "...and no image of that name" "image not known" buildah inspect --type image "$tag"
-expect_eq "...and no image half-made in the cache" "" bash -c "ls -A '$work/empty-cache/images' | grep -v '\.\(log\|lock\)\$' || true"
+expect_eq "...and nothing half-made in the cache" "" bash -c "ls '$work/empty-cache/debian-images'"
 expect_fail "a FROM line that is not Debian's is refused, naming it" \
   "the Dockerfile's FROM python:3.12 cannot be made from Debian's packages" \
   bash -c "mkdir -p '$work/other' && printf 'FROM python:3.12\n' >'$work/other/Dockerfile' &&
@@ -70,7 +69,7 @@ id1=$(buildah inspect --type image --format '{{.FromImageID}}' "$tag" 2>/dev/nul
 expect_ok "the FROM lines' names are the bases made here (debian:bookworm and :bookworm-slim, one image)" bash -c \
   "a=\$(buildah inspect --type image --format '{{.FromImageID}}' docker.io/library/debian:bookworm) &&
    b=\$(buildah inspect --type image --format '{{.FromImageID}}' docker.io/library/debian:bookworm-slim) &&
-   [[ -n \$a && \$a == \$b ]] && buildah inspect --type image --format '{{range .OCIv1.History}}{{.CreatedBy}}{{end}}' docker.io/library/debian:bookworm | grep -q docker-archive.py"
+   [[ -n \$a && \$a == \$b ]] && buildah inspect --type image --format '{{range .OCIv1.History}}{{.CreatedBy}}{{end}}' docker.io/library/debian:bookworm | grep -q mmdebstrap"
 ctr() { command ctr --address "$sock" -n k8s.io "$@"; }
 expect_ok "the image is in namespace k8s.io under the name a pod's image: $tag resolves to" bash -c \
   "ctr --address '$sock' -n k8s.io images ls -q | grep -qx 'docker.io/library/$tag'"

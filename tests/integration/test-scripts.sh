@@ -96,7 +96,7 @@ expect_ok "...not even the components started before it" no_process "$work/cl1/"
 mkdir -p "$work/bin"
 printf '#!/bin/sh\necho "containerd: simulated start-up failure" >&2\nexit 1\n' >"$work/bin/containerd"
 chmod +x "$work/bin/containerd"
-bridges() { ip -o link show type bridge | awk -F': ' '{print $2}' | grep '^ajbr' | sort; }
+bridges() { ip -o link show type bridge | awk -F': ' '$2 ~ /^ajbr/ {print $2}' | sort; }
 before=$(bridges)
 PATH=$work/bin:$PATH "$cpd/start.sh" --cluster --dir "$work/cl2" >"$work/cl2.out" 2>&1
 expect_eq "a cluster whose real node's containerd fails does not start" "1" echo "$?"
@@ -123,9 +123,9 @@ expect_ok "the real node has a bridge, a DNS namespace and cgroups" test -n "$(i
 expect_ok "down stops it" env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" down
 expect_ok "...leaving no directory" test ! -e "$work/lc"
 expect_ok "...no process" no_process "$work/lc/"
-expect_fail "...no mount" "" grep -F "$work/lc" /proc/self/mountinfo
-expect_fail "...no bridge" "" ip link show "$node_bridge"
-expect_fail "...no DNS network namespace" "" bash -c "ip netns list | grep -F '$node_dns_netns'"
-expect_fail "...no interface on the pod network" "" bash -c "ip -o link | grep -E 'ajdns$node_idx|master $node_bridge'"
+expect_ok "...no mount" bash -c "! grep -F '$work/lc' /proc/self/mountinfo"
+expect_ok "...no bridge" bash -c "! ip link show '$node_bridge' 2>/dev/null"
+expect_ok "...no DNS network namespace" bash -c "! ip netns list | grep -F '$node_dns_netns'"
+expect_ok "...no interface on the pod network" bash -c "! ip -o link | grep -E 'ajdns$node_idx|master $node_bridge'"
 expect_ok "...no cgroup" bash -c "! ls -d /sys/fs/cgroup/*/aj-$node_idx-* 2>/dev/null"
 finish
