@@ -16,7 +16,7 @@ if [ "${1:-}" = "--test" ]; then
 fi
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--node" ]; then
   # the local cluster's real node: container runtime, CNI plugins, images from Debian's packages
-  pkgs+=(containerd runc containernetworking-plugins mmdebstrap iproute2 python3)
+  pkgs+=(containerd runc containernetworking-plugins mmdebstrap iproute2 iptables python3)
 fi
 
 missing=()
