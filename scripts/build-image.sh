@@ -4,7 +4,7 @@
 # write it as a docker-archive and load it into a containerd, as `kind load docker-image` does.
 #
 # Usage: scripts/build-image.sh [--tag NAME] [--base auto|registry|local] [--archive FILE]
-#                               [--load SOCKET [--snapshotter NAME]]
+#                               [--load SOCKET]... [--snapshotter NAME]
 #   --tag NAME         the image name (default aj:APPVERSION, what the Helm chart runs)
 #   --base MODE        where the FROM lines' images come from: registry (pull them), local (make them
 #                      with scripts/debian-image.sh from Debian's packages, tagged with the FROM names),
@@ -12,7 +12,7 @@
 #   --archive FILE     also write the image as a docker-archive (for `docker load`, `ctr images import`)
 #   --load SOCKET      import it into the containerd at SOCKET, namespace k8s.io (where the kubelet
 #                      looks), under the name a pod's `image:` resolves to (aj:0.1.0 is
-#                      docker.io/library/aj:0.1.0)
+#                      docker.io/library/aj:0.1.0); repeat it for each node
 #   --snapshotter S    the snapshotter to unpack it for (default overlayfs, containerd's default; the
 #                      CRI plugin's `snapshotter` setting)
 # Engine: AJ_IMAGE_ENGINE=docker|buildah overrides the choice. buildah keeps its images in
@@ -21,16 +21,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 me=build-image
 die() { echo "$me: $*" >&2; exit 1; }
-usage() { die "usage: scripts/build-image.sh [--tag NAME] [--base auto|registry|local] [--archive FILE] [--load SOCKET [--snapshotter S]]"; }
+usage() { die "usage: scripts/build-image.sh [--tag NAME] [--base auto|registry|local] [--archive FILE] [--load SOCKET]... [--snapshotter S]"; }
 
 version=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$root/charts/aj-controller/Chart.yaml")
-tag=aj:$version base=auto archive="" load="" snapshotter=overlayfs
+tag=aj:$version base=auto archive="" snapshotter=overlayfs loads=()
 while (($#)); do
   case $1 in
     --tag) tag=${2:?}; shift 2 ;;
     --base) base=${2:?}; shift 2 ;;
     --archive) archive=${2:?}; shift 2 ;;
-    --load) load=${2:?}; shift 2 ;;
+    --load) loads+=("${2:?}"); shift 2 ;;
     --snapshotter) snapshotter=${2:?}; shift 2 ;;
     *) usage ;;
   esac
@@ -132,7 +132,7 @@ else
 fi
 echo "$me: built $tag (image $(image_id "$tag" | cut -c1-12)) in $(($(date +%s) - t0)) s" >&2
 
-if [[ -n $archive || -n $load ]]; then
+if [[ -n $archive ]] || ((${#loads[@]})); then
   name=$(full_name "$tag")
   out=${archive:-$work/image.tar}
   rm -f "$out"
@@ -140,10 +140,10 @@ if [[ -n $archive || -n $load ]]; then
   else buildah push -q "$tag" "docker-archive:$out:$name" || die "buildah push $tag to $out failed"; fi
   [[ -z $archive ]] || echo "$me: wrote $archive ($name)" >&2
 fi
-if [[ -n $load ]]; then
+for load in "${loads[@]}"; do
   command -v ctr >/dev/null || die "ctr is not installed (apt-get install containerd)"
   [[ -S $load ]] || die "no containerd socket at $load"
   ctr --address "$load" -n k8s.io images import --snapshotter "$snapshotter" "$out" >/dev/null ||
     die "ctr could not import $name into the containerd at $load"
   echo "$me: loaded $name into the containerd at $load (namespace k8s.io)" >&2
-fi
+done

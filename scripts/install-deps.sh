@@ -12,11 +12,11 @@ pkgs=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
 if [ "${1:-}" = "--test" ]; then
   # libclang-rt-dev: the sanitizer and libFuzzer runtimes, which clang only recommends;
   # libtsan2: gcc's ThreadSanitizer runtime (build-essential brings it on amd64, named here).
-  pkgs+=(libtsan2 clang libclang-rt-dev valgrind cppcheck iproute2 golang-go python3 python3-venv python3-yaml zsh groff-base man-db buildah mmdebstrap containerd runc)
+  pkgs+=(libtsan2 clang libclang-rt-dev valgrind cppcheck iproute2 golang-go python3 python3-venv python3-yaml zsh groff-base man-db buildah)
 fi
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--node" ]; then
   # the local cluster's real node: container runtime, CNI plugins, images from Debian's packages
-  pkgs+=(containerd runc containernetworking-plugins mmdebstrap iproute2 python3)
+  pkgs+=(containerd runc containernetworking-plugins mmdebstrap iproute2 iptables python3)
 fi
 
 missing=()

@@ -96,15 +96,17 @@ until k wait --for condition=Established --timeout=10s crd --all >/dev/null 2>&1
   sleep 0.5
 done
 
-# --- kube-controller-manager: garbage collection, namespaces, endpoints, volumes, node lifecycle, Jobs ---
+# --- kube-controller-manager: garbage collection, namespaces, endpoints, volumes, node lifecycle, Jobs,
+# Deployments (the Helm chart's controller on a real node),
+# the kube-root-ca.crt ConfigMap of every namespace (ServiceAccount token volumes need it) ---
 ctrls=garbage-collector,namespace,endpoints,endpointslice,persistentvolume-binder,serviceaccount
 ctrls+=,pod-garbage-collector,ttl-after-finished,node-lifecycle,persistentvolumeclaim-protection
-ctrls+=,persistentvolume-protection,job
+ctrls+=,persistentvolume-protection,job,root-ca-certificate-publisher,deployment,replicaset
 p=$(free_port)
 start kube-controller-manager "https://127.0.0.1:$p/healthz" "$bin/kube-controller-manager" \
   --kubeconfig "$KUBECONFIG" --authentication-kubeconfig "$KUBECONFIG" --authorization-kubeconfig "$KUBECONFIG" \
   --leader-elect=false --bind-address 127.0.0.1 --secure-port "$p" --cert-dir "$dir/kcm-certs" \
-  --service-cluster-ip-range 10.0.0.0/24 --use-service-account-credentials=false \
+  --service-cluster-ip-range 10.0.0.0/24 --use-service-account-credentials=false --root-ca-file "$pki/ca.crt" \
   --controllers "$(sed 's/\([^,]*\)/\1-controller/g' <<<"$ctrls")"
 
 # --- kube-scheduler: pods that do not ask for Volcano (a code helper pod) ---

@@ -1,7 +1,8 @@
 # The local cluster's real nodes (sourced, not executed): kubelets with containerd, runc and the CNI
 # plugins from Debian's packages, one pod network and the cluster DNS.
 #   node_up COUNT  (cluster-up.sh; uses its start, failed, free_port and die) builds the kubelet and
-#                  the images (cached), makes the pod network, starts cluster-dns and, per node
+#                  the images (cached), makes the pod network, starts cluster-dns and api-relay
+#                  (the `kubernetes` Service) and, per node
 #                  real-K, containerd@real-K and kubelet@real-K, and waits for the Nodes
 #   node_down DIR  (stop.sh, start.sh's cleanup) stops them and removes every container, mount,
 #                  network namespace, interface and cgroup the nodes made; a no-op without nodes
@@ -12,11 +13,12 @@
 # are private to the node, and every mount they make (container root filesystems, network
 # namespaces, volumes) goes when that namespace goes. There the kubelet also reads the kernel
 # tunables it wants (vm.overcommit_memory 1, kernel.panic 10, kernel.panic_on_oops 1) from files:
-# it would otherwise write them into the machine's kernel. The pod network is a bridge with no
-# address on the host, and pods have no default route: they reach each other and the DNS, nothing
-# else. Why each flag: docs/controlplane.md ("The real nodes").
+# it would otherwise write them into the machine's kernel. The pod network is a bridge where the
+# host has .1 (for the kubelets' probes) but takes no connection from a pod (iptables), and pods
+# have no default route: they reach each other, the DNS and the `kubernetes` Service (relayed to
+# the API server), nothing else. Why each flag: docs/controlplane.md ("The real nodes").
 
-node_pkgs="containerd runc containernetworking-plugins"
+node_pkgs="containerd runc containernetworking-plugins iptables"
 # Pod networks: 10.203.<index>.0/24, one index per cluster with real nodes (several may run).
 node_net=10.203
 
@@ -26,7 +28,7 @@ node_up() {
   t_node=$(date +%s)
   case $dir/ in /run/* | /var/lib/* | /var/log/*) die "real node: the run directory $dir is under /run, /var/lib or /var/log, which the nodes' kubelets and containerd see as their own; choose another" ;; esac
   ((count >= 1 && count <= 8)) || die "real node: $count real nodes asked for; 1 to 8"
-  for p in containerd ctr runc unshare nsenter ip; do
+  for p in containerd ctr runc unshare nsenter ip iptables; do
     command -v "$p" >/dev/null || die "real node: $p is not installed (run: scripts/install-deps.sh --test; packages $node_pkgs)"
   done
   for p in bridge host-local loopback; do
@@ -59,12 +61,18 @@ node_subnet=$node_net.$idx.0/24
 node_dns_ip=$node_net.$idx.2
 node_dns_netns=aj-dns-$idx
 node_dns_veth=ajdns$idx
+node_host_ip=$node_net.$idx.1
 STATE
   # shellcheck disable=SC1091
   source "$n/state"
   ip link add "$node_bridge" type bridge && ip link set "$node_bridge" up ||
     die "real node: cannot create the bridge $node_bridge (needs CAP_NET_ADMIN)"
   flock -u 7
+  # The host at .1: the kubelets' HTTP probes go from the host to the pods. Pods may answer but
+  # never open a connection to the host (anything listening on a host address stays out of reach).
+  ip addr add "$node_host_ip/24" dev "$node_bridge" &&
+    iptables -I INPUT -i "$node_bridge" -m conntrack --ctstate NEW -j DROP ||
+    die "real node: cannot give the host $node_host_ip on $node_bridge with pods kept from opening connections to it (iptables)"
 
   # --- the DNS's own network namespace on the bridge, at .2 (pods get .10 to .249) ---
   ip netns add "$node_dns_netns" &&
@@ -74,9 +82,20 @@ STATE
     ip -n "$node_dns_netns" link set eth0 up &&
     ip -n "$node_dns_netns" link set lo up || die "real node: cannot make the DNS network namespace $node_dns_netns"
   p=$(free_port)
-  start cluster-dns "http://127.0.0.1:$p/healthz" python3 "$cp_here/cluster/cluster-dns.py" \
+  start cluster-dns "http://127.0.0.1:$p/healthz" python3 -B "$cp_here/cluster/cluster-dns.py" \
     --netns "$node_dns_netns" --ip "$node_dns_ip" --health-port "$p" --env "$dir/env"
   printf 'nameserver %s\noptions ndots:5\n' "$node_dns_ip" >"$n/resolv.conf"
+
+  # --- the `kubernetes` Service for in-cluster clients: its cluster IP on the DNS namespace's lo,
+  # routed there from the pods (CNI below), relayed to the API server on the host's 127.0.0.1 ---
+  local svc_ip svc_port
+  read -r svc_ip svc_port < <("$AJ_KUBECTL" --kubeconfig "$KUBECONFIG" -n default get service kubernetes \
+    -o jsonpath='{.spec.clusterIP} {.spec.ports[0].port}{"\n"}')
+  [[ -n $svc_ip && -n $svc_port ]] || die "real node: the API server has no kubernetes Service"
+  ip -n "$node_dns_netns" addr add "$svc_ip/32" dev lo || die "real node: cannot put $svc_ip in $node_dns_netns"
+  p=$(free_port)
+  start api-relay "http://127.0.0.1:$p/healthz" python3 -B "$cp_here/cluster/api-relay.py" \
+    --netns "$node_dns_netns" --listen "$svc_ip:$svc_port" --to "$AJ_CP_APISERVER_PORT" --health-port "$p"
 
   per=$((240 / count))
   for ((k = 0; k < count; k++)); do
@@ -129,7 +148,8 @@ node_one() {
   "plugins": [{
     "type": "bridge", "bridge": "$node_bridge", "isGateway": false, "isDefaultGateway": false,
     "ipMasq": false, "hairpinMode": true,
-    "ipam": {"type": "host-local", "ranges": [[{"subnet": "$node_subnet", "rangeStart": "$2", "rangeEnd": "$3"}]]}
+    "ipam": {"type": "host-local", "ranges": [[{"subnet": "$node_subnet", "rangeStart": "$2", "rangeEnd": "$3"}]],
+             "routes": [{"dst": "10.0.0.0/24", "gw": "$node_dns_ip"}]}
   }]
 }
 CNI
@@ -237,7 +257,8 @@ node_down() {
   # shellcheck disable=SC1091
   source "$n/state"
   # The daemons (their command lines name this directory's files).
-  for pid in $(node_pids_matching "$n/") $(node_pids_matching "cluster-dns.py --netns $node_dns_netns "); do
+  for pid in $(node_pids_matching "$n/") $(node_pids_matching "cluster-dns.py --netns $node_dns_netns ") \
+             $(node_pids_matching "api-relay.py --netns $node_dns_netns "); do
     stop_pid "$pid"
   done
   for m in "$n"/[0-9]*; do
@@ -274,5 +295,6 @@ node_down() {
   done
   for i in $ifs; do ip link del "$i" 2>/dev/null || true; done
   ip link del "$node_bridge" 2>/dev/null || true
+  while iptables -D INPUT -i "$node_bridge" -m conntrack --ctstate NEW -j DROP 2>/dev/null; do :; done
   rm -rf "$n" "$1/env.node"
 }

@@ -109,7 +109,9 @@ issue() { # name subject extensions...
   ossl x509 -req -in "$pki/$name.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
     -days 30 -extfile "$pki/$name.ext" -out "$pki/$name.crt"
 }
-issue apiserver "/CN=kube-apiserver" "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+# 10.0.0.1 and the kubernetes.default names: the `kubernetes` Service, which in-cluster clients (a
+# pod on a real node) reach through the cluster's API relay (node.sh).
+issue apiserver "/CN=kube-apiserver" "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local" \
   "extendedKeyUsage=serverAuth" "keyUsage=critical,digitalSignature,keyEncipherment"
 issue admin "/O=system:masters/CN=aj-admin" "extendedKeyUsage=clientAuth" \
   "keyUsage=critical,digitalSignature,keyEncipherment"
@@ -250,6 +252,11 @@ done
 t_etcd=$(date +%s.%N)
 
 # --- kube-apiserver ---
+# The ServiceAccount admission plugin (token volumes) needs kube-controller-manager's
+# serviceaccount controller to make each namespace's "default" account, so only the whole cluster
+# has it: there pods get their token (and the real nodes mount it, for in-cluster clients).
+admission=(--disable-admission-plugins ServiceAccount)
+((cluster)) && admission=()
 for attempt in 1 2 3 4 5; do
   pick_port api_port
   write_kubeconfig "$api_port"
@@ -264,7 +271,7 @@ for attempt in 1 2 3 4 5; do
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --kubelet-preferred-address-types InternalIP \
     --kubelet-client-certificate "$pki/admin.crt" --kubelet-client-key "$pki/admin.key" \
-    --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
+    "${admission[@]}" --allow-privileged=true --profiling=false)
   write_env starting
   rc=0; wait_ready "$api_pid" 0.2 api_ready || rc=$?
   ((rc == 0)) && break

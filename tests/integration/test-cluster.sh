@@ -22,7 +22,7 @@ done <"$AJ_CP_DIR/components"
 # (the real nodes' own: test-real-node.sh)
 expect_eq "the seven components beside etcd and kube-apiserver are recorded, then the real nodes'" \
   "kube-controller-manager kube-scheduler kwok vc-webhook-manager vc-controller-manager vc-scheduler kueue" \
-  bash -c "awk '{print \$1}' '$AJ_CP_DIR/components' | grep -v '^cluster-dns\$\|@real-' | tr '\n' ' ' | sed 's/ \$//'"
+  bash -c "awk '{print \$1}' '$AJ_CP_DIR/components' | grep -v '^cluster-dns\$\|^api-relay\$\|@real-' | tr '\n' ' ' | sed 's/ \$//'"
 
 # --- nodes ---
 ready() { k get nodes -l type=kwok -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True; }

@@ -30,7 +30,7 @@ listens_local() {
   [[ -n $a ]] && ! grep -qv '^127\.0\.0\.1:' <<<"$a"
 }
 while read -r name pid url _; do
-  [[ $name == cluster-dns || $name == *@real-* ]] || continue
+  [[ $name == cluster-dns || $name == api-relay || $name == *@real-* ]] || continue
   expect_ok "$name is healthy at $url" curl -sf -o /dev/null --max-time 5 "$url"
   expect_ok "$name listens on 127.0.0.1 only" listens_local "$pid"
 done <"$AJ_CP_DIR/components"

@@ -111,12 +111,14 @@ expect_fail "status says a killed cluster is not running" "is not running" \
   env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" status
 expect_ok "up over its stale directory starts it again" \
   env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" up
-expect_ok "...and every component is healthy, Kueue and the real node's three included" bash -c "AJ_LOCAL_CLUSTER_DIR='$work/lc' bash '$repo_root/scripts/local-cluster.sh' status | grep -c ' healthy ' | grep -qx 10"
+expect_ok "...and every component is healthy, Kueue and the real node's four included" bash -c "AJ_LOCAL_CLUSTER_DIR='$work/lc' bash '$repo_root/scripts/local-cluster.sh' status | grep -c ' healthy ' | grep -qx 11"
 # what the real node made, to look for after down
 # shellcheck disable=SC1091
 source "$work/lc/node/state"
 cgroups=$(ls -d /sys/fs/cgroup/*/aj-"$node_idx"-* 2>/dev/null)
 expect_ok "the real node has a bridge, a DNS namespace and cgroups" test -n "$(ip link show "$node_bridge" 2>/dev/null)$(ip netns list | grep "$node_dns_netns")$cgroups"
+expect_ok "...and an iptables rule that keeps its pods from opening connections to the host" \
+  bash -c "iptables -S INPUT | grep -q -- '-i $node_bridge '"
 expect_ok "down stops it" env AJ_LOCAL_CLUSTER_DIR="$work/lc" bash "$repo_root/scripts/local-cluster.sh" down
 expect_ok "...leaving no directory" test ! -e "$work/lc"
 expect_ok "...no process" no_process "$work/lc/"
@@ -125,4 +127,5 @@ expect_ok "...no bridge" bash -c "! ip link show '$node_bridge' 2>/dev/null"
 expect_ok "...no DNS network namespace" bash -c "! ip netns list | grep -F '$node_dns_netns'"
 expect_ok "...no interface on the pod network" bash -c "! ip -o link | grep -E 'ajdns$node_idx|master $node_bridge'"
 expect_ok "...no cgroup" bash -c "! ls -d /sys/fs/cgroup/*/aj-$node_idx-* 2>/dev/null"
+expect_ok "...no iptables rule" bash -c "! iptables -S INPUT | grep -q -- '-i $node_bridge '"
 finish

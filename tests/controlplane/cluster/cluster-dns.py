@@ -16,29 +16,19 @@ the env file's client certificate and serves GET /healthz on 127.0.0.1:PORT. Why
 docs/controlplane.md ("The real node").
 """
 import argparse
-import ctypes
-import http.server
 import json
-import os
 import re
 import select
 import socket
 import ssl
 import struct
 import sys
-import threading
 import urllib.parse
 import urllib.request
 
-CLONE_NEWNET = 0x40000000
+import netns
+
 TTL = 5
-
-
-def setns(fd):
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.setns(fd, CLONE_NEWNET) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
 
 
 def read_env(path):
@@ -165,21 +155,6 @@ def answer(api, msg, domain, log):
     return struct.pack("!HHHHHH", ident, 0x8000 | aa | rd | rcode, 1, n, 0, 0) + question + answers
 
 
-def health(port):
-    class H(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            ok = self.path == "/healthz"
-            self.send_response(200 if ok else 404)
-            self.end_headers()
-            self.wfile.write(b"ok\n" if ok else b"")
-
-        def log_message(self, *a):
-            pass
-
-    srv = http.server.HTTPServer(("127.0.0.1", port), H)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--netns", required=True)
@@ -189,19 +164,18 @@ def main():
     ap.add_argument("--domain", default="cluster.local")
     a = ap.parse_args()
     api = Api(read_env(a.env))
-    own = os.open("/proc/self/ns/net", os.O_RDONLY)
-    target = os.open("/run/netns/" + a.netns, os.O_RDONLY)
-    setns(target)
-    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind((a.ip, 53))
-    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    tcp.bind((a.ip, 53))
-    tcp.listen(16)
-    setns(own)
-    os.close(target)
-    os.close(own)
-    health(a.health_port)
+
+    def listen():
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp.bind((a.ip, 53))
+        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        tcp.bind((a.ip, 53))
+        tcp.listen(16)
+        return udp, tcp
+
+    udp, tcp = netns.sockets_in(a.netns, listen)
+    netns.serve_health(a.health_port)
     log = sys.stdout
     log.write("cluster-dns: serving %s on %s:53 (network namespace %s)\n" % (a.domain, a.ip, a.netns))
     log.flush()
