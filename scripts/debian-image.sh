@@ -72,9 +72,9 @@ recipe=(--variant=minbase --skip=output/dev --aptopt='Acquire::Languages "none"'
 cache=${AJ_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aj}/debian-images
 mkdir -p "$cache"
 arch=$(dpkg --print-architecture)
-# Entries are SUITE-ARCH-HASH-DATE: HASH covers the recipe, packages and mirrors, DATE the newest
-# Release among them.
-what=$(sha256sum <<<"$arch|$packages|${sources[*]}|${recipe[*]}" | cut -c1-12)
+# Entries are SUITE-ARCH-HASH-DATE: HASH covers the recipe, packages and mirrors (and the entry's
+# layout: a layer with its created time and history line), DATE the newest Release among them.
+what=$(sha256sum <<<"archive|$arch|$packages|${sources[*]}|${recipe[*]}" | cut -c1-12)
 if ((reachable)); then
   snapshot=$(printf '%s\n' "${dates[@]}" | sort | tail -n1)
   key=$suite-$arch-$what-$snapshot-$(sha256sum <<<"${dates[*]}" | cut -c1-8)
@@ -88,7 +88,7 @@ entry=$cache/$key
 # One builder per entry at a time; a half-made entry is never visible (made in .tmp, then renamed).
 exec 9>"$cache/.lock"
 flock 9
-if [[ ! -f $entry/config.json ]]; then
+if [[ ! -f $entry/created-by ]]; then
   tmp=$entry.tmp
   rm -rf "$tmp"
   mkdir -p "$tmp"
@@ -99,31 +99,17 @@ if [[ ! -f $entry/config.json ]]; then
     cause=$(grep -m1 -E '^E: ' "$tmp/mmdebstrap.log" | cut -c1-200 || true)
     die "mmdebstrap could not make the $suite image: ${cause:-see $tmp/mmdebstrap.log}"
   fi
-  diff_id=sha256:$(sha256sum "$tmp/layer.tar" | cut -d' ' -f1)
-  created=$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ)
-  goarch=$arch
-  case $arch in i386) goarch=386 ;; armhf|armel) goarch=arm ;; ppc64el) goarch=ppc64le ;; esac
-  # The image config (OCI/Docker image spec): one layer, Debian's PATH, bash as the default command.
-  printf '{"architecture":"%s","os":"linux","created":"%s","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Cmd":["bash"]},"rootfs":{"type":"layers","diff_ids":["%s"]},"history":[{"created":"%s","created_by":"mmdebstrap --variant=minbase %s %s (%s)"}]}' \
-    "$goarch" "$created" "$diff_id" "$created" "$suite" "${packages:+--include=$packages}" "${dates[*]}" >"$tmp/config.json"
+  # What the image's history says made it, and when (the snapshot of Debian).
+  date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ >"$tmp/created"
+  echo "mmdebstrap --variant=minbase $suite ${packages:+--include=$packages} (${dates[*]})" >"$tmp/created-by"
   mv "$tmp" "$entry"
 fi
 flock -u 9
 
-config_hex=$(sha256sum "$entry/config.json" | cut -d' ' -f1)
-layer_hex=$(sed -n 's/.*"diff_ids":\["sha256:\([0-9a-f]*\)".*/\1/p' "$entry/config.json")
-repotags=$(printf '"%s",' "${tags[@]}")
-printf '[{"Config":"%s.json","RepoTags":[%s],"Layers":["%s/layer.tar"]}]' \
-  "$config_hex" "${repotags%,}" "$layer_hex" >"$entry/manifest.$$.json"
-mkdir -p "$(dirname "$out")"
-# The archive's file names are the docker-archive convention (config by digest, layer by diff id).
-created=$(sed -n 's/^{[^}]*"created":"\([^"]*\)".*/\1/p' "$entry/config.json")
-tar -cf "$out.tmp" -C "$entry" --mtime="$created" --owner=0 --group=0 --numeric-owner \
-  --transform "s,^manifest\.$$\.json\$,manifest.json," \
-  --transform "s,^config\.json\$,$config_hex.json," \
-  --transform "s,^layer\.tar\$,$layer_hex/layer.tar," \
-  "manifest.$$.json" config.json layer.tar || { rm -f "$entry/manifest.$$.json" "$out.tmp"; die "cannot write $out"; }
-rm -f "$entry/manifest.$$.json"
-mv "$out.tmp" "$out"
-((print_id)) && echo "sha256:$config_hex"
+# scripts/docker-archive.py writes every image of the project: one layer, Debian's PATH, bash as the
+# default command.
+ids=$(python3 "$(dirname "$0")/docker-archive.py" "$out" "$entry/layer.tar" "${tags[@]/#/--tag=}" --cmd bash \
+        --created "$(cat "$entry/created")" --created-by "$(cat "$entry/created-by")" --print-id) ||
+  die "cannot write $out"
+((print_id)) && echo "$ids"
 exit 0

@@ -42,7 +42,7 @@ if [[ ! -s $pause_tar ]]; then
   cc -Os -Wall -Werror -static -DVERSION="v$tag-aj" -o "$stage/rootfs/pause" "$pause_c" 2>"$stage/cc.log" ||
     die "cc could not build $pause_c: $(head -n 1 "$stage/cc.log")"
   tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$stage/rootfs" -cf "$stage/layer.tar" pause
-  python3 "$root/scripts/docker-archive.py" "$stage/image.tar" "$pause_name" "$stage/layer.tar" --cmd /pause ||
+  python3 "$root/scripts/docker-archive.py" "$stage/image.tar" "$stage/layer.tar" --tag "$pause_name" --cmd /pause ||
     die "could not write the pause image"
   mv "$stage/image.tar" "$pause_tar"
   echo "node-images.sh: built $pause_name from $pause_c" >&2

@@ -39,7 +39,7 @@ expect_fail "a FROM line that is not Debian's is refused, naming it" \
   "the Dockerfile's FROM python:3.12 cannot be made from Debian's packages" \
   bash -c "mkdir -p '$work/other' && printf 'FROM python:3.12\n' >'$work/other/Dockerfile' &&
            mkdir -p '$work/other/scripts' '$work/other/charts/aj-controller' &&
-           cp '$build' '$repo_root/scripts/debian-image.sh' '$work/other/scripts/' &&
+           cp '$build' '$repo_root/scripts/debian-image.sh' '$repo_root/scripts/docker-archive.py' '$work/other/scripts/' &&
            cp '$chart/Chart.yaml' '$work/other/charts/aj-controller/' &&
            '$work/other/scripts/build-image.sh' --base local"
 
