@@ -7,9 +7,10 @@
 #  2. 10,000 AjJobs, all submitted: the controller's resident memory next to
 #     the AjJobs' total JSON size, and the idle controller's.
 #  3. The controller restarted over them: memory after listing the 10,000
-#     AjJobs and their 10,000 Volcano Jobs.
+#     AjJobs and their 10,000 Volcano Jobs; with BUILD_B=DIR, three restarts
+#     by each of the two builds in turn, their medians and ratio.
 #
-# Usage: bench/controller.sh [QPS] [N_THROUGHPUT] [N_MEMORY]   (defaults 50 1000 10000)
+# Usage: [BUILD_B=DIR] bench/controller.sh [QPS] [N_THROUGHPUT] [N_MEMORY]   (defaults 50 1000 10000)
 # Needs a build in build/ (or BUILD=DIR) and the control plane
 # binaries (tests/controlplane/build.sh).
 set -euo pipefail
@@ -160,16 +161,41 @@ printf '  RSS above idle:        %8.1f MiB   ratio %.2f\n' "$(echo "($rss_kb - $
 echo "  load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- 3. restart: all 10,000 AjJobs and their Volcano Jobs listed at start ---
+# With BUILD_B=DIR the restart is made by each build in turn, three times (A B A B A B), over the
+# same objects: the medians and their ratio B / A compare two builds' steady state in one run.
 kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
-rm -f "$tmp/port"
-"$ctl" --namespace "$mem" --qps 2000 --burst 2000 --workers 2 --health-addr 127.0.0.1 --health-port 0 \
-  --port-file "$tmp/port" >"$tmp/ctl-restart.log" 2>&1 &
-pid=$!
-until [[ -s $tmp/port ]] && (($(metric 'aj_ajjobs_cached' | cut -d. -f1) >= nmem)) &&
-      [[ $(metric 'workqueue_depth{') == 0.0 ]]; do sleep 1; done
-sleep 8
-rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
-hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
+restart() { # restart CONTROLLER: prints "RSS_KB HWM_KB" once it has listed everything and is idle
+  rm -f "$tmp/port"
+  "$1" --namespace "$mem" --qps 2000 --burst 2000 --workers 2 --health-addr 127.0.0.1 --health-port 0 \
+    --port-file "$tmp/port" >>"$tmp/ctl-restart.log" 2>&1 &
+  pid=$!
+  until [[ -s $tmp/port ]] && (($(metric 'aj_ajjobs_cached' | cut -d. -f1) >= nmem)) &&
+        [[ $(metric 'workqueue_depth{') == 0.0 ]]; do sleep 1; done
+  sleep 8
+  echo "$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status") $(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")"
+  kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
+}
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+mib() { echo "$1 / 1024" | bc -l; }
 echo "restart with $nmem AjJobs and their Volcano Jobs:"
-printf '  controller RSS:        %8.1f MiB   ratio %.2f\n' "$(echo "$rss_kb / 1024" | bc -l)" "$(echo "$rss_kb * 1024 / $json" | bc -l)"
-printf '  controller peak RSS:   %8.1f MiB\n' "$(echo "$hwm_kb / 1024" | bc -l)"
+if [[ -z ${BUILD_B:-} ]]; then
+  read -r rss_kb hwm_kb < <(restart "$ctl")
+  printf '  controller RSS:        %8.1f MiB   ratio %.2f\n' "$(mib "$rss_kb")" "$(echo "$rss_kb * 1024 / $json" | bc -l)"
+  printf '  controller peak RSS:   %8.1f MiB\n' "$(mib "$hwm_kb")"
+  exit 0
+fi
+ctl_b=$BUILD_B/controller/aj-controller
+[[ -x $ctl_b ]] || { echo "no $ctl_b: build BUILD_B first"; exit 1; }
+: >"$tmp/a" && : >"$tmp/b"
+for _ in 1 2 3; do
+  restart "$ctl" >>"$tmp/a"
+  restart "$ctl_b" >>"$tmp/b"
+done
+for x in a b; do
+  eval "rss_$x=\$(cut -d' ' -f1 '$tmp/$x' | median) hwm_$x=\$(cut -d' ' -f2 '$tmp/$x' | median)"
+done
+printf '  A %s: RSS %.1f MiB (runs: %s), peak %.1f MiB\n' "$build" "$(mib "$rss_a")" \
+  "$(cut -d' ' -f1 "$tmp/a" | awk '{printf "%s%.1f", NR > 1 ? " " : "", $1 / 1024}')" "$(mib "$hwm_a")"
+printf '  B %s: RSS %.1f MiB (runs: %s), peak %.1f MiB\n' "$BUILD_B" "$(mib "$rss_b")" \
+  "$(cut -d' ' -f1 "$tmp/b" | awk '{printf "%s%.1f", NR > 1 ? " " : "", $1 / 1024}')" "$(mib "$hwm_b")"
+printf '  median RSS ratio B / A: %.2f\n' "$(echo "$rss_b / $rss_a" | bc -l)"
