@@ -214,7 +214,7 @@ print("tree", subprocess.run([sys.executable, "-c", sys.argv[1]], capture_output
 if not os.path.exists(mark):
     open(mark, "w").close()
     print("attempt 1: failing", flush=True)
-    time.sleep(5)   # outlive a few of aj logs' looks at the pods (every 2 s): a pod gone before any is never seen
+    time.sleep(5)   # outlive a few looks of aj logs at the pods (every 2 s): a pod gone before any is never seen
     sys.exit(3)
 print("attempt 2: done")'
 (cd "$src" && "$AJ_BIN" run -t real-code --namespace "$ns" --name code -- python3 -c "$attempt" "$tree_digest") \
