@@ -9,7 +9,7 @@
  *                                also Unschedulable with Kueue's reason (its
  *                                Workload's QuotaReserved or Admitted condition)
  *   unsuspended by Kueue         as below, the message naming the ClusterQueue
- *                                that admitted it until the Job runs
+ *                                that admitted it, up to the first Running
  *   a pod ready or succeeded     Running
  *   FailureTarget                as before (KubeJobFailing: its pods are stopping)
  *   Complete                     Succeeded

@@ -160,7 +160,8 @@ holding() { phase_is aj-hold-1 Running && phase_is aj-hold-2 Running; }
 expect_ok "two queued AjJobs of 4 ranks hold the ClusterQueue's 64 GPUs: admitted, Running" wait_for 120 holding
 expect_ok "...its message names the ClusterQueue that admitted it (told when Kueue unsuspended the Job)" bash -c \
   "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[?(@.regarding.name==\"aj-hold-1\")]}{.reason}: {.note}{\"\\n\"}{end}' | grep -E '^KubeJob(Resumed|Running): .*; admitted by Kueue to ClusterQueue team-a\$'"
-submit_ajjob aj-over kube 2 '{"target": {"queue": "team-a"}}'
+# its pods run 10 s once admitted: time to see it unsuspended before it completes
+submit_ajjob aj-over kube 2 '{"target": {"queue": "team-a", "labels": {"aj.dev/kwok-slow-task": "worker", "aj.dev/kwok-slow-seconds": "10"}}}'
 cond_of() { jpath "$1" "{.status.conditions[?(@.type==\"$2\")].$3}"; }
 kueue_said() { [[ $(cond_of aj-over Unschedulable status) == True ]]; }
 expect_ok "AjJob aj-over (16 more GPUs): Unschedulable with Kueue's reason" wait_for 60 kueue_said
