@@ -111,6 +111,42 @@ long long aj_decide_reason_due(const struct aj_seen *s)
 			 : waited > AJ_REASON_MAX ? AJ_REASON_MAX : waited);
 }
 
+void aj_decide_waiting(const struct aj_runner *r, const struct aj_seen *s, unsigned need,
+		       const char *state, struct aj_plan *p)
+{
+	unsigned unschedulable = AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE);
+	long long from = s->submitted_at + AJ_REASON_GRACE, due = s->reason_due, next;
+	int asked = (s->have & need) == need;
+	const char *why = asked ? s->reason : s->prev_reason;
+
+	if (why && !*why)
+		why = NULL;   /* a False condition's empty message is no reason */
+	/*
+	 * Submitted before this controller started: the status keeps the last
+	 * look, so the next waits for a timed turn, behind every status write.
+	 */
+	if (!asked && !due && s->now >= from)
+		due = p->reason_due = s->now + 1;
+	if (!asked && s->now >= from && s->now >= due) {
+		p->need |= need;
+		return;
+	}
+	if (asked)
+		p->reason_due = aj_decide_reason_due(s);
+	next = asked ? p->reason_due : (due > from ? due : from);
+	p->requeue_after = next > s->now ? next - s->now : 1;
+	p->requeue_idle = 1;
+	if (!why)
+		return;
+	p->reason = "Unschedulable";
+	p->flags |= unschedulable;
+	p->unschedulable = why;
+	snprintf(p->message, sizeof(p->message), "%s %s is %s: %s", r->kind, s->job, state, why);
+	/* told when it appears or changes, not on every look */
+	if (!(s->prev_flags & unschedulable) || !s->prev_reason || strcmp(s->prev_reason, why))
+		aj_plan_event(p, 1, "Unschedulable", "Observe", why, 0);
+}
+
 int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p)
 {
 	if (s->submitted)

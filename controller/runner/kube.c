@@ -6,19 +6,24 @@
 
 #include "backend/backend.h"
 #include "backend/storage_secret.h"
+#include "core/error.h"
 #include "core/json.h"
 #include "kube/client.h"
+#include "log.h"
 
 /* pod host names are <job>-<index>, at most 63: room for five-digit indexes */
 #define KUBE_NAME_MAX 57
 #define NEED_FAILURE AJ_NEED_RUNNER    /* the Failed condition's reason and message */
+#define NEED_KUEUE AJ_KUBE_NEED_KUEUE   /* what Kueue says of the Job's Workload */
 #define FLAG_QUEUED 2u                 /* the Job carries a Kueue queue label */
 #define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define JOB_UID_LABEL "kueue.x-k8s.io/job-uid"   /* on the Workload Kueue makes for a Job */
 #define TASK_LABEL "aj.dev/task"
 enum { N_ACTIVE, N_SUCCEEDED };
 
 static const struct aj_kube_resource batch_jobs = { "batch", "v1", "jobs", 1 };
 static const struct aj_kube_resource services = { "", "v1", "services", 1 };
+static const struct aj_kube_resource workloads = { "kueue.x-k8s.io", "v1beta2", "workloads", 1 };
 
 static int is(const char *a, const char *b)
 {
@@ -30,15 +35,20 @@ static int ended(const char *phase)
 	return is(phase, "Complete") || is(phase, "Failed");
 }
 
-/* The condition of `type` when its status is True, else NULL. */
-static const cJSON *condition(const cJSON *job, const char *type)
+/* The condition of `type` whose status is `status` ("True", "False"), else NULL. */
+static const cJSON *condition_is(const cJSON *obj, const char *type, const char *status)
 {
 	const cJSON *c;
 
-	cJSON_ArrayForEach(c, aj_json_get(aj_json_get(job, "status"), "conditions"))
-		if (is(aj_json_str(c, "type"), type) && is(aj_json_str(c, "status"), "True"))
+	cJSON_ArrayForEach(c, aj_json_get(aj_json_get(obj, "status"), "conditions"))
+		if (is(aj_json_str(c, "type"), type) && is(aj_json_str(c, "status"), status))
 			return c;
 	return NULL;
+}
+
+static const cJSON *condition(const cJSON *obj, const char *type)
+{
+	return condition_is(obj, type, "True");
 }
 
 /* Does the pod template mount the job's storage Secret (<name>-storage)? */
@@ -128,11 +138,56 @@ static void finished(const struct aj_seen *s, struct aj_plan *p)
 	aj_plan_event(p, 1, p->reason, "Observe", p->message, 1);
 }
 
+/* "; admitted by Kueue to ClusterQueue Q" after the message, when Kueue said so. */
+static void admitted(const struct aj_seen *s, struct aj_plan *p)
+{
+	size_t n = strlen(p->message);
+
+	if ((s->have & NEED_KUEUE) && s->admitted_to)
+		snprintf(p->message + n, sizeof(p->message) - n,
+			 "; admitted by Kueue to ClusterQueue %s", s->admitted_to);
+}
+
+/* Suspended: by Kueue until it admits the Job (it says why not), or by hand. */
+static void suspended(const struct aj_seen *s, struct aj_plan *p)
+{
+	unsigned flag = AJ_STATUS_FLAG(AJ_COND_SUSPENDED);
+	int queued = !!(s->o.flags & FLAG_QUEUED);
+
+	p->phase = AJ_PHASE_SUBMITTED;
+	p->reason = "KubeJobSuspended";
+	p->flags |= flag;
+	snprintf(p->message, sizeof(p->message), "Job %s is suspended%s", s->job,
+		 queued ? ": waiting for Kueue to admit it" : "");
+	/* the note is the message as it ends up */
+	if (!(s->prev_flags & flag))
+		aj_plan_event(p, 0, p->reason, "Observe", p->message, 0);
+	if (queued) {
+		aj_decide_waiting(&aj_runner_kube, s, NEED_KUEUE,
+				  "suspended, not admitted by Kueue", p);
+		/* admitted: Kueue unsuspends it next */
+		if (!p->need && (s->have & NEED_KUEUE) && s->admitted_to) {
+			snprintf(p->message, sizeof(p->message), "Job %s is suspended", s->job);
+			admitted(s, p);
+		}
+	}
+}
+
 /* The Job's conditions and counts as the AjJob's phase (aj_decide_owned adds the shared lines). */
 static void mirror(const struct aj_seen *s, struct aj_plan *p)
 {
-	unsigned suspended = AJ_STATUS_FLAG(AJ_COND_SUSPENDED);
+	int resumed = !!(s->prev_flags & AJ_STATUS_FLAG(AJ_COND_SUSPENDED));
+	int ran = aj_phase_rank(s->prev) >= aj_phase_rank(AJ_PHASE_RUNNING);
 
+	/*
+	 * Kueue let the Job go: say where it was admitted until it runs (and on
+	 * a resume), also when it was admitted before we saw it suspended.
+	 */
+	if ((s->o.flags & FLAG_QUEUED) && !is(s->o.phase, "Suspended") && (resumed || !ran) &&
+	    !(s->have & NEED_KUEUE)) {
+		p->need |= NEED_KUEUE;
+		return;
+	}
 	if (is(s->o.phase, "Running")) {
 		p->phase = AJ_PHASE_RUNNING;
 		p->reason = "KubeJobRunning";
@@ -145,19 +200,15 @@ static void mirror(const struct aj_seen *s, struct aj_plan *p)
 		snprintf(p->message, sizeof(p->message), "Job %s is failing: %lld pods are being "
 			 "stopped", s->job, s->o.n[N_ACTIVE]);
 	} else if (is(s->o.phase, "Suspended")) {
-		p->phase = AJ_PHASE_SUBMITTED;
-		p->reason = "KubeJobSuspended";
-		p->flags |= suspended;
-		snprintf(p->message, sizeof(p->message), "Job %s is suspended%s", s->job,
-			 s->o.flags & FLAG_QUEUED ? ": waiting for Kueue to admit it" : "");
-		if (!(s->prev_flags & suspended))
-			aj_plan_event(p, 0, p->reason, "Observe", p->message, 0);
+		suspended(s, p);
+		return;
 	} else {
 		p->phase = AJ_PHASE_SUBMITTED;
 		p->reason = "KubeJobPending";
 		snprintf(p->message, sizeof(p->message), "Job %s is pending: %lld pods active, "
 			 "none ready", s->job, s->o.n[N_ACTIVE]);
 	}
+	admitted(s, p);
 }
 
 static void decide(const struct aj_seen *s, struct aj_plan *p)
@@ -178,6 +229,38 @@ static int job_failure(const cJSON *job, char *out, size_t size)
 		return 0;
 	snprintf(out, size, "%s%s%s", r ? r : "Failed", m ? ": " : "", m ? m : "");
 	return 1;
+}
+
+/*
+ * What Kueue says of the Job: its Workload, found by the label Kueue puts on
+ * it (the Job's uid) and read from the API server's watch cache
+ * (resourceVersion 0), so a look costs the server no etcd read. No Kueue
+ * (the CRD is not served) or no Workload yet: nothing to say. A failed read
+ * is logged, not retried: the reason is a courtesy, the next look comes anyway.
+ */
+static void kueue_says(struct aj_run *run, struct aj_seen *s)
+{
+	struct aj_run_scratch *sc = aj_run_scratch(run);
+	struct aj_kube_ref ref = { &workloads, aj_run_ns(run), NULL, NULL };
+	struct aj_kube_list_opts o;
+	struct aj_kube_status ks;
+	struct aj_errors lerr = AJ_ERRORS_INIT;
+	char sel[160];
+
+	memset(&o, 0, sizeof(o));
+	snprintf(sel, sizeof(sel), "%s=%s", JOB_UID_LABEL, s->uid ? s->uid : "");
+	o.label_selector = sel;
+	o.resource_version = "0";
+	aj_kube_status_init(&ks);
+	cJSON_Delete(sc->keep);
+	sc->keep = NULL;
+	if (s->uid && aj_kube_list(aj_run_kube(run), &ref, &o, &sc->keep, &ks, &lerr) &&
+	    ks.reason != AJ_KUBE_NOT_FOUND && lerr.nr)
+		aj_log(AJ_LOG_WARN, "could not read what Kueue says of the job", "job", s->job,
+		       "error", lerr.items[0].message, AJ_LOG_END);
+	aj_kube_workload_seen(sc->keep, s, sc->text, sizeof(sc->text));
+	aj_kube_status_release(&ks);
+	aj_errors_release(&lerr);
 }
 
 static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct aj_errors *err)
@@ -205,6 +288,8 @@ static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct 
 		cJSON_Delete(pods);
 		s->have |= AJ_NEED_PODS;
 	}
+	if (need & NEED_KUEUE)
+		kueue_says(run, s);
 	return 0;
 }
 
@@ -219,6 +304,8 @@ static const struct aj_access access[] = {
 	{ "create", "", "secrets", NULL },
 	{ "patch", "", "secrets", NULL },
 	{ "list", "", "pods", NULL },
+	/* what Kueue says of a queued Job (where Kueue is not installed the look finds nothing) */
+	{ "list", "kueue.x-k8s.io", "workloads", NULL },
 	{ NULL, NULL, NULL, NULL }
 };
 
@@ -239,3 +326,46 @@ const struct aj_runner aj_runner_kube = {
 	.observe = observe,
 	.cancel = aj_run_delete_owned,
 };
+
+/* --- pure helpers --- */
+
+/* "Reason: message" of a condition into out (either alone when the other is empty). */
+static const char *said(const cJSON *c, char *out, size_t size)
+{
+	const char *r = aj_json_str(c, "reason"), *m = aj_json_str(c, "message");
+
+	if (r && !*r)
+		r = NULL;
+	if (m && !*m)
+		m = NULL;
+	snprintf(out, size, "%s%s%s", r ? r : "", r && m ? ": " : "", m ? m : "");
+	return *out ? out : NULL;
+}
+
+void aj_kube_workload_seen(const cJSON *workloads_list, struct aj_seen *s, char *text,
+			   size_t size)
+{
+	const cJSON *wl = cJSON_GetArrayItem(aj_json_get(workloads_list, "items"), 0), *c;
+
+	s->have |= NEED_KUEUE;
+	s->reason = NULL;
+	s->admitted_to = NULL;
+	text[0] = '\0';
+	if (!wl)
+		return;
+	if (condition(wl, "QuotaReserved") && condition(wl, "Admitted")) {
+		s->admitted_to = aj_json_str(aj_json_get(aj_json_get(wl, "status"), "admission"),
+					     "clusterQueue");
+		return;
+	}
+	/*
+	 * Why not: deactivated (spec.active false), which its Evicted condition
+	 * says; else no quota reserved (Kueue's latest try); else not admitted
+	 * (admission checks); else evicted.
+	 */
+	if ((cJSON_IsFalse(aj_json_get(aj_json_get(wl, "spec"), "active")) &&
+	     (c = condition(wl, "Evicted"))) ||
+	    (c = condition_is(wl, "QuotaReserved", "False")) ||
+	    (c = condition_is(wl, "Admitted", "False")) || (c = condition(wl, "Evicted")))
+		s->reason = said(c, text, size);
+}

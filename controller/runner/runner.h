@@ -143,7 +143,8 @@ struct aj_seen {
 	const char *create_reason;  /* the reason a refusal is told under; NULL: <prefix>Rejected */
 	/* runner facts, fetched for its needs */
 	const char *failure;        /* "task worker, pod P: exit code 3 (Error)"; NULL: none */
-	const char *reason;         /* the scheduler's reason; NULL: none found */
+	const char *reason;         /* the scheduler's (or queue's) reason; NULL: none found */
+	const char *admitted_to;    /* the ClusterQueue Kueue admitted the job to; NULL: unknown */
 	long long pods_left;        /* pods still carrying the job's name */
 	const char *forbidden;      /* why the AjJob may not use what it names; NULL: it may */
 	const cJSON *detail;        /* status.<member> as observed, written whole; NULL: none */
@@ -318,6 +319,19 @@ const char *aj_runner_default_service(void);
 int aj_decide_submit(const struct aj_runner *r, const struct aj_seen *s, struct aj_plan *p);
 /* When a job still waiting, asked why now, is asked again (the reason_due to note). */
 long long aj_decide_reason_due(const struct aj_seen *s);
+/*
+ * A submitted object that waits for its scheduler (Volcano's) or its queue
+ * (Kueue's), which the runner's mirror has already said in p (phase,
+ * reason, message): ask why (need, whose facts set s->reason) once it has
+ * waited AJ_REASON_GRACE, then after as long as it has waited
+ * (aj_decide_reason_due), on timed turns at the idle level; in between the
+ * reason the status holds stays. With a reason: reason and condition
+ * Unschedulable (its message the reason), the message "<kind> <job> is
+ * <state>: <reason>", and a Warning Event Unschedulable when the reason
+ * appears or changes, not on every look.
+ */
+void aj_decide_waiting(const struct aj_runner *r, const struct aj_seen *s, unsigned need,
+		       const char *state, struct aj_plan *p);
 /* Renew the storage Secret when due (adds to p; 1 when p waits for a need). */
 int aj_decide_storage(const struct aj_seen *s, struct aj_plan *p);
 /* Cancel requested or under way: delete, wait for the pods, Cancelled. */
@@ -404,7 +418,7 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
  * reconcile frees keep, and state with state_free, at its end.
  */
 struct aj_run_scratch {
-	char text[512];
+	char text[1024];            /* a fact observe read: a failure, a queue's reason */
 	cJSON *keep;
 	void *state;
 	void (*state_free)(void *state);

@@ -156,39 +156,10 @@ static void finished(const struct aj_seen *s, struct aj_plan *p)
 /* Submitted and waiting: ask the scheduler why, now and then. */
 static void waiting(const struct aj_seen *s, struct aj_plan *p)
 {
-	long long from = s->submitted_at + AJ_REASON_GRACE, due = s->reason_due, next;
-	const char *why = s->have & NEED_REASON ? s->reason : s->prev_reason;
-
-	if (why && !*why)
-		why = NULL;   /* a False condition's empty message is no reason */
-
 	p->phase = AJ_PHASE_SUBMITTED;
 	p->reason = "VolcanoJobPending";
-	/*
-	 * Submitted before this controller started: the status keeps the last
-	 * look, so the next waits for a timed turn, behind every status write.
-	 */
-	if (!(s->have & NEED_REASON) && !due && s->now >= from)
-		due = p->reason_due = s->now + 1;
-	if (!(s->have & NEED_REASON) && s->now >= from && s->now >= due) {
-		p->need |= NEED_REASON;
-		return;
-	}
-	if (s->have & NEED_REASON)
-		p->reason_due = aj_decide_reason_due(s);
-	next = s->have & NEED_REASON ? p->reason_due : (due > from ? due : from);
-	p->requeue_after = next > s->now ? next - s->now : 1;
-	p->requeue_idle = 1;
-	if (!why) {
-		snprintf(p->message, sizeof(p->message), "Volcano Job %s is Pending", s->job);
-		return;
-	}
-	p->reason = "Unschedulable";
-	p->flags |= AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE);
-	p->unschedulable = why;
-	snprintf(p->message, sizeof(p->message), "Volcano Job %s is Pending: %s", s->job, why);
-	if (!(s->prev_flags & AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE)))
-		aj_plan_event(p, 1, "Unschedulable", "Observe", why, 0);
+	snprintf(p->message, sizeof(p->message), "Volcano Job %s is Pending", s->job);
+	aj_decide_waiting(&aj_runner_volcano, s, NEED_REASON, "Pending", p);
 }
 
 /* The Volcano Job's phase as the AjJob's (aj_decide_owned adds the shared lines). */

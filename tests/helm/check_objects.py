@@ -29,6 +29,8 @@ RULES = [
     ([""], ["pods"], ["list"]),
     (["scheduling.volcano.sh"], ["podgroups"], ["get"]),
     ([""], ["events"], ["list"]),
+    # controller/runner/kube.c: what Kueue says of a queued Job (its Workload)
+    (["kueue.x-k8s.io"], ["workloads"], ["get", "list", "watch"]),
 ]
 LEASE_RULES = [(["coordination.k8s.io"], ["leases"], ["get", "update"])]
 

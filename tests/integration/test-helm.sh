@@ -96,6 +96,24 @@ expect_eq "...nor create one (the release's Lease is Helm's to create and delete
 expect_eq "...nor write an AjJob's spec" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update ajjobs.aj.dev -n '$other' || true"
 expect_eq "...nor touch pods" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' create pods -n '$other' || true"
 expect_eq "...only list them (a job's failed pod)" "yes" can list pods -n "$other"
+# kubectl auth can-i asks about a resource the server does not serve without its group (Kueue is
+# not installed here): a SubjectAccessReview names it. may VERB GROUP RESOURCE NS: true or false
+may() {
+  k create -o jsonpath='{.status.allowed}' -f - <<YAML
+apiVersion: authorization.k8s.io/v1
+kind: SubjectAccessReview
+spec:
+  user: $sa
+  resourceAttributes: {verb: $1, group: $2, resource: $3, namespace: $4}
+YAML
+}
+may_read_workloads() {
+  local v got=()
+  for v in get list watch; do got+=("$(may "$v" kueue.x-k8s.io workloads "$other")"); done
+  echo "${got[*]}"
+}
+expect_eq "...read Kueue's Workloads (why a queued Job waits), Kueue installed or not" "true true true" may_read_workloads
+expect_eq "...but not write them" "false" may update kueue.x-k8s.io workloads "$other"
 expect_eq "...and not read their logs" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' get pods/log -n '$other' || true"
 expect_eq "...nor read secrets" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' get secrets -n '$ns' || true"
 

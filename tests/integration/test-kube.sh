@@ -7,7 +7,9 @@
 # by its podFailurePolicy and stops the other ranks; with target.queue the Job waits suspended
 # until the real Kueue admits it, and one over the ClusterQueue's quota stays so with Kueue's reason. Then through aj-controller (deploy/rbac.yaml's
 # permissions): AjJob -> Job and Service -> pods -> Succeeded, a failing rank -> Failed with
-# the Job's reason, and a cancel; status.tasks and the Tasks column of kubectl get ajjob; finished
+# the Job's reason, and a cancel; status.tasks and the Tasks column of kubectl get ajjob; an
+# AjJob over the ClusterQueue's quota waits with Kueue's reason on its status and in one Event,
+# then is admitted (the ClusterQueue named) and Succeeds once the AjJobs holding the quota go; finished
 # AjJobs deleted after their spec.ttlSecondsAfterFinished, or the controller's
 # --ttl-seconds-after-finished after a restart, one with 0 kept.
 source "$(dirname "$0")/lib.sh"
@@ -148,6 +150,45 @@ k -n "$ns" annotate ajjob aj-cancel aj.dev/cancel=true >/dev/null
 expect_ok "...cancelled: Cancelled" wait_for 90 phase_is aj-cancel Cancelled
 expect_eq "...its Job and pods are gone" "" kpods aj-cancel '{.items[*].metadata.name}'
 expect_eq "...and so are its tasks (the Job is gone)" "" jpath aj-cancel '{.status.tasks}{.status.tasksSummary}'
+
+# --- target.queue through aj-controller: over quota, the AjJob waits with Kueue's own reason ---
+# Two held AjJobs of four 8-GPU ranks take the ClusterQueue's 64 GPUs (a100 and h100 flavors).
+held='{"target": {"queue": "team-a", "labels": {"aj.dev/kwok-hold": "true"}}}'
+submit_ajjob aj-hold-1 kube 4 "$held"
+submit_ajjob aj-hold-2 kube 4 "$held"
+holding() { phase_is aj-hold-1 Running && phase_is aj-hold-2 Running; }
+expect_ok "two queued AjJobs of 4 ranks hold the ClusterQueue's 64 GPUs: admitted, Running" wait_for 120 holding
+expect_ok "...its message names the ClusterQueue that admitted it (told when Kueue unsuspended the Job)" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[?(@.regarding.name==\"aj-hold-1\")]}{.reason}: {.note}{\"\\n\"}{end}' | grep -E '^KubeJob(Resumed|Running): .*; admitted by Kueue to ClusterQueue team-a\$'"
+# its pods run 10 s once admitted: time to see it unsuspended before it completes
+submit_ajjob aj-over kube 2 '{"target": {"queue": "team-a", "labels": {"aj.dev/kwok-slow-task": "worker", "aj.dev/kwok-slow-seconds": "10"}}}'
+cond_of() { jpath "$1" "{.status.conditions[?(@.type==\"$2\")].$3}"; }
+kueue_said() { [[ $(cond_of aj-over Unschedulable status) == True ]]; }
+expect_ok "AjJob aj-over (16 more GPUs): Unschedulable with Kueue's reason" wait_for 60 kueue_said
+over_msg="Job aj-over is suspended, not admitted by Kueue: Pending: couldn't assign flavors to pod set main: "
+expect_ok "...its message: Kueue's reason and message for the Workload's QuotaReserved condition" bash -c \
+  "m=\$('$AJ_KUBECTL' -n '$ns' get ajjob aj-over -o jsonpath='{.status.message}'); echo \"\$m\" >&2; [[ \$m == \"$over_msg\"*'insufficient unused quota for nvidia.com/gpu in flavor a100'* ]]"
+expect_eq "...still Submitted and Suspended" "Submitted True" bash -c \
+  "echo \$('$AJ_KUBECTL' -n '$ns' get ajjob aj-over -o jsonpath='{.status.phase}') \$('$AJ_KUBECTL' -n '$ns' get ajjob aj-over -o jsonpath='{.status.conditions[?(@.type==\"Suspended\")].status}')"
+wl_says() { # the Workload's own "reason: message" of QuotaReserved
+  wl aj-over '{.items[0].status.conditions[?(@.type=="QuotaReserved")].reason}: {.items[0].status.conditions[?(@.type=="QuotaReserved")].message}'
+}
+kueue_words=$(wl_says)
+echo "Kueue: $kueue_words"
+expect_eq "...the condition's message is the Workload's own, word for word" "$kueue_words" cond_of aj-over Unschedulable message
+over_events() {
+  k -n "$ns" get events.events.k8s.io -o jsonpath='{range .items[?(@.regarding.name=="aj-over")]}{.type} {.reason}: {.note}{"\n"}{end}' |
+    grep -c '^Warning Unschedulable: Pending: couldn.t assign flavors to pod set main: '
+}
+expect_eq "...told in one Warning Event Unschedulable" "1" over_events
+sleep 20   # two more looks (5 s after submission, then 15 s later): the same reason, no second Event
+expect_eq "...not told again while the reason stays the same" "1" over_events
+k -n "$ns" delete ajjob aj-hold-1 --wait=false >/dev/null
+expect_ok "its quota freed (aj-hold-1 deleted), aj-over is admitted and Succeeds" wait_for 150 phase_is aj-over Succeeded
+expect_ok "...when Kueue unsuspended it, its message named the ClusterQueue (Event KubeJobResumed)" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[?(@.regarding.name==\"aj-over\")]}{.reason}: {.note}{\"\\n\"}{end}' | grep -E '^KubeJobResumed: Job aj-over is (pending|running): .*; admitted by Kueue to ClusterQueue team-a\$'"
+expect_eq "...and the Unschedulable condition is gone" "False" cond_of aj-over Unschedulable status
+k -n "$ns" delete ajjob aj-hold-2 --wait=false >/dev/null
 
 # --- finished AjJobs go after their time to live, like batch/v1 Jobs ---
 submit_ajjob aj-ttl kube 1 '{}' '{"ttlSecondsAfterFinished": 3}'

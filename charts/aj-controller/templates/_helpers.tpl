@@ -107,6 +107,13 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
 - apiGroups: [""]
   resources: [events]
   verbs: [list]
+# Read, never written: what Kueue says of a queued Job of the kube backend (its
+# Workload's QuotaReserved and Admitted conditions, the ClusterQueue that
+# admitted it), listed by the Workload's job-uid label; get and watch show no
+# more than list. Where Kueue is not installed the look finds nothing.
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloads]
+  verbs: [get, list, watch]
 {{- end }}
 
 {{/*

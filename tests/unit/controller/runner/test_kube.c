@@ -3,7 +3,9 @@
  * batch/v1 Job (summarize, on Job objects written by hand as the Job
  * controller writes them) and decide(): every phase the Job's conditions
  * and counts give, Kueue's suspension, the failure's reason, deletion and
- * cancellation, one row each, the expected plan written out by hand.
+ * cancellation, one row each, the expected plan written out by hand; and
+ * what Kueue says of a queued Job (its Workload, written as Kueue v0.17
+ * writes it) as the AjJob's status.
  */
 #include "support.h"
 
@@ -13,12 +15,12 @@
 #include <cjson/cJSON.h>
 
 #include "cache.h"
-#include "runner/runner.h"
-
-extern const struct aj_runner aj_runner_kube;
+#include "runner/kube.h"
 
 #define S AJ_STATUS_FLAG(AJ_COND_SUSPENDED)
+#define U AJ_STATUS_FLAG(AJ_COND_UNSCHEDULABLE)
 #define FAIL AJ_NEED_RUNNER
+#define KUEUE AJ_KUBE_NEED_KUEUE
 #define PODS AJ_NEED_PODS
 
 static void summary_of(const char *json, struct aj_owned_facts *f)
@@ -202,9 +204,22 @@ static const struct row rows[] = {
 	  "Job t is suspended: waiting for Kueue to admit it", "" },
 	{ "suspended by hand", SEEN(AJ_PHASE_SUBMITTED, 0, 0, 1, 0, "Suspended", 0, 0, 0),
 	  0, 0, AJ_PHASE_SUBMITTED, "KubeJobSuspended", S, "Job t is suspended", "KubeJobSuspended" },
-	{ "admitted and running", SEEN(AJ_PHASE_SUBMITTED, S, 0, 1, 0, "Running", 2u, 2, 0),
+	{ "unsuspended by Kueue: where was it admitted?",
+	  SEEN(AJ_PHASE_SUBMITTED, S, 0, 1, 0, "Running", 2u, 2, 0),
+	  KUEUE, 0, AJ_PHASE_SUBMITTED, NULL, 0, "", "" },
+	{ "admitted before we saw it suspended: where?",
+	  SEEN(AJ_PHASE_SUBMITTED, 0, 0, 1, 0, "Pending", 2u, 2, 0),
+	  KUEUE, 0, AJ_PHASE_SUBMITTED, NULL, 0, "", "" },
+	{ "queued and running: not asked again", SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Running", 2u, 2, 1),
+	  0, 0, AJ_PHASE_RUNNING, "KubeJobRunning", 0, "Job t is running: 2 pods active, 1 succeeded", "" },
+	{ "resumed by hand: nothing to ask", SEEN(AJ_PHASE_SUBMITTED, S, 0, 1, 0, "Running", 0, 2, 0),
 	  0, 0, AJ_PHASE_RUNNING, "KubeJobRunning", 0, "Job t is running: 2 pods active, 0 succeeded",
 	  "KubeJobResumed KubeJobRunning" },
+	{ "suspended for Kueue past the grace: what does Kueue say?",
+	  { .now = 1000, .ajjob = "t", .prev = AJ_PHASE_SUBMITTED, .prev_flags = S, .submitted = 1,
+	    .submitted_at = 990, .reason_due = 1000, .storage_due = AJ_CACHE_DUE_UNKNOWN, .job = "t",
+	    .uid = "u1", .exists = 1, .ours = 1, .o = { "Suspended", 2u, { 0, 0 } } },
+	  KUEUE, 0, AJ_PHASE_SUBMITTED, NULL, 0, "", "" },
 	{ "suspended again while running (Kueue preempted it)",
 	  SEEN(AJ_PHASE_RUNNING, 0, 0, 1, 0, "Suspended", 2u, 0, 0),
 	  0, 0, AJ_PHASE_RUNNING, "KubeJobSuspended", S,
@@ -274,6 +289,173 @@ static void the_failure_is_named(void **state)
 	assert_string_equal(p.message, "Job t is Failed: (the Job gives no reason)");
 }
 
+/* A WorkloadList holding the one Workload Kueue made for Job t (uid u1). */
+#define WL(spec, status)                                                                         \
+	"{\"apiVersion\": \"kueue.x-k8s.io/v1beta2\", \"kind\": \"WorkloadList\", \"items\": [{"      \
+	"\"metadata\": {\"name\": \"job-t-5d7c1\", \"namespace\": \"training\", \"labels\": "         \
+	"{\"kueue.x-k8s.io/job-uid\": \"u1\"}}, \"spec\": {\"queueName\": \"team-a\", \"podSets\": "  \
+	"[{\"name\": \"main\", \"count\": 2}]" spec "}, \"status\": {" status "}}]}"
+#define COND(type, status, reason, message)                                                      \
+	"{\"type\": \"" type "\", \"status\": \"" status "\", \"lastTransitionTime\": "              \
+	"\"2026-12-01T10:00:00Z\", \"observedGeneration\": 1, \"reason\": \"" reason "\", "          \
+	"\"message\": \"" message "\"}"
+/* Kueue v0.17's words for a Job of two 8-GPU ranks while two others hold the 64 GPUs */
+#define OVER "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in " \
+	"flavor cpu, previously considered podsets requests (0) + current podset request (16) > " \
+	"maximum capacity (0), insufficient unused quota for cpu in flavor a100, 64 more needed, " \
+	"insufficient unused quota for cpu in flavor h100, 64 more needed, insufficient unused "   \
+	"quota for nvidia.com/gpu in flavor a100, 16 more needed, insufficient unused quota for "  \
+	"nvidia.com/gpu in flavor h100, 16 more needed"
+/* ...and once one of them holds 8 GPUs less */
+#define OVER_8 "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu " \
+	"in flavor cpu, previously considered podsets requests (0) + current podset request (16) " \
+	"> maximum capacity (0), insufficient unused quota for cpu in flavor a100, 64 more "       \
+	"needed, insufficient unused quota for cpu in flavor h100, 64 more needed, insufficient "  \
+	"unused quota for nvidia.com/gpu in flavor a100, 8 more needed, insufficient unused "      \
+	"quota for nvidia.com/gpu in flavor h100, 16 more needed"
+#define ADMISSION "\"admission\": {\"clusterQueue\": \"team-a\", \"podSetAssignments\": [{"    \
+	"\"name\": \"main\", \"flavors\": {\"cpu\": \"a100\", \"memory\": \"a100\", "              \
+	"\"nvidia.com/gpu\": \"a100\"}, \"count\": 2}]}, "
+#define PENDING_WL WL("", "\"conditions\": [" COND("QuotaReserved", "False", "Pending", OVER) "]")
+#define ADMITTED_WL                                                                              \
+	WL("", ADMISSION "\"conditions\": ["                                                       \
+	   COND("QuotaReserved", "True", "QuotaReserved", "Quota reserved in ClusterQueue team-a") \
+	   ", " COND("Admitted", "True", "Admitted", "The workload is admitted") "]")
+
+/* What Kueue says of a queued Job (its Workload) and the status the AjJob gets from it. */
+static void kueue_s_word_is_the_status(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *workloads;   /* the list of the Job's Workload; NULL: no Kueue (404) */
+		const char *phase;       /* the Job's */
+		unsigned prev_flags;
+		const char *prev_reason; /* the Unschedulable condition's message */
+		enum aj_phase want_phase;
+		const char *reason;
+		unsigned flags;
+		const char *message, *unschedulable, *events;
+	} said[] = {
+		{ "over quota: Kueue's reason and message, told", PENDING_WL, "Suspended", S, NULL,
+		  AJ_PHASE_SUBMITTED, "Unschedulable", S | U,
+		  "Job t is suspended, not admitted by Kueue: Pending: " OVER, "Pending: " OVER,
+		  "Unschedulable" },
+		{ "...first seen suspended: both told", PENDING_WL, "Suspended", 0, NULL,
+		  AJ_PHASE_SUBMITTED, "Unschedulable", S | U,
+		  "Job t is suspended, not admitted by Kueue: Pending: " OVER, "Pending: " OVER,
+		  "KubeJobSuspended Unschedulable" },
+		{ "...the same reason at the next look: no second Event", PENDING_WL, "Suspended",
+		  S | U, "Pending: " OVER, AJ_PHASE_SUBMITTED, "Unschedulable", S | U,
+		  "Job t is suspended, not admitted by Kueue: Pending: " OVER, "Pending: " OVER, "" },
+		{ "...a changed reason: told again", PENDING_WL, "Suspended", S | U, "Pending: " OVER_8,
+		  AJ_PHASE_SUBMITTED, "Unschedulable", S | U,
+		  "Job t is suspended, not admitted by Kueue: Pending: " OVER, "Pending: " OVER,
+		  "Unschedulable" },
+		{ "no LocalQueue of that name: Inadmissible",
+		  WL("", "\"conditions\": [" COND("QuotaReserved", "False", "Inadmissible",
+						  "LocalQueue team-a doesn't exist") "]"),
+		  "Suspended", S, NULL, AJ_PHASE_SUBMITTED, "Unschedulable", S | U,
+		  "Job t is suspended, not admitted by Kueue: Inadmissible: LocalQueue team-a doesn't exist",
+		  "Inadmissible: LocalQueue team-a doesn't exist", "Unschedulable" },
+		{ "quota reserved, an admission check not ready",
+		  WL("", "\"conditions\": ["
+		     COND("QuotaReserved", "True", "QuotaReserved", "Quota reserved in ClusterQueue team-a")
+		     ", " COND("Admitted", "False", "UnsatisfiedChecks", "The workload has not all checks ready") "]"),
+		  "Suspended", S, NULL, AJ_PHASE_SUBMITTED, "Unschedulable", S | U,
+		  "Job t is suspended, not admitted by Kueue: UnsatisfiedChecks: The workload has not all "
+		  "checks ready", "UnsatisfiedChecks: The workload has not all checks ready", "Unschedulable" },
+		{ "deactivated: its Evicted condition, not the last try's quota",
+		  WL(", \"active\": false", "\"conditions\": [" COND("QuotaReserved", "False", "Pending", OVER)
+		     ", " COND("Evicted", "True", "Deactivated", "The workload is deactivated") "]"),
+		  "Suspended", S, NULL, AJ_PHASE_SUBMITTED, "Unschedulable", S | U,
+		  "Job t is suspended, not admitted by Kueue: Deactivated: The workload is deactivated",
+		  "Deactivated: The workload is deactivated", "Unschedulable" },
+		{ "a reason without a message", WL("", "\"conditions\": [" COND("QuotaReserved", "False", "Pending", "") "]"),
+		  "Suspended", S, NULL, AJ_PHASE_SUBMITTED, "Unschedulable", S | U,
+		  "Job t is suspended, not admitted by Kueue: Pending", "Pending", "Unschedulable" },
+		{ "no Workload yet", "{\"kind\": \"WorkloadList\", \"items\": []}", "Suspended", S, NULL,
+		  AJ_PHASE_SUBMITTED, "KubeJobSuspended", S,
+		  "Job t is suspended: waiting for Kueue to admit it", NULL, "" },
+		{ "no Kueue at all (its CRD is not served): nothing changes", NULL, "Suspended", S, NULL,
+		  AJ_PHASE_SUBMITTED, "KubeJobSuspended", S,
+		  "Job t is suspended: waiting for Kueue to admit it", NULL, "" },
+		{ "Kueue has not looked yet: the reason it had goes", WL("", "\"conditions\": []"),
+		  "Suspended", S | U, "Pending: " OVER, AJ_PHASE_SUBMITTED, "KubeJobSuspended", S,
+		  "Job t is suspended: waiting for Kueue to admit it", NULL, "" },
+		{ "admitted, not unsuspended yet", ADMITTED_WL, "Suspended", S | U, "Pending: " OVER,
+		  AJ_PHASE_SUBMITTED, "KubeJobSuspended", S,
+		  "Job t is suspended; admitted by Kueue to ClusterQueue team-a", NULL, "" },
+		{ "admitted and unsuspended, pods not ready yet", ADMITTED_WL, "Pending", S | U,
+		  "Pending: " OVER, AJ_PHASE_SUBMITTED, "KubeJobPending", 0,
+		  "Job t is pending: 2 pods active, none ready; admitted by Kueue to ClusterQueue team-a",
+		  NULL, "KubeJobResumed" },
+		{ "admitted and running", ADMITTED_WL, "Running", S | U, "Pending: " OVER,
+		  AJ_PHASE_RUNNING, "KubeJobRunning", 0,
+		  "Job t is running: 2 pods active, 0 succeeded; admitted by Kueue to ClusterQueue team-a",
+		  NULL, "KubeJobResumed KubeJobRunning" },
+		{ "unsuspended, its Workload gone: no queue to name", "{\"items\": []}", "Running", S, NULL,
+		  AJ_PHASE_RUNNING, "KubeJobRunning", 0, "Job t is running: 2 pods active, 0 succeeded",
+		  NULL, "KubeJobResumed KubeJobRunning" },
+		{ "admitted before we saw it suspended: told as it runs", ADMITTED_WL, "Running", 0, NULL,
+		  AJ_PHASE_RUNNING, "KubeJobRunning", 0,
+		  "Job t is running: 2 pods active, 0 succeeded; admitted by Kueue to ClusterQueue team-a",
+		  NULL, "KubeJobRunning" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		struct aj_seen s = SEEN(AJ_PHASE_SUBMITTED, said[i].prev_flags, 0, 1, 0, said[i].phase,
+					2u, 2, 0);
+		cJSON *list = said[i].workloads ? cJSON_Parse(said[i].workloads) : NULL;
+		char text[512];
+		struct aj_plan p;
+
+		if (said[i].workloads && !list)
+			fail_msg("%s: the Workload is no JSON", said[i].name);
+		s.prev_reason = said[i].prev_reason;
+		aj_kube_workload_seen(list, &s, text, sizeof(text));
+		assert_int_equal(s.have, KUEUE);
+		aj_runner_kube.decide(&s, &p);
+		if (p.need || !(p.act & AJ_DO_STATUS) || p.phase != said[i].want_phase ||
+		    strcmp(p.reason, said[i].reason) || p.flags != said[i].flags ||
+		    strcmp(p.message, said[i].message) ||
+		    (said[i].unschedulable ? !p.unschedulable || strcmp(p.unschedulable,
+									said[i].unschedulable)
+					   : p.unschedulable != NULL))
+			fail_msg("%s: got need %u phase %s reason %s flags %u message \"%s\" "
+				 "unschedulable \"%s\"", said[i].name, p.need, aj_phase_name(p.phase),
+				 p.reason, p.flags, p.message, p.unschedulable ? p.unschedulable : "(null)");
+		aj_test_plan_events(said[i].name, said[i].events, &p);
+		/* asked now: the next look after as long as it has waited (10 s: 15 s at least) */
+		if ((p.flags & S) && (p.reason_due != 1015 || p.requeue_after != 15 || !p.requeue_idle))
+			fail_msg("%s: next look at %lld, in %g s", said[i].name, p.reason_due,
+				 p.requeue_after);
+		cJSON_Delete(list);
+	}
+}
+
+/* Kueue's message is cut to the room it has, never overrun. */
+static void a_long_reason_is_cut(void **state)
+{
+	struct aj_seen s = SEEN(AJ_PHASE_SUBMITTED, S, 0, 1, 0, "Suspended", 2u, 0, 0);
+	cJSON *list = cJSON_Parse(PENDING_WL);
+	char text[32];
+
+	(void)state;
+	assert_non_null(list);
+	aj_kube_workload_seen(list, &s, text, sizeof(text));
+	assert_string_equal(s.reason, "Pending: couldn't assign flavor");   /* 31 bytes and the NUL */
+	assert_null(s.admitted_to);
+	cJSON_Delete(list);
+	list = cJSON_Parse(ADMITTED_WL);
+	assert_non_null(list);
+	aj_kube_workload_seen(list, &s, text, sizeof(text));
+	assert_null(s.reason);
+	assert_string_equal(s.admitted_to, "team-a");
+	cJSON_Delete(list);
+}
+
 /* The Job's name: the AjJob's when it fits the pods' host names, else a prefix and a hash. */
 static void object_names(void **state)
 {
@@ -300,6 +482,8 @@ int main(void)
 		cmocka_unit_test(the_plan_carries_the_task),
 		cmocka_unit_test(every_observation_gives_its_plan),
 		cmocka_unit_test(the_failure_is_named),
+		cmocka_unit_test(kueue_s_word_is_the_status),
+		cmocka_unit_test(a_long_reason_is_cut),
 		cmocka_unit_test(object_names),
 	};
 

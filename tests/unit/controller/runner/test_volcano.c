@@ -253,8 +253,16 @@ static void fetched_facts_finish_the_plan(void **state)
 	assert_false(p.events[0].once);
 	/* the reason known before gives no second Warning */
 	s.prev_flags = U;
+	s.prev_reason = "resource in cluster is overused: overused cpu, overused nvidia.com/gpu";
 	decide(&s, &p);
 	assert_int_equal(p.nr_events, 0);
+	/* a new reason is told again */
+	s.reason = "queue resource quota insufficient";
+	decide(&s, &p);
+	assert_string_equal(p.message, "Volcano Job t is Pending: queue resource quota insufficient");
+	assert_int_equal(p.nr_events, 1);
+	assert_string_equal(p.events[0].reason, "Unschedulable");
+	assert_string_equal(p.events[0].note, "queue resource quota insufficient");
 	/* no reason found this time: the condition clears */
 	s.reason = NULL;
 	decide(&s, &p);
