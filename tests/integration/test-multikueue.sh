@@ -7,8 +7,8 @@
 # MultiKueue (so the manager's Job controller makes no pod), Kueue reserves quota there, MultiKueue
 # copies the Workload and the Job to the worker, whose Kueue admits it and whose kwok nodes run its
 # pods to completion; the worker's Job status is copied back to the manager's Job, which aj mirrors:
-# the AjJob goes Submitted -> Running -> Succeeded. A held job is cancelled through aj and its copy
-# on the worker goes too. Prints the figures of docs/placement.md ("MultiKueue") as "figure:" lines.
+# the AjJob goes Submitted -> Running -> Succeeded. A failing rank fails it with the Job's reason;
+# a held job is cancelled through aj and its copy on the worker goes too. Prints the figures of docs/placement.md ("MultiKueue") as "figure:" lines.
 source "$(dirname "$0")/lib.sh"
 : "${AJ_MK_WORKER_ENV:?AJ_MK_WORKER_ENV must name the env file of the worker cluster (start.sh --worker)}"
 [[ -f $AJ_MK_WORKER_ENV ]] || { echo "FAIL - worker env file $AJ_MK_WORKER_ENV missing (did the mk-worker fixture start?)"; exit 1; }
@@ -48,6 +48,8 @@ expect_eq "...the manager's ClusterQueue team-mk names it" "team-mk" \
   k get clusterqueues.kueue.x-k8s.io team-mk -o jsonpath='{.spec.admissionChecksStrategy.admissionChecks[*].name}'
 expect_eq "...the worker's has none and its own quota (64 GPUs)" " 32 32" \
   kw get clusterqueues.kueue.x-k8s.io team-mk -o jsonpath='{.spec.admissionChecksStrategy} {.spec.resourceGroups[0].flavors[1].resources[2].nominalQuota} {.spec.resourceGroups[0].flavors[2].resources[2].nominalQuota}'
+expect_eq "the worker runs no Volcano and knows no AjJob" "kube-controller-manager kube-scheduler kwok kueue NotFound" bash -c \
+  "echo \$(awk '{print \$1}' '$(source "$AJ_MK_WORKER_ENV" && echo "$AJ_CP_DIR")/components') \$('$AJ_KUBECTL' --kubeconfig '$worker_kc' get crd ajjobs.aj.dev 2>&1 | grep -o NotFound)"
 expect_ok "running it again changes nothing" \
   "$repo_root/tests/controlplane/cluster/multikueue.sh" "$AJ_CP_ENV" "$AJ_MK_WORKER_ENV"
 expect_fail "a cluster that is not a worker is refused" "is not a worker cluster" \
@@ -73,8 +75,9 @@ export AJ_HOME=$work/home
 printf 'base: kube\nconfig:\n  target:\n    queue: team-mk\n' >"$work/home/template/kube-mk.yaml"
 
 # What happens on the worker, as it happens (its copy is deleted once the job is finished).
+# (kubectl itself: k's --request-timeout would end a watch after 30 s)
 watch_worker() { # NAME what jsonpath
-  kw -n "$ns" get "$2" --watch -o jsonpath="$3" >"$work/$1.seen" 2>/dev/null &
+  "$AJ_KUBECTL" --kubeconfig "$worker_kc" -n "$ns" get "$2" --watch -o jsonpath="$3" >"$work/$1.seen" 2>/dev/null &
   echo $! >"$work/$1.watch"
 }
 watch_worker worker-jobs jobs.batch '{.metadata.name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {.spec.managedBy} {.spec.suspend} {.status.conditions[?(@.status=="True")].type}{"\n"}'
@@ -96,7 +99,7 @@ start_controller main
 t0=$(now)
 submit_ajjob mk kube-mk 2
 # every status the AjJob goes through, with its message
-k -n "$ns" get ajjob mk --watch -o jsonpath='{.status.phase} {.status.message}{"\n"}' >"$work/mk.phases" 2>/dev/null &
+"$AJ_KUBECTL" -n "$ns" get ajjob mk --watch -o jsonpath='{.status.phase} {.status.message}{"\n"}' >"$work/mk.phases" 2>/dev/null &
 echo $! >"$work/mk.watch"
 managed() { [[ $(jobf mk '{.spec.managedBy}') == kueue.x-k8s.io/multikueue ]]; }
 expect_ok "the controller creates Job mk on the manager; Kueue's webhook makes it MultiKueue's (spec.managedBy)" \
@@ -141,6 +144,14 @@ gone_on_worker() { ! kw -n "$ns" get jobs.batch "$1" >/dev/null 2>&1; }
 expect_ok "...and MultiKueue deletes the copy on the worker" wait_for 60 gone_on_worker mk
 expect_eq "the headless Service stays on the manager: MultiKueue copies the Job alone" "service/mk" bash -c \
   "echo \$('$AJ_KUBECTL' -n '$ns' get service mk -o name) \$('$AJ_KUBECTL' --kubeconfig '$worker_kc' -n '$ns' get services -o name)"
+
+# --- a failing rank on the worker: the Failed condition comes back with the Job's reason ---
+submit_ajjob mkf kube-mk 2 '{"target": {"labels": {"aj.dev/kwok-fail-task": "worker-1", "aj.dev/kwok-exit-code": "3"}}}'
+expect_ok "AjJob mkf (index 1 exits 3 on the worker): Failed" wait_for 120 phase_is mkf Failed
+echo "message of AjJob mkf: $(jpath mkf '{.status.message}')"
+expect_ok "...naming the Job's pod failure policy and the exit code" bash -c \
+  "m=\$('$AJ_KUBECTL' -n '$ns' get ajjob mkf -o jsonpath='{.status.message}'); [[ \$m == *PodFailurePolicy* && \$m == *'exit code 3'* ]]"
+expect_ok "...and the worker's copy is deleted" wait_for 60 gone_on_worker mkf
 
 # --- cancel through aj: the manager's Job goes, and MultiKueue removes the worker's copy ---
 submit_ajjob mkc kube-mk 2 '{"target": {"labels": {"aj.dev/kwok-hold": "true"}}}'
