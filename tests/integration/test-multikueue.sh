@@ -50,7 +50,20 @@ expect_eq "...the worker's has none and its own quota (64 GPUs)" " 32 32" \
   kw get clusterqueues.kueue.x-k8s.io team-mk -o jsonpath='{.spec.admissionChecksStrategy} {.spec.resourceGroups[0].flavors[1].resources[2].nominalQuota} {.spec.resourceGroups[0].flavors[2].resources[2].nominalQuota}'
 expect_eq "the worker runs no Volcano and knows no AjJob" "kube-controller-manager kube-scheduler kwok kueue NotFound" bash -c \
   "echo \$(awk '{print \$1}' '$(source "$AJ_MK_WORKER_ENV" && echo "$AJ_CP_DIR")/components') \$('$AJ_KUBECTL' --kubeconfig '$worker_kc' get crd ajjobs.aj.dev 2>&1 | grep -o NotFound)"
-expect_ok "running it again changes nothing" \
+may() { # what the worker's multikueue account may do, one yes or no per "VERB RESOURCE"
+  local a out=()
+  for a in "$@"; do
+    # shellcheck disable=SC2086
+    out+=("$(kw auth can-i $a --as system:serviceaccount:kueue-system:multikueue 2>/dev/null)")
+  done
+  echo "${out[*]}"
+}
+expect_eq "...through a worker account that may create Jobs and Workloads and write their status, nothing else" \
+  "yes yes yes no no no" may 'create jobs.batch' 'create workloads.kueue.x-k8s.io' \
+  'patch workloads.kueue.x-k8s.io/status' 'get secrets' 'create pods' 'delete nodes'
+expect_eq "...whose token, not the admin certificate, is what the manager holds" "token" bash -c \
+  "'$AJ_KUBECTL' -n kueue-system get secret worker1-kubeconfig -o jsonpath='{.data.kubeconfig}' | base64 -d | grep -oE 'client-certificate-data|token:' | tr -d :"
+expect_ok "running it again (a new token) keeps it connected" \
   "$repo_root/tests/controlplane/cluster/multikueue.sh" "$AJ_CP_ENV" "$AJ_MK_WORKER_ENV"
 expect_fail "a cluster that is not a worker is refused" "is not a worker cluster" \
   "$repo_root/tests/controlplane/cluster/multikueue.sh" "$AJ_CP_ENV" "$AJ_CP_ENV"
@@ -164,6 +177,9 @@ expect_ok "...cancelled: Cancelled" wait_for 90 phase_is mkc Cancelled
 expect_ok "...the Job on the worker is gone" wait_for 60 gone_on_worker mkc
 no_worker_pods() { [[ -z $(kw -n "$ns" get pods -l batch.kubernetes.io/job-name=mkc -o jsonpath='{.items[*].metadata.name}') ]]; }
 expect_ok "...and so are its pods" wait_for 60 no_worker_pods
+
+expect_ok "Kueue on the manager was never refused by the worker (its account is enough)" bash -c \
+  "! grep -i forbidden '$(source "$AJ_CP_ENV" && echo "$AJ_CP_DIR")/kueue.log'"
 
 # --- what the second control plane costs ---
 echo "figure: worker RSS $(rss_of "$AJ_MK_WORKER_ENV") MiB (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Kueue), manager $(rss_of "$AJ_CP_ENV") MiB; load $(cut -d' ' -f1-3 /proc/loadavg)"

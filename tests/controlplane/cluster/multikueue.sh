@@ -10,12 +10,15 @@
 #   and its LocalQueue in namespace training on both. A Job's namespace and LocalQueue must exist
 #   on the worker too: MultiKueue copies the Job and its Workload, nothing else.
 #   WORKER-NAME (default worker1): the MultiKueueCluster.
-# On the manager, in Kueue's namespace kueue-system: Secret WORKER-NAME-kubeconfig (the worker's
-# admin kubeconfig, certificates embedded: Kueue refuses file paths, token files and exec plugins),
-# MultiKueueCluster WORKER-NAME, MultiKueueConfig QUEUE, AdmissionCheck QUEUE with controllerName
+# On the worker: ServiceAccount multikueue in kueue-system with ClusterRole multikueue-worker, only
+# what MultiKueue does there for batch/Jobs (Jobs and Workloads: create, read, watch, update,
+# delete; their status). On the manager, in Kueue's namespace kueue-system: Secret
+# WORKER-NAME-kubeconfig, a kubeconfig for the worker with its CA and a token of that account
+# (48 h; run the script again to renew) embedded: Kueue refuses file paths, token files and exec
+# plugins; MultiKueueCluster WORKER-NAME, MultiKueueConfig QUEUE, AdmissionCheck QUEUE with controllerName
 # kueue.x-k8s.io/multikueue, and ClusterQueue QUEUE naming it. Waits until the MultiKueueCluster
 # is connected and both ClusterQueues are Active; otherwise prints their conditions and exits 1.
-# Running it again changes nothing.
+# Running it again renews the token and changes nothing else.
 set -euo pipefail
 manager_env=${1:?usage: multikueue.sh MANAGER-ENV WORKER-ENV [QUEUE] [WORKER-NAME]}
 worker_env=${2:?usage: multikueue.sh MANAGER-ENV WORKER-ENV [QUEUE] [WORKER-NAME]}
@@ -55,8 +58,51 @@ print(json.dumps({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
 # --- the worker: the same queue with quota, no admission check ---
 queue_yaml kw | kw apply -f - >/dev/null || die "creating ClusterQueue $queue on the worker failed"
 
+# --- the worker: the account MultiKueue uses there, allowed what it does and no more ---
+kw apply -f - >/dev/null <<YAML || die "creating the multikueue ServiceAccount on the worker failed"
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: multikueue, namespace: kueue-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: multikueue-worker}
+rules:
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [create, delete, get, list, watch, update, patch]
+- apiGroups: [batch]
+  resources: [jobs/status]
+  verbs: [get]
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloads]
+  verbs: [create, delete, get, list, watch, update, patch]
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloads/status]
+  verbs: [get, update, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: multikueue-worker}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: multikueue-worker}
+subjects: [{kind: ServiceAccount, name: multikueue, namespace: kueue-system}]
+YAML
+token=$(kw -n kueue-system create token multikueue --duration 48h) || die "no token for the worker's multikueue account"
+kc=$(mktemp)
+trap 'rm -f "$kc"' EXIT
+server=$(kw config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+ca=$(kw config view --minify --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+cat >"$kc" <<KC
+apiVersion: v1
+kind: Config
+clusters: [{name: $name, cluster: {server: "$server", certificate-authority-data: $ca}}]
+users: [{name: multikueue, user: {token: $token}}]
+contexts: [{name: $name, context: {cluster: $name, user: multikueue}}]
+current-context: $name
+KC
+
 # --- the manager: the worker's credentials, the cluster, the config, the check, the queue ---
-km -n kueue-system create secret generic "$name-kubeconfig" --from-file=kubeconfig="$worker_kc" \
+km -n kueue-system create secret generic "$name-kubeconfig" --from-file=kubeconfig="$kc" \
   --dry-run=client -o yaml | km apply -f - >/dev/null || die "storing the worker's kubeconfig failed"
 km apply -f - >/dev/null <<YAML || die "creating the MultiKueue objects on the manager failed"
 apiVersion: kueue.x-k8s.io/v1beta2
@@ -97,4 +143,4 @@ for check in "km multikueueclusters.kueue.x-k8s.io $name" "km admissionchecks.ku
     sleep 0.5
   done
 done
-echo "multikueue.sh: ClusterQueue $queue on the manager dispatches to worker $name ($(kw config view --minify -o jsonpath='{.clusters[0].cluster.server}'))" >&2
+echo "multikueue.sh: ClusterQueue $queue on the manager dispatches to worker $name ($server)" >&2
