@@ -172,6 +172,13 @@ expect_ok "AjJob mkc (pods held): Running on the worker" wait_for 120 phase_is m
 held() { [[ $(grep -c '^mkc .* kwok-a100-[01] Running$' "$work/worker-pods.seen") -ge 2 ]]; }
 expect_ok "...its two pods run on the worker" wait_for 30 held
 expect_ok "...status.tasks from the copied Job status: both running" wait_for 30 tasks_are mkc "worker 2 0 2 0 0;"
+logs_say() { # logs_say NAME TEXT: aj logs NAME says TEXT
+  local out
+  out=$("$AJ_BIN" logs "$1" --namespace "$ns" 2>&1)
+  echo "$out"
+  grep -qF "$2" <<<"$out"
+}
+expect_ok "...aj logs finds none of its pods: they are on the worker" logs_say mkc "no pods of ajjob.aj.dev/mkc (phase Running)"
 k -n "$ns" annotate ajjob mkc aj.dev/cancel=true >/dev/null
 expect_ok "...cancelled: Cancelled" wait_for 90 phase_is mkc Cancelled
 expect_ok "...the Job on the worker is gone" wait_for 60 gone_on_worker mkc
