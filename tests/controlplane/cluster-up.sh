@@ -4,11 +4,13 @@
 # scheduler) and the real Kueue (cluster/kueue.sh), plus what the examples need (queues, shared
 # volume, priority class).
 #
-# Usage: tests/controlplane/cluster-up.sh DIR     (DIR: the control plane's run directory)
+# Usage: tests/controlplane/cluster-up.sh DIR [worker]    (DIR: the control plane's run directory)
+#   worker: a MultiKueue worker (cluster/multikueue.sh): Kueue runs the Jobs a manager sends it, so
+#   Volcano, its CRDs and aj's are left out (nothing there makes an AjJob or a Volcano Job).
 # Environment: AJ_CLUSTER_NODES  node shapes and counts (default "a100=4 h100=4 cpu=3"): a100 and
 #   h100 are 8-GPU nodes with RDMA, tainted nvidia.com/gpu=present:NoSchedule and labelled
 #   nvidia.com/gpu.product; cpu nodes are untainted.
-#   AJ_CLUSTER_REAL_NODE  how many real nodes real-0, real-1, ... beside kwok's (default 1; 0: none):
+#   AJ_CLUSTER_REAL_NODE  how many real nodes real-0, real-1, ... beside kwok's (default 1, a worker 0; 0: none):
 #   a kubelet with containerd and runc each, one pod network and the cluster DNS (node.sh), each
 #   node labelled and tainted aj.dev/node=real and as big as this machine.
 #
@@ -18,7 +20,13 @@
 # caller stops what was started.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-dir=${1:?usage: cluster-up.sh DIR}
+dir=${1:?usage: cluster-up.sh DIR [worker]}
+worker=0
+case ${2:-} in
+  '') ;;
+  worker) worker=1 ;;
+  *) echo "cluster-up.sh: unknown role '$2' (worker or nothing)" >&2; exit 2 ;;
+esac
 # shellcheck disable=SC1091
 source "$dir/env"
 source "$cp_here/node.sh"
@@ -28,7 +36,9 @@ timeout_s=${AJ_CP_READY_TIMEOUT:-60}
 k() { "$AJ_KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
 die() { echo "cluster-up.sh: $*" >&2; exit 1; }
 
-built=$("$cp_here/build-cluster.sh" volcano kwok kueue) || die "building Volcano, kwok and Kueue failed"
+parts=(volcano kwok kueue)
+((worker)) && parts=(kwok kueue)
+built=$("$cp_here/build-cluster.sh" "${parts[@]}") || die "building ${parts[*]} failed"
 volcano=$(awk '$1 == "volcano" {print $2}' <<<"$built")
 kwok=$(awk '$1 == "kwok" {print $2}' <<<"$built")
 kueue=$(awk '$1 == "kueue" {print $2}' <<<"$built")
@@ -86,15 +96,9 @@ serving_cert() { # name
 t0=$(date +%s)
 : >"$dir/components"
 
-# --- CRDs: all of Volcano's (its informers watch every one), then aj's ---
-k apply --server-side -f "$volcano/crd/volcano" -f "$volcano/crd/jobflow" -f "$root/crd" >/dev/null ||
-  die "installing the CRDs failed"
-# (kubectl wait fails at once on a CRD whose status has no conditions yet)
-t_end=$(($(date +%s) + timeout_s))
-until k wait --for condition=Established --timeout=10s crd --all >/dev/null 2>&1; do
-  (($(date +%s) < t_end)) || die "the CRDs were not established within ${timeout_s}s"
-  sleep 0.5
-done
+# --- CRDs first (a worker has none): Volcano's and aj's ---
+source "$cp_here/cluster/volcano.sh"
+((worker)) || volcano_crds "$volcano"
 
 # --- kube-controller-manager: garbage collection, namespaces, endpoints, volumes, node lifecycle, Jobs,
 # Deployments (the Helm chart's controller on a real node),
@@ -138,52 +142,8 @@ until [[ $(k get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.typ
   sleep 0.5
 done
 
-# --- Volcano's admission webhook: its configurations point at our URL and trust our CA ---
-serving_cert volcano-webhook
-p=$(free_port)
-python3 "$cp_here/cluster/webhooks.py" "$volcano/installer/volcano-development.yaml" \
-  "https://127.0.0.1:$p" "$pki/ca.crt" >"$dir/webhooks.yaml" || die "cannot read Volcano's webhook configurations"
-k apply -f "$dir/webhooks.yaml" >/dev/null || die "registering Volcano's webhooks failed"
-hp=$(free_port)
-start vc-webhook-manager "https://127.0.0.1:$hp/healthz" "$volcano/bin/vc-webhook-manager" \
-  --kubeconfig "$KUBECONFIG" --listen-address 127.0.0.1 --port "$p" --webhook-url "https://127.0.0.1:$p" \
-  --tls-cert-file "$pki/volcano-webhook.crt" --tls-private-key-file "$pki/volcano-webhook.key" \
-  --ca-cert-file "$pki/ca.crt" --enable-healthz --healthz-address "127.0.0.1:$hp" \
-  --enabled-admission=/jobs/mutate,/jobs/validate,/podgroups/validate,/queues/mutate,/queues/validate,/hypernodes/validate,/cronjobs/validate
-
-p=$(free_port); hp=$(free_port)
-start vc-controller-manager "http://127.0.0.1:$hp/healthz" "$volcano/bin/vc-controller-manager" \
-  --kubeconfig "$KUBECONFIG" --leader-elect=false --listen-address "127.0.0.1:$p" \
-  --enable-healthz --healthz-address "127.0.0.1:$hp"
-
-cat >"$dir/vc-scheduler.conf" <<'CONF'
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-    enablePreemptable: false
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-CONF
-p=$(free_port); hp=$(free_port)
-start vc-scheduler "http://127.0.0.1:$hp/healthz" "$volcano/bin/vc-scheduler" \
-  --kubeconfig "$KUBECONFIG" --scheduler-conf "$dir/vc-scheduler.conf" --leader-elect=false \
-  --schedule-period=1s --listen-address "127.0.0.1:$p" --enable-healthz --healthz-address "127.0.0.1:$hp"
-
-# vc-scheduler creates the default and root queues; the webhook must answer before jobs come.
-t_end=$(($(date +%s) + timeout_s))
-until k get queue default >/dev/null 2>&1; do
-  (($(date +%s) < t_end)) || die "vc-scheduler did not create the default queue within ${timeout_s}s"
-  sleep 0.5
-done
+# --- Volcano (cluster/volcano.sh): its CRDs were installed first, its webhook, controller, scheduler ---
+((worker)) || volcano_up "$volcano"
 
 # --- what the examples name: namespace training, its shared volume, the priority class ---
 mkdir -p "$dir/shared-volume"
@@ -221,7 +181,7 @@ YAML
 # --- Kueue, once namespace training exists for its LocalQueue ---
 source "$cp_here/cluster/kueue.sh"
 kueue_up "$kueue"
-real_nodes=${AJ_CLUSTER_REAL_NODE:-1}
+real_nodes=${AJ_CLUSTER_REAL_NODE:-$((1 - worker))}
 [[ $real_nodes =~ ^[0-8]$ ]] || die "AJ_CLUSTER_REAL_NODE is '$real_nodes'; the number of real nodes, 0 to 8 (0: kwok's nodes only)"
 ((real_nodes == 0)) || node_up "$real_nodes"
-echo "cluster-up.sh: $n kwok nodes and $real_nodes real, Volcano $(basename "$volcano"), kwok $(basename "$kwok"), Kueue $(basename "$kueue") ready in $(($(date +%s) - t0)) s" >&2
+echo "cluster-up.sh: $n kwok nodes and $real_nodes real, Volcano $( ((worker)) && echo none || basename "$volcano"), kwok $(basename "$kwok"), Kueue $(basename "$kueue") ready in $(($(date +%s) - t0)) s" >&2

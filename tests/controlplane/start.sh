@@ -7,6 +7,9 @@
 #   --restart   stop a control plane still running in DIR (e.g. left by an interrupted run) first.
 #   --cluster   then make it a batch cluster: kube-controller-manager, kube-scheduler, kwok nodes and
 #               Volcano (cluster-up.sh; its components are listed in DIR/components).
+#   --worker    a MultiKueue worker cluster instead (implies --cluster): the same without Volcano and
+#               aj's CRDs, which a worker never sees (cluster-up.sh DIR worker). Wire it to a manager
+#               with cluster/multikueue.sh.
 # Environment: AJ_K8S_VERSION (default version), AJ_CP_READY_TIMEOUT (seconds, default 60),
 #   AJ_CP_PORTS="ETCD PEER APISERVER" ports to try first ("-": any; a taken one is replaced by a free one).
 #
@@ -23,6 +26,7 @@ dir=
 build=0
 restart=0
 cluster=0
+worker=0
 while (($#)); do
   case $1 in
     --version) ver=$2; shift 2 ;;
@@ -30,6 +34,7 @@ while (($#)); do
     --build) build=1; shift ;;
     --restart) restart=1; shift ;;
     --cluster) cluster=1; shift ;;
+    --worker) cluster=1; worker=1; shift ;;
     *) echo "start.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -167,6 +172,7 @@ export AJ_CP_ETCD_PORT=${etcd_port:-}
 export AJ_CP_ETCD_PID=${etcd_pid:-}
 export AJ_CP_ETCD_DATA='$data'
 export AJ_CP_CLUSTER=$cluster
+export AJ_CP_WORKER=$worker
 ENV
   # what the real node adds (AJ_LOCAL_IMAGE), once it runs
   [[ -f $dir/env.node ]] && cat "$dir/env.node" >>"$dir/env.tmp"
@@ -281,12 +287,17 @@ done
 [[ -n $api_pid ]] || { echo "start.sh: kube-apiserver found no free port in 5 attempts" >&2; log_tail; exit 1; }
 
 if ((cluster)); then
-  "$cp_here/cluster-up.sh" "$dir" || exit 1
+  up=("$cp_here/cluster-up.sh" "$dir")
+  ((worker)) && up+=(worker)
+  "${up[@]}" || exit 1
 fi
 write_env ready
 started=1
 server=https://127.0.0.1:$api_port
 t1=$(date +%s.%N)
-awk -v w="$( ((cluster)) && echo cluster || echo 'control plane')" -v v="$ver" -v s="$server" -v a="$t0" -v e="$t_etcd" -v b="$t1" -v k="$dir/kubeconfig" 'BEGIN {
+what=cluster
+((worker)) && what='worker cluster'
+((cluster)) || what='control plane'
+awk -v w="$what" -v v="$ver" -v s="$server" -v a="$t0" -v e="$t_etcd" -v b="$t1" -v k="$dir/kubeconfig" 'BEGIN {
   printf "start.sh: %s %s ready at %s in %.1f s (etcd healthy after %.1f s); kubeconfig %s\n", w, v, s, b - a, e - a, k }' >&2
 echo "$dir/env"
