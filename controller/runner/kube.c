@@ -97,6 +97,11 @@ static void task_of(const cJSON *obj, struct aj_owned_facts *out)
 	t->failed = aj_json_whole(aj_json_get(st, "failed"), 2147483647.0, 0);
 }
 
+/*
+ * Suspended: the Job controller's condition, or spec.suspend with no pod
+ * left when no condition says so (yet: just created; or never: a Job that
+ * spec.managedBy gives to MultiKueue, whose copy runs on a worker cluster).
+ */
 static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 {
 	const cJSON *st = aj_json_get(obj, "status");
@@ -107,7 +112,8 @@ static void summarize(const cJSON *obj, struct aj_owned_facts *out)
 	out->phase = condition(obj, "Complete") ? "Complete" :
 		     condition(obj, "Failed") ? "Failed" :
 		     condition(obj, "FailureTarget") ? "Failing" :
-		     condition(obj, "Suspended") ? "Suspended" :
+		     condition(obj, "Suspended") || (out->n[N_ACTIVE] == 0 && cJSON_IsTrue(
+			aj_json_get(aj_json_get(obj, "spec"), "suspend"))) ? "Suspended" :
 		     ready > 0 || out->n[N_SUCCEEDED] > 0 ? "Running" : "Pending";
 	out->flags = (aj_json_str(aj_json_get(aj_json_get(obj, "metadata"), "labels"),
 				  QUEUE_LABEL) ? FLAG_QUEUED : 0) |

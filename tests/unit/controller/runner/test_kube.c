@@ -55,6 +55,16 @@ static void summarize_reads_conditions_and_counts(void **state)
 		   " \"status\": {\"conditions\": [{\"type\": \"Suspended\", \"status\": \"True\"}]}}", &f);
 	assert_string_equal(f.phase, "Suspended");
 	assert_int_equal(f.flags & 2u, 2u);
+	/* spec.suspend with no pod and no condition (yet, or ever: MultiKueue's Job on the manager) */
+	summary_of("{\"metadata\": {\"name\": \"t\", \"labels\": {\"kueue.x-k8s.io/queue-name\": \"q\"}},"
+		   " \"spec\": {\"suspend\": true, \"managedBy\": \"kueue.x-k8s.io/multikueue\"}}", &f);
+	assert_string_equal(f.phase, "Suspended");
+	/* ...but while its pods still run, it is what they are */
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"spec\": {\"suspend\": true},"
+		   " \"status\": {\"active\": 2, \"ready\": 2}}", &f);
+	assert_string_equal(f.phase, "Running");
+	summary_of("{\"metadata\": {\"name\": \"t\"}, \"spec\": {\"suspend\": false}}", &f);
+	assert_string_equal(f.phase, "Pending");
 	/* a condition that is not True does not count */
 	summary_of("{\"metadata\": {\"name\": \"t\"}, \"status\": {\"active\": 1, \"ready\": 1, "
 		   "\"conditions\": [{\"type\": \"Suspended\", \"status\": \"False\"}]}}", &f);
