@@ -195,7 +195,7 @@ for x in a b; do
   eval "rss_$x=\$(cut -d' ' -f1 '$tmp/$x' | median) hwm_$x=\$(cut -d' ' -f2 '$tmp/$x' | median)"
 done
 printf '  A %s: RSS %.1f MiB (runs: %s), peak %.1f MiB\n' "$build" "$(mib "$rss_a")" \
-  "$(cut -d' ' -f1 "$tmp/a" | awk '{printf "%s%.1f", NR > 1 ? " " : "", $1 / 1024}')" "$(mib "$hwm_a")"
+  "$(cut -d' ' -f1 "$tmp/a" | awk '{printf "%.1f ", $1 / 1024}')" "$(mib "$hwm_a")"
 printf '  B %s: RSS %.1f MiB (runs: %s), peak %.1f MiB\n' "$BUILD_B" "$(mib "$rss_b")" \
-  "$(cut -d' ' -f1 "$tmp/b" | awk '{printf "%s%.1f", NR > 1 ? " " : "", $1 / 1024}')" "$(mib "$hwm_b")"
+  "$(cut -d' ' -f1 "$tmp/b" | awk '{printf "%.1f ", $1 / 1024}')" "$(mib "$hwm_b")"
 printf '  median RSS ratio B / A: %.2f\n' "$(echo "$rss_b / $rss_a" | bc -l)"
