@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "support.h"
+
 #include "core/alloc.h"
 #include "place/fit.h"
 
@@ -73,13 +75,6 @@ static struct aj_fit_task gpu_task(const char *name, long pods)
 	return t;
 }
 
-static void check(const struct aj_fit_result *got, enum aj_place_state state, const char *reason,
-		  const char *what)
-{
-	if (got->state != state || strcmp(got->reason, reason))
-		fail_msg("%s: got %s \"%s\", want %s \"%s\"", what, aj_place_state_name(got->state),
-			 got->reason, aj_place_state_name(state), reason);
-}
 
 static void volcano_queue(void **state)
 {
@@ -130,7 +125,7 @@ static void volcano_queue(void **state)
 		memset(&out, 0, sizeof(out));
 		aj_fit_queue(&q, cases[i].gpu ? &gpu_ask : &cpu_ask, &out);
 		snprintf(what, sizeof(what), "queue case %zu", i);
-		check(&out, cases[i].want, cases[i].reason, what);
+		aj_test_fit_check(&out, cases[i].want, cases[i].reason, what);
 	}
 }
 
@@ -213,7 +208,7 @@ static void cluster_queue(void **state)
 		memset(&out, 0, sizeof(out));
 		aj_fit_cluster_queue(&cq, &ask, &out);
 		snprintf(what, sizeof(what), "ClusterQueue case %zu", i);
-		check(&out, cases[i].want, cases[i].reason, what);
+		aj_test_fit_check(&out, cases[i].want, cases[i].reason, what);
 	}
 	/* a resource no flavor covers, and each resource only in another flavor */
 	{
@@ -229,10 +224,10 @@ static void cluster_queue(void **state)
 		g[1] = g[0];
 		g[1].name = "cpus2";
 		aj_fit_cluster_queue(&cq, &ask, &out);
-		check(&out, AJ_PLACE_FULL, "ClusterQueue q: no flavor covers nvidia.com/gpu", "uncovered");
+		aj_test_fit_check(&out, AJ_PLACE_FULL, "ClusterQueue q: no flavor covers nvidia.com/gpu", "uncovered");
 		g[1].nominal = res(8000, -1, 8, -1);
 		aj_fit_cluster_queue(&cq, &ask, &out);
-		check(&out, AJ_PLACE_FULL, "ClusterQueue q: no one flavor has room for all the job asks",
+		aj_test_fit_check(&out, AJ_PLACE_FULL, "ClusterQueue q: no one flavor has room for all the job asks",
 		      "apart");
 	}
 }
@@ -277,28 +272,28 @@ static void nodes_pack(void **state)
 
 	/* one A100 node half used, one cordoned: three take a whole pod each */
 	assert_int_equal(aj_fit_nodes(n, 8, &ask, &out), 0);
-	check(&out, AJ_PLACE_FULL,
+	aj_test_fit_check(&out, AJ_PLACE_FULL,
 	      "4 matching nodes have room for 3 of the 4 pods of task main "
 	      "(8 nvidia.com/gpu, 16 cpu, 64Gi memory each, one per node)", "a100 x4");
 	four.pods = 3;
 	assert_int_equal(aj_fit_nodes(n, 8, &ask, &out), 0);
-	check(&out, AJ_PLACE_FITS, "all 3 pods fit on 3 of 4 matching nodes", "a100 x3");
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "all 3 pods fit on 3 of 4 matching nodes", "a100 x3");
 
 	/* a GPU product on no node */
 	ask.selector = b200_sel;
 	assert_int_equal(aj_fit_nodes(n, 8, &ask, &out), 0);
-	check(&out, AJ_PLACE_FULL, "no schedulable node has nvidia.com/gpu.product=B200", "b200");
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "no schedulable node has nvidia.com/gpu.product=B200", "b200");
 	/* a product only on a cordoned node is on no schedulable one */
 	n[7].labels = b200_sel;
 	assert_int_equal(aj_fit_nodes(n, 8, &ask, &out), 0);
-	check(&out, AJ_PLACE_FULL, "no schedulable node has nvidia.com/gpu.product=B200",
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "no schedulable node has nvidia.com/gpu.product=B200",
 	      "b200 cordoned");
 
 	/* the GPU taint not tolerated */
 	ask.selector = a100_sel;
 	ask.tolerations_nr = 0;
 	assert_int_equal(aj_fit_nodes(n, 8, &ask, &out), 0);
-	check(&out, AJ_PLACE_FULL,
+	aj_test_fit_check(&out, AJ_PLACE_FULL,
 	      "no schedulable node the job selects is tolerated: kwok-a100-0 has "
 	      "nvidia.com/gpu=present:NoSchedule", "taint");
 	/* Exists with no key tolerates every taint */
@@ -308,7 +303,7 @@ static void nodes_pack(void **state)
 		ask.tolerations = all;
 		ask.tolerations_nr = 1;
 		assert_int_equal(aj_fit_nodes(n, 8, &ask, &out), 0);
-		check(&out, AJ_PLACE_FITS, "all 3 pods fit on 3 of 4 matching nodes", "tolerate all");
+		aj_test_fit_check(&out, AJ_PLACE_FITS, "all 3 pods fit on 3 of 4 matching nodes", "tolerate all");
 	}
 	/* Equal with another value does not tolerate; with the value it does */
 	{
@@ -331,12 +326,12 @@ static void nodes_pack(void **state)
 		struct aj_fit_ask any = { &nine, 1, NULL, 0, gpu_tol, 1, 1 };
 
 		assert_int_equal(aj_fit_nodes(n, 8, &any, &out), 0);
-		check(&out, AJ_PLACE_FULL,
+		aj_test_fit_check(&out, AJ_PLACE_FULL,
 		      "7 matching nodes have room for 4 of the 5 pods of task main "
 		      "(8 nvidia.com/gpu, 16 cpu, 64Gi memory each, one per node)", "any gpu");
 		nine.pods = 4;
 		assert_int_equal(aj_fit_nodes(n, 8, &any, &out), 0);
-		check(&out, AJ_PLACE_FITS, "all 4 pods fit on 4 of 7 matching nodes", "any gpu x4");
+		aj_test_fit_check(&out, AJ_PLACE_FITS, "all 4 pods fit on 4 of 7 matching nodes", "any gpu x4");
 	}
 }
 
@@ -355,17 +350,17 @@ static void nodes_first_fit_decreasing(void **state)
 	n[0] = gpu_node("a", a100_labels, 8);
 	n[1] = gpu_node("b", a100_labels, 4);
 	assert_int_equal(aj_fit_nodes(n, 2, &ask, &out), 0);
-	check(&out, AJ_PLACE_FITS, "all 2 pods fit on 2 of 2 matching nodes", "ffd");
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "all 2 pods fit on 2 of 2 matching nodes", "ffd");
 	/* several pods on one node when they may share it */
 	tasks[0].pods = 3;
 	tasks[0].req.v[AJ_FIT_GPU] = 2;
 	tasks[1].pods = 0;
 	n[1].free.v[AJ_FIT_GPU] = 0;
 	assert_int_equal(aj_fit_nodes(n, 2, &ask, &out), 0);
-	check(&out, AJ_PLACE_FITS, "all 3 pods fit on 1 of 2 matching nodes", "shared");
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "all 3 pods fit on 1 of 2 matching nodes", "shared");
 	tasks[0].pods = 5;
 	assert_int_equal(aj_fit_nodes(n, 2, &ask, &out), 0);
-	check(&out, AJ_PLACE_FULL,
+	aj_test_fit_check(&out, AJ_PLACE_FULL,
 	      "2 matching nodes have room for 4 of the 5 pods of task small (2 nvidia.com/gpu each)",
 	      "shared full");
 }
@@ -383,19 +378,19 @@ static void nodes_pod_slots(void **state)
 	/* a GPU node is tainted: CPU pods do not tolerate it */
 	n[2] = gpu_node("g0", a100_labels, 8);
 	assert_int_equal(aj_fit_nodes(n, 3, &ask, &out), 0);
-	check(&out, AJ_PLACE_FULL,
+	aj_test_fit_check(&out, AJ_PLACE_FULL,
 	      "2 matching nodes have room for 1 of the 3 pods of task main (1 cpu, 1Gi memory each)",
 	      "pod slots");
 	n[1].free.v[AJ_FIT_PODS] = 2;
 	assert_int_equal(aj_fit_nodes(n, 3, &ask, &out), 0);
-	check(&out, AJ_PLACE_FITS, "all 3 pods fit on 2 of 2 matching nodes", "pod slots freed");
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "all 3 pods fit on 2 of 2 matching nodes", "pod slots freed");
 	/* no node at all */
 	assert_int_equal(aj_fit_nodes(NULL, 0, &ask, &out), 0);
-	check(&out, AJ_PLACE_FULL, "no schedulable node", "empty");
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "no schedulable node", "empty");
 	/* every node cordoned */
 	n[0].unschedulable = n[1].unschedulable = n[2].unschedulable = 1;
 	assert_int_equal(aj_fit_nodes(n, 3, &ask, &out), 0);
-	check(&out, AJ_PLACE_FULL, "no schedulable node", "cordoned");
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "no schedulable node", "cordoned");
 	/* nothing to place fits anywhere */
 	cpu.pods = 0;
 	assert_int_equal(aj_fit_nodes(n, 3, &ask, &out), 0);
@@ -419,7 +414,7 @@ static void nodes_out_of_memory(void **state)
 		if (rc)
 			assert_string_equal(out.reason, "untouched");
 	}
-	check(&out, AJ_PLACE_FITS, "1 pod fits on 1 of 1 matching nodes", "oom");
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "1 pod fits on 1 of 1 matching nodes", "oom");
 }
 
 int main(void)
