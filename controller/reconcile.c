@@ -27,6 +27,7 @@
 #include "kube/client.h"
 #include "pipeline/candidates.h"
 #include "pipeline/pipeline.h"
+#include "place/failover.h"
 #include "placer.h"
 #include "log.h"
 #include "report.h"
@@ -467,6 +468,189 @@ static struct aj_action wait_unplaced(struct aj_run *run, struct aj_errors *err)
 	if (!cJSON_Compare(had, run->placement, 1) && record_placement(run, err))
 		return retry;
 	return again;
+}
+
+/* --- fail over (place/failover.h) --- */
+
+static const char *backend_of(const struct aj_run *run);
+
+/* The placement status with the last attempt's fields set (a copy; NULL: out of memory). */
+static cJSON *with_last_attempt(const cJSON *pst, const char *outcome, const char *reason,
+				const char *ended)
+{
+	cJSON *copy = cJSON_Duplicate(pst, 1);
+	cJSON *atts = cJSON_GetObjectItemCaseSensitive(copy, "attempts");
+	cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
+
+	if (!copy || !last)
+		return copy;
+	/* given up: nothing is chosen until the next placement (null: the merge patch removes it) */
+	if (!strcmp(outcome, "GaveUp")) {
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, "chosen");
+		if (!cJSON_AddNullToObject(copy, "chosen")) {
+			cJSON_Delete(copy);
+			return NULL;
+		}
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(last, "outcome");
+	cJSON_DeleteItemFromObjectCaseSensitive(last, "reason");
+	if (!cJSON_AddStringToObject(last, "outcome", outcome) ||
+	    (reason && !cJSON_AddStringToObject(last, "reason", reason)) ||
+	    (ended && !cJSON_AddStringToObject(last, "ended", ended))) {
+		cJSON_Delete(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+/*
+ * Write status.placement (taken) and, when it gives up on its candidate,
+ * clear what named that candidate's object (status.backend, its member,
+ * its tasks): the next reconcile places the AjJob again. 0 / -1.
+ */
+static int record_failover(struct aj_run *run, cJSON *placement, int let_go, struct aj_errors *err)
+{
+	cJSON *keep = run->placement;
+	char *service = run->service;
+	int r;
+
+	run->placement = placement;
+	run->service = NULL;
+	if (!placement)
+		r = aj_errors_oom(err);
+	else
+		r = record_placement(run, err);
+	cJSON_Delete(run->placement);
+	run->placement = keep;
+	run->service = service;
+	if (r || !let_go)
+		return r;
+	{
+		struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, "status" };
+		cJSON *patch = cJSON_CreateObject(), *st, *out = NULL;
+
+		if (!patch || !(st = cJSON_AddObjectToObject(patch, "status")) ||
+		    !cJSON_AddNullToObject(st, "backend") ||
+		    !cJSON_AddNullToObject(st, run->runner->status_member) ||
+		    !cJSON_AddNullToObject(st, "tasks") || !cJSON_AddNullToObject(st, "tasksSummary")) {
+			cJSON_Delete(patch);
+			return aj_errors_oom(err);
+		}
+		r = aj_kube_patch(run->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
+		cJSON_Delete(patch);
+		if (!r && cJSON_IsObject(out)) {
+			aj_cache_ajjob_put(run->cache, out);
+			out = NULL;
+		}
+		cJSON_Delete(out);
+		return r;
+	}
+}
+
+/* Valid candidates of status.placement not given up on, `current` excluded. */
+static size_t candidates_left(const cJSON *pst, const char *current)
+{
+	const cJSON *c, *atts = aj_json_get(pst, "attempts");
+	size_t n = 0;
+
+	cJSON_ArrayForEach(c, aj_json_get(pst, "candidates")) {
+		const char *name = aj_json_str(c, "name"), *state = aj_json_str(c, "state");
+
+		if (name && strcmp(name, current) && state && strcmp(state, "Excluded") &&
+		    !gave_up(atts, name))
+			n++;
+	}
+	return n;
+}
+
+/* Every attempt's candidate and reason, for the AjJob that fails. */
+static void attempts_text(const cJSON *pst, struct aj_buf *out)
+{
+	const cJSON *a;
+
+	aj_buf_addstr(out, "no candidate started the job within max_wait: ");
+	cJSON_ArrayForEach(a, aj_json_get(pst, "attempts"))
+		aj_buf_addf(out, "%s%s: %s", a == aj_json_get(pst, "attempts")->child ? "" : "; ",
+			    aj_json_str(a, "candidate"), aj_json_str(a, "reason") ?
+			    aj_json_str(a, "reason") : aj_json_str(a, "outcome"));
+}
+
+/*
+ * A placed AjJob with max_wait: has its attempt waited too long? One step
+ * of aj_failover_decide(). 1 when the step is the reconcile's (*a set),
+ * 0 when the runner goes on (*after: when to look again, 0 never).
+ * Cluster runners only: their cancel is a delete, which a start does not
+ * undo, so an attempt being deleted counts as not started.
+ */
+static int failover(struct aj_run *run, struct aj_action *a, double *after, struct aj_errors *err)
+{
+	static const struct aj_action retry = { AJ_ACTION_RETRY, 0, AJ_ACTION_NORMAL };
+	const cJSON *pst = aj_json_get(run->v.status, AJ_STATUS_PLACEMENT);
+	const cJSON *atts = aj_json_get(pst, "attempts");
+	const cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
+	const char *chosen = aj_json_str(pst, "chosen"), *outcome = aj_json_str(last, "outcome");
+	struct aj_failover_in in;
+	struct aj_failover_out out;
+	struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
+	char why[128];
+	int cancelling = outcome && !strcmp(outcome, "Cancelling");
+
+	*after = 0;
+	memset(&in, 0, sizeof(in));
+	in.max_wait = (long)aj_json_whole(aj_json_get(pst, "maxWaitSeconds"), 1e9, 0);
+	if (!chosen || !last || !in.max_wait || !run->runner->owns)
+		return 0;
+	in.now = (double)run->s.now;
+	in.submitted = (double)aj_timestamp_parse(aj_json_str(last, "submitted"), 0);
+	in.cancelling = cancelling;
+	in.started = !cancelling && run->v.has_phase && aj_phase_rank(run->v.phase) >= 2;
+	in.gone = !run->s.exists;
+	in.left = candidates_left(pst, chosen);
+	aj_failover_decide(&in, &out);
+	snprintf(why, sizeof(why), "it did not start within max_wait (%ld s)", in.max_wait);
+	switch (out.step) {
+	case AJ_FAILOVER_NONE:
+	case AJ_FAILOVER_KEEP:
+		*after = out.again_after;
+		return 0;
+	case AJ_FAILOVER_CANCEL:
+		if (record_failover(run, with_last_attempt(pst, "Cancelling", why, NULL), 0, err) ||
+		    run->runner->cancel(run, err)) {
+			*a = retry;
+			return 1;
+		}
+		aj_report_event(&run->rep, 0, "FailingOver", "Cancel", why, 0);
+		*a = (struct aj_action){ AJ_ACTION_AGAIN, AJ_FAILOVER_RECHECK, AJ_ACTION_IDLE };
+		return 1;
+	case AJ_FAILOVER_WAIT_GONE:
+		*a = (struct aj_action){ AJ_ACTION_AGAIN, out.again_after, AJ_ACTION_IDLE };
+		return 1;
+	case AJ_FAILOVER_PLACE:
+		/* confirmed gone: place again among the rest, from the top */
+		if (record_failover(run, with_last_attempt(pst, "GaveUp", why, run->rep.now), 1, err)) {
+			*a = retry;
+			return 1;
+		}
+		aj_report_event(&run->rep, 0, "FailingOver", "Place", "its object is gone; placing among the rest", 0);
+		*a = (struct aj_action){ AJ_ACTION_AGAIN, 0, AJ_ACTION_NORMAL };
+		return 1;
+	case AJ_FAILOVER_GIVE_UP:
+		break;
+	}
+	{
+		cJSON *done = with_last_attempt(pst, "GaveUp", why, run->rep.now);
+
+		if (record_failover(run, done, 0, err)) {
+			*a = retry;
+			return 1;
+		}
+		attempts_text(aj_json_get(run->v.status, AJ_STATUS_PLACEMENT), &msg);
+		*a = aj_report_fail(&run->rep, run->service ? run->service : backend_of(run),
+				    "PlacementFailed", "Place", msg.failed ? why : aj_buf_cstr(&msg),
+				    err) ? retry : (struct aj_action){ AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL };
+		aj_buf_release(&msg);
+		return 1;
+	}
 }
 
 /*
@@ -1043,6 +1227,18 @@ struct aj_action aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const 
 	observe_ajjob(&run);
 	if (observe_object(&run, err)) {
 		a = retry;
+		goto out;
+	}
+	if (run.runner && !run.v.deleting && !run.v.cancel) {
+		double after;
+
+		if (failover(&run, &a, &after, err))
+			goto out;
+		a = rounds(&run, run.runner->decide, err);
+		/* back when max_wait is due, whatever the runner asked */
+		if (after > 0 && (a.kind == AJ_ACTION_DONE ||
+				  (a.kind == AJ_ACTION_AGAIN && a.after > after)))
+			a = (struct aj_action){ AJ_ACTION_AGAIN, after, AJ_ACTION_IDLE };
 		goto out;
 	}
 	a = rounds(&run, run.runner ? run.runner->decide : aj_decide_unresolved, err);

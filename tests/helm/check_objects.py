@@ -29,6 +29,10 @@ RULES = [
     ([""], ["pods"], ["list"]),
     (["scheduling.volcano.sh"], ["podgroups"], ["get"]),
     ([""], ["events"], ["list"]),
+    # controller/placer.c: what limits a start, for placement AjJobs
+    ([""], ["nodes"], ["list"]),
+    (["scheduling.volcano.sh"], ["queues"], ["list"]),
+    (["kueue.x-k8s.io"], ["clusterqueues", "localqueues", "resourceflavors"], ["list"]),
 ]
 LEASE_RULES = [(["coordination.k8s.io"], ["leases"], ["get", "update"])]
 

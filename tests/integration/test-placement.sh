@@ -7,6 +7,8 @@
 #   - a Kueue candidate whose ClusterQueue cannot hold the job sends it to Volcano;
 #   - when no candidate can start it, it waits unplaced with every reason, and is placed once a
 #     queue's capability grows;
+#   - fail-over: a candidate whose job does not start within max_wait is cancelled, and once
+#     its object is gone the job is placed among the rest; with none left it fails;
 #   - the controller SIGKILLed while many placement AjJobs arrive: every one placed once.
 # A watcher checks, every half second, that no AjJob ever has more than one backend object.
 source "$(dirname "$0")/lib.sh"
@@ -36,6 +38,17 @@ config:
 tpl place-wait "base: []
 config:
   placement: {candidates: [p-tight]}"
+# Kueue's queue nomatch: its ClusterQueue has room, but selects no namespace of this test, so
+# Kueue never admits the job (the views do not read namespace selectors): it does not start.
+tpl p-stuck "base: kube
+config:
+  target: {namespace: $ns, queue: nomatch}"
+tpl place-failover "base: []
+config:
+  placement: {candidates: [p-stuck, p-vq], max_wait: 30s}"
+tpl place-giveup "base: []
+config:
+  placement: {candidates: [p-stuck], max_wait: 30s}"
 
 # Kueue's LocalQueue team-a here, in front of the cluster's ClusterQueue team-a (64 GPUs in two
 # flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate in the same
@@ -55,8 +68,28 @@ apiVersion: scheduling.volcano.sh/v1beta1
 kind: Queue
 metadata: {name: $ns-any}
 spec: {weight: 1, reclaimable: false}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: $ns-nomatch}
+spec:
+  namespaceSelector: {matchLabels: {aj.dev/never: "true"}}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources:
+      - {name: cpu, nominalQuota: 512}
+      - {name: memory, nominalQuota: 8Ti}
+      - {name: nvidia.com/gpu, nominalQuota: 32}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: nomatch, namespace: $ns}
+spec: {clusterQueue: $ns-nomatch}
 YAML
-trap 'k delete queues.scheduling.volcano.sh "$ns-tight" "$ns-any" --wait=false >/dev/null 2>&1; cluster_cleanup' EXIT
+trap 'k delete queues.scheduling.volcano.sh "$ns-tight" "$ns-any" --wait=false >/dev/null 2>&1;
+  k delete clusterqueues.kueue.x-k8s.io "$ns-nomatch" --wait=false >/dev/null 2>&1; cluster_cleanup' EXIT
 
 # place NAME TEMPLATE NODES: the AjJob aj run writes for the placement leaf, without code (kwok
 # runs no container), applied in $ns.
@@ -80,10 +113,15 @@ objects() { # objects NAME: the backend objects named NAME (Volcano Jobs and bat
 attempt_label() { k -n "$ns" get "$1" -o jsonpath='{.metadata.labels.aj\.dev/attempt}'; }
 
 # The watcher: every half second, every AjJob's backend objects; a name with two is a violation.
+# Kueue's Workload of a batch/v1 Job counts as a copy too, until it is gone.
 (
   while :; do
-    k -n "$ns" get jobs.batch.volcano.sh,jobs.batch -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' \
-      2>/dev/null | sort | uniq -d | sed 's/^/two copies: /' >>"$work/violations"
+    { k -n "$ns" get jobs.batch.volcano.sh,jobs.batch -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'
+      k -n "$ns" get workloads.kueue.x-k8s.io -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{"\n"}{end}' |
+        grep -v '^$' | while read -r j; do
+          k -n "$ns" get jobs.batch "$j" >/dev/null 2>&1 || echo "$j"
+        done
+    } 2>/dev/null | sort | uniq -d | sed 's/^/two copies: /' >>"$work/violations"
     sleep 0.5
   done
 ) &
@@ -131,6 +169,28 @@ expect_eq "...still none after another look" "" objects pw
 k patch queues.scheduling.volcano.sh "$ns-tight" --type merge -p '{"spec": {"capability": {"nvidia.com/gpu": 32}}}' >/dev/null
 expect_ok "the queue grows to 32 GPUs: pw is placed" wait_for 60 chosen_is pw template/p-tight
 expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists pw
+
+# --- fail-over: the first candidate does not start within max_wait ---
+place pf place-failover 1
+expect_ok "AjJob pf: placed on template/p-stuck first" wait_for 60 chosen_is pf template/p-stuck
+expect_ok "...its batch/v1 Job exists, suspended by Kueue" wait_for 30 bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch pf -o jsonpath='{.spec.suspend}') == true ]]"
+expect_ok "after max_wait (30 s) it moves to template/p-vq" wait_for 120 chosen_is pf template/p-vq
+expect_eq "...the first attempt given up with why, the second submitted" \
+  "template/p-stuck GaveUp it did not start within max_wait (30 s) | template/p-vq Submitted" \
+  jpath pf '{.status.placement.attempts[0].candidate} {.status.placement.attempts[0].outcome} {.status.placement.attempts[0].reason} | {.status.placement.attempts[1].candidate} {.status.placement.attempts[1].outcome}'
+expect_eq "...the first candidate is excluded from the second ranking" "Excluded" \
+  jpath pf '{.status.placement.candidates[?(@.name=="template/p-stuck")].state}'
+expect_ok "...its Volcano Job exists, labelled attempt 2" wait_for 30 bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh pf -o jsonpath='{.metadata.labels.aj\\.dev/attempt}') == 2 ]]"
+expect_eq "...and the batch/v1 Job is gone" "job.batch.volcano.sh/pf" objects pf
+expect_ok "...and it runs to Succeeded" wait_for 120 phase_is pf Succeeded
+place pg place-giveup 1
+expect_ok "AjJob pg, whose only candidate never starts: Failed after max_wait" wait_for 150 phase_is pg Failed
+expect_eq "...with every attempt's reason" \
+  "no candidate started the job within max_wait: template/p-stuck: it did not start within max_wait (30 s)" \
+  jpath pg '{.status.message}'
+expect_eq "...and nothing of it left" "" objects pg
 
 # --- the controller SIGKILLed while placement AjJobs arrive: every one placed once ---
 submitting=()
