@@ -163,6 +163,8 @@ static void feed_put(struct feed *f, cJSON *obj)
 	}
 	switch (f->kind) {
 	case AJ_CACHE_AJJOBS:
+		/* the waits placement ranks by: rebuilt as the list brings every AjJob, then kept */
+		aj_placer_learn(&c->placer, obj);
 		r = aj_cache_ajjob_put(&c->cache, obj);
 		enqueue(c, key, 0);
 		break;

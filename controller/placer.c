@@ -6,9 +6,12 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/json.h"
+#include "core/timestamp.h"
 #include "kube/client.h"
 #include "report.h"
 #include "resources.h"
+#include "status.h"
 
 static const struct aj_kube_resource nodes = { "", "v1", "nodes", 0 };
 static const struct aj_kube_resource queues = { "scheduling.volcano.sh", "v1beta1", "queues", 0 };
@@ -21,10 +24,12 @@ void aj_placer_init(struct aj_placer *p)
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->lock, NULL);
 	aj_views_init(&p->views);
+	aj_waits_init(&p->waits);
 }
 
 void aj_placer_release(struct aj_placer *p)
 {
+	aj_waits_release(&p->waits);
 	aj_views_release(&p->views);
 	pthread_mutex_destroy(&p->lock);
 }
@@ -139,7 +144,10 @@ static int judge(struct aj_placer *p, const struct aj_pipeline *pl, const struct
 	if (r > 0 && aj_views_fit(&p->views, &a, ctx->namespace_, &out))
 		r = -1;
 	if (r > 0) {
+		long long gpus = aj_fit_ask_total(&a.ask, AJ_FIT_GPU);
+
 		row->state = out.state;
+		row->gpus = gpus > 1000000000 ? 1000000000 : (long)gpus;
 		memcpy(row->reason, out.reason, sizeof(row->reason));
 	} else if (!r) {
 		snprintf(row->reason, sizeof(row->reason), "its objects are of no kind the views know");
@@ -195,10 +203,33 @@ int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candi
 			snprintf(row->reason, sizeof(row->reason), "%s", why_not[i]);
 		} else {
 			rc = judge(p, &cand->p, ctx, row, err);
+			row->expected_wait = aj_waits_expected(&p->waits, row->name,
+							       aj_waits_band(row->gpus, 1));
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (!rc)
 		aj_place_rank(rows, c->nr);
 	return rc;
+}
+
+void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob)
+{
+	const cJSON *status = aj_json_get(ajjob, "status");
+	const cJSON *atts = aj_json_get(aj_json_get(status, AJ_STATUS_PLACEMENT), "attempts");
+	const cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
+	const char *cand = aj_json_str(last, "candidate");
+	long long sub = aj_timestamp_parse(aj_json_str(last, "submitted"), 0);
+	long long run = aj_status_true_since(status, "Running");
+	long gpus = (long)aj_json_whole(aj_json_get(last, "gpus"), 1e9, 0);
+
+	/* a short job may end before its Running is written: its end bounds its start */
+	if (run <= 0)
+		run = aj_status_true_since(status, "Succeeded");
+	if (!cand || sub <= 0 || run <= 0 || run < sub)
+		return;
+	pthread_mutex_lock(&p->lock);
+	/* out of memory: one sample fewer, nothing else */
+	(void)aj_waits_add(&p->waits, cand, aj_waits_band(gpus, 1), (long)(run - sub), (long)run);
+	pthread_mutex_unlock(&p->lock);
 }

@@ -28,6 +28,7 @@
 #include "pipeline/candidates.h"
 #include "place/rank.h"
 #include "place/views.h"
+#include "place/waits.h"
 
 struct aj_errors;
 struct aj_kube;
@@ -38,15 +39,29 @@ struct aj_placer {
 	pthread_mutex_t lock;
 	struct aj_views views;
 	long long read_at;        /* Unix seconds; 0: never read */
+	struct aj_waits waits;    /* submission to Running of placed AjJobs, by candidate and band */
 };
 
 void aj_placer_init(struct aj_placer *p);
 void aj_placer_release(struct aj_placer *p);
 
 /*
+ * Learn from an AjJob as a watch brings it (the start-up list, then each
+ * change): a placed one running on its last attempt gives one sample of
+ * that candidate's wait (Running's transition minus the attempt's
+ * submission; for one that succeeded before its Running was written, its
+ * end), in the band of the attempt's GPUs; seen again, it counts
+ * once (waits.h). No store of its own: a restarted controller learns it
+ * all again from the AjJobs.
+ */
+void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob);
+
+/*
  * One row per candidate of c (rows: room for c->nr), in rank order
- * (rank.h); a candidate not valid, or whose service this controller does
- * not serve (served[i] 0, with why_not[i] as its reason), is EXCLUDED.
+ * (rank.h), each with the expected wait of its band (0 GPUs: the CPU
+ * band; -1 with no history); a candidate not valid, or whose service this
+ * controller does not serve (served[i] 0, with why_not[i] as its reason),
+ * is EXCLUDED.
  * ctx names the AjJob's objects. The views are read with k when stale at
  * `now`. 0 / -1 (out of memory).
  */

@@ -279,7 +279,8 @@ static cJSON *placement_status(const struct aj_run *run, const struct aj_place_r
 		}
 		if (!cJSON_AddStringToObject(a, "candidate", chosen) ||
 		    !cJSON_AddStringToObject(a, "submitted", run->rep.now) ||
-		    !cJSON_AddStringToObject(a, "outcome", "Submitted"))
+		    !cJSON_AddStringToObject(a, "outcome", "Submitted") ||
+		    (rows[0].gpus > 0 && !cJSON_AddNumberToObject(a, "gpus", (double)rows[0].gpus)))
 			goto oom;
 	}
 	return pl;

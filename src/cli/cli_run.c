@@ -152,7 +152,7 @@ int aj_cli_candidates_one_code(const struct aj_candidates *c, struct aj_errors *
 static int candidates_digest(struct aj_candidates *c, enum aj_cli_digest digest,
 			     struct aj_errors *err)
 {
-	const struct aj_pipeline *like;
+	const char *same;
 	size_t i, j;
 
 	for (i = 0; i < c->nr; i++) {
@@ -160,17 +160,14 @@ static int candidates_digest(struct aj_candidates *c, enum aj_cli_digest digest,
 
 		if (!c->items[i].ok || pl->backend->code_route(&pl->spec) == AJ_CODE_NONE)
 			continue;
-		for (j = 0, like = NULL; j < i && !like; j++)
+		/* the digest of an earlier candidate that archives the same files */
+		same = digest == AJ_CLI_DIGEST_PLACEHOLDER ? AJ_CODE_DIGEST_PLACEHOLDER : NULL;
+		for (j = 0; j < i && !same; j++)
 			if (c->items[j].ok && c->items[j].p.spec.code.digest &&
 			    same_ignore(&c->items[j].p.spec.code.ignore, &pl->spec.code.ignore))
-				like = &c->items[j].p;
-		if (digest == AJ_CLI_DIGEST_PLACEHOLDER || like) {
-			if (aj_pipeline_set_code(pl, like ? like->spec.code.digest :
-						 AJ_CODE_DIGEST_PLACEHOLDER, err))
-				return -1;
-		} else if (aj_cli_code_digest(pl, err)) {
+				same = c->items[j].p.spec.code.digest;
+		if (same ? aj_pipeline_set_code(pl, same, err) : aj_cli_code_digest(pl, err))
 			return -1;
-		}
 	}
 	return aj_cli_candidates_one_code(c, err);
 }

@@ -5,6 +5,8 @@
 # reason in status.placement, a Placed Event and the attempt label on the object:
 #   - a candidate whose GPU product is on no node is skipped with that reason;
 #   - a Kueue candidate whose ClusterQueue cannot hold the job sends it to Volcano;
+#   - between two that can start it, the one with a known expected wait (learnt from a job
+#     placed before) goes first;
 #   - when no candidate can start it, it waits unplaced with every reason, and is placed once a
 #     queue's capability grows;
 #   - fail-over: a candidate whose job does not start within max_wait is cancelled, and once
@@ -113,15 +115,18 @@ objects() { # objects NAME: the backend objects named NAME (Volcano Jobs and bat
 attempt_label() { k -n "$ns" get "$1" -o jsonpath='{.metadata.labels.aj\.dev/attempt}'; }
 
 # The watcher: every half second, every AjJob's backend objects; a name with two is a violation.
-# Kueue's Workload of a batch/v1 Job counts as a copy too, until it is gone.
+# Kueue's Workload of a batch/v1 Job counts as a copy too, until it is gone. The Workloads are
+# listed before the Jobs: one whose Job is gone by then is a copy of its own (its Job, deleted
+# in the foreground, goes only after it, so the Job listed first could not be told apart).
 (
   while :; do
-    { k -n "$ns" get jobs.batch.volcano.sh,jobs.batch -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'
-      k -n "$ns" get workloads.kueue.x-k8s.io -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{"\n"}{end}' |
-        grep -v '^$' | while read -r j; do
-          k -n "$ns" get jobs.batch "$j" >/dev/null 2>&1 || echo "$j"
-        done
-    } 2>/dev/null | sort | uniq -d | sed 's/^/two copies: /' >>"$work/violations"
+    w=$(k -n "$ns" get workloads.kueue.x-k8s.io -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{"\n"}{end}' 2>/dev/null)
+    j=$(k -n "$ns" get jobs.batch.volcano.sh,jobs.batch -o jsonpath='{range .items[*]}{.apiVersion} {.metadata.name}{"\n"}{end}' 2>/dev/null)
+    batch=$(awk '$1 == "batch/v1" { print $2 }' <<<"$j")
+    { awk 'NF == 2 { print $2 }' <<<"$j"
+      grep -v '^$' <<<"$w" | while read -r n; do grep -qx "$n" <<<"$batch" || echo "$n"; done
+    } | sort | uniq -d | sed 's/^/two copies: /' >>"$work/violations"
+    echo >>"$work/observations"
     sleep 0.5
   done
 ) &
@@ -129,6 +134,31 @@ echo $! >"$work/copies.watch"
 : >"$work/violations"
 
 start_controller main
+
+# --- fail-over: the first candidate does not start within max_wait (first, while no history
+# of waits ranks one that can start before another) ---
+place pf place-failover 1
+expect_ok "AjJob pf: placed on template/p-stuck first" wait_for 60 chosen_is pf template/p-stuck
+expect_ok "...its batch/v1 Job exists, suspended by Kueue" wait_for 30 bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch pf -o jsonpath='{.spec.suspend}') == true ]]"
+expect_ok "after max_wait (30 s) it moves to template/p-vq" wait_for 120 chosen_is pf template/p-vq
+expect_eq "...the first attempt given up with why, the second submitted" \
+  "template/p-stuck GaveUp it did not start within max_wait (30 s) | template/p-vq Submitted" \
+  jpath pf '{.status.placement.attempts[0].candidate} {.status.placement.attempts[0].outcome} {.status.placement.attempts[0].reason} | {.status.placement.attempts[1].candidate} {.status.placement.attempts[1].outcome}'
+expect_eq "...the first candidate is excluded from the second ranking" "Excluded" \
+  jpath pf '{.status.placement.candidates[?(@.name=="template/p-stuck")].state}'
+expect_ok "...its Volcano Job exists, labelled attempt 2" wait_for 30 bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh pf -o jsonpath='{.metadata.labels.aj\\.dev/attempt}') == 2 ]]"
+expect_eq "...and the batch/v1 Job is gone" "job.batch.volcano.sh/pf" objects pf
+expect_ok "...and it runs to Succeeded" wait_for 120 phase_is pf Succeeded
+expect_ok "aj list -o wide: PLACED names the candidate it runs on" bash -c \
+  "'$AJ_BIN' list --namespace '$ns' -o wide | grep -qE '^pf +volcano +Succeeded +1 +[0-9a-z]+ +template/p-vq +'"
+place pg place-giveup 1
+expect_ok "AjJob pg, whose only candidate never starts: Failed after max_wait" wait_for 150 phase_is pg Failed
+expect_eq "...with every attempt's reason" \
+  "no candidate started the job within max_wait: template/p-stuck: it did not start within max_wait (30 s)" \
+  jpath pg '{.status.message}'
+expect_eq "...and nothing of it left" "" objects pg
 
 # --- an infeasible first candidate is skipped with its reason ---
 place pi place-infeasible 1
@@ -145,6 +175,12 @@ expect_eq "...one attempt recorded" "template/p-vq Submitted" \
 expect_ok "...a Placed Event names it with its reason" bash -c \
   "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[?(@.reason==\"Placed\")]}{.regarding.name}: {.note}{\"\\n\"}{end}' | grep -q '^pi: template/p-vq (volcano, $ns/default), rank 1 of 2: queue default'"
 expect_ok "...and it runs to Succeeded" wait_for 120 phase_is pi Succeeded
+"$AJ_BIN" status pi --namespace "$ns" >"$work/pi.status" 2>&1
+expect_ok "aj status pi: the placement table, the chosen candidate marked, ranked first" \
+  grep -qE '^  \* +1 +template/p-vq +volcano +'"$ns"'/default +CanStartNow +([0-9]+s|-) +queue default' "$work/pi.status"
+expect_ok "...the other one Waits with its reason" \
+  grep -qE '^  - +2 +template/p-b200 +volcano +'"$ns/$ns-any"' +Waits +- +no schedulable node has nvidia.com/gpu.product=B200$' "$work/pi.status"
+expect_ok "...and its one attempt" grep -qE '^  1 +template/p-vq +[0-9TZ:-]+ +- +Submitted +-$' "$work/pi.status"
 
 # --- a full Kueue ClusterQueue sends the job to Volcano ---
 place pk place-kueue 5
@@ -154,9 +190,13 @@ expect_ok "...the ClusterQueue's reason names the quota" bash -c \
 expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists pk
 expect_eq "...and no batch/v1 Job" "job.batch.volcano.sh/pk" objects pk
 place pk1 place-kueue 1
-expect_ok "AjJob pk1 (one pod): placed on template/p-kq, Kueue has room" wait_for 60 chosen_is pk1 template/p-kq
-expect_ok "...its batch/v1 Job exists, labelled attempt 1" wait_for 30 bash -c \
-  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch pk1 -o jsonpath='{.metadata.labels.aj\\.dev/attempt}') == 1 ]]"
+expect_ok "AjJob pk1 (one pod, both can start it): placed on template/p-vq" wait_for 60 chosen_is pk1 template/p-vq
+expect_ok "...whose expected wait for 8 GPUs, learnt from the jobs before, ranks it before template/p-kq" bash -c \
+  "w=\$('$AJ_KUBECTL' -n '$ns' get ajjob pk1 -o jsonpath='{.status.placement.candidates[0].name} {.status.placement.candidates[0].expectedWaitSeconds}'); echo \"\$w\"; [[ \$w =~ ^template/p-vq\ [0-9]+\$ ]]"
+expect_eq "...template/p-kq, with no history for its band, has none" "" \
+  jpath pk1 '{.status.placement.candidates[?(@.name=="template/p-kq")].expectedWaitSeconds}'
+expect_eq "...though it could start it too" "true" \
+  jpath pk1 '{.status.placement.candidates[?(@.name=="template/p-kq")].canStartNow}'
 
 # --- no candidate can start it: it waits unplaced, and is placed once there is room ---
 place pw place-wait 2
@@ -169,28 +209,6 @@ expect_eq "...still none after another look" "" objects pw
 k patch queues.scheduling.volcano.sh "$ns-tight" --type merge -p '{"spec": {"capability": {"nvidia.com/gpu": 32}}}' >/dev/null
 expect_ok "the queue grows to 32 GPUs: pw is placed" wait_for 60 chosen_is pw template/p-tight
 expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists pw
-
-# --- fail-over: the first candidate does not start within max_wait ---
-place pf place-failover 1
-expect_ok "AjJob pf: placed on template/p-stuck first" wait_for 60 chosen_is pf template/p-stuck
-expect_ok "...its batch/v1 Job exists, suspended by Kueue" wait_for 30 bash -c \
-  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch pf -o jsonpath='{.spec.suspend}') == true ]]"
-expect_ok "after max_wait (30 s) it moves to template/p-vq" wait_for 120 chosen_is pf template/p-vq
-expect_eq "...the first attempt given up with why, the second submitted" \
-  "template/p-stuck GaveUp it did not start within max_wait (30 s) | template/p-vq Submitted" \
-  jpath pf '{.status.placement.attempts[0].candidate} {.status.placement.attempts[0].outcome} {.status.placement.attempts[0].reason} | {.status.placement.attempts[1].candidate} {.status.placement.attempts[1].outcome}'
-expect_eq "...the first candidate is excluded from the second ranking" "Excluded" \
-  jpath pf '{.status.placement.candidates[?(@.name=="template/p-stuck")].state}'
-expect_ok "...its Volcano Job exists, labelled attempt 2" wait_for 30 bash -c \
-  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh pf -o jsonpath='{.metadata.labels.aj\\.dev/attempt}') == 2 ]]"
-expect_eq "...and the batch/v1 Job is gone" "job.batch.volcano.sh/pf" objects pf
-expect_ok "...and it runs to Succeeded" wait_for 120 phase_is pf Succeeded
-place pg place-giveup 1
-expect_ok "AjJob pg, whose only candidate never starts: Failed after max_wait" wait_for 150 phase_is pg Failed
-expect_eq "...with every attempt's reason" \
-  "no candidate started the job within max_wait: template/p-stuck: it did not start within max_wait (30 s)" \
-  jpath pg '{.status.message}'
-expect_eq "...and nothing of it left" "" objects pg
 
 # --- the controller SIGKILLed while placement AjJobs arrive: every one placed once ---
 submitting=()
@@ -232,5 +250,7 @@ kind_matches() { # the object is the chosen candidate's kind; the even ones (B20
 expect_ok "...of the chosen candidate's kind" kind_matches
 stop_controllers
 kill "$(cat "$work/copies.watch")" 2>/dev/null
+expect_ok "the watcher looked at least 100 times (about every second)" bash -c \
+  "n=\$(wc -l <'$work/observations'); echo \"\$n looks\"; ((n >= 100))"
 expect_eq "at every observation, no AjJob had two backend objects" "" cat "$work/violations"
 finish
