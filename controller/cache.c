@@ -48,7 +48,7 @@ struct ajjob_rec {
 	int32_t retry_count;      /* status.retryCount, 0 when absent */
 	uint32_t created;         /* metadata.creationTimestamp (Unix seconds), 0 when unknown */
 	char *object;             /* compact JSON while not submitted, else NULL */
-	char *detail;             /* {member: value} of a status member kept whole (compact JSON), or NULL */
+	char *detail;             /* {member: value, ...} of the status members kept whole (compact JSON), or NULL */
 	uint32_t uid, resource_version, backend;
 	uint32_t job;             /* status.<member>.jobName: the owned object */
 	uint32_t renew_after;     /* its storageRenewAfter */
@@ -644,31 +644,34 @@ static const cJSON *owned_member(const struct aj_cache *c, const cJSON *status)
 	return NULL;
 }
 
-/* The first status member kept whole, as {name: value} in compact JSON; NULL when none (*oom). */
+/* The status members kept whole, as {name: value, ...} in compact JSON; NULL when none (*oom). */
 static char *whole_member(const struct aj_cache *c, const cJSON *status, int *oom)
 {
-	const cJSON *m, *found = NULL;
-	cJSON *wrap, *copy;
+	const cJSON *m;
+	cJSON *wrap = NULL, *copy;
 	char *text;
 
-	cJSON_ArrayForEach(m, status)
-		if (!found && m->string && kept_whole(c, m->string))
-			found = m;
-	if (!found)
-		return NULL;
-	m = found;
-	wrap = cJSON_CreateObject();
-	copy = cJSON_Duplicate(m, 1);
-	if (!wrap || !copy || !cJSON_AddItemToObject(wrap, m->string, copy)) {
-		cJSON_Delete(copy);
-		cJSON_Delete(wrap);
-		*oom = 1;
-		return NULL;
+	cJSON_ArrayForEach(m, status) {
+		if (!m->string || !kept_whole(c, m->string))
+			continue;
+		if (!wrap && !(wrap = cJSON_CreateObject()))
+			goto oom;
+		copy = cJSON_Duplicate(m, 1);
+		if (!copy || !cJSON_AddItemToObject(wrap, m->string, copy)) {
+			cJSON_Delete(copy);
+			goto oom;
+		}
 	}
+	if (!wrap)
+		return NULL;
 	text = cJSON_PrintUnformatted(wrap);
 	cJSON_Delete(wrap);
 	*oom |= !text;
 	return text;
+oom:
+	cJSON_Delete(wrap);
+	*oom = 1;
+	return NULL;
 }
 
 /* 1 + the index of status member `name` in c->members, added if new; 0 when full. */

@@ -26,6 +26,7 @@
 #include "lease.h"
 #include "log.h"
 #include "metrics.h"
+#include "placer.h"
 #include "reconcile.h"
 #include "resources.h"
 #include "runner/runner.h"
@@ -58,6 +59,7 @@ struct ctl {
 	struct aj_metrics metrics;
 	struct aj_health_server health;
 	struct aj_reconciler rec;
+	struct aj_placer placer;   /* the views placement AjJobs are ranked by */
 	struct feed feeds[AJ_WATCHES_MAX];
 	size_t nr_feeds;
 	char identity[256];
@@ -161,6 +163,8 @@ static void feed_put(struct feed *f, cJSON *obj)
 	}
 	switch (f->kind) {
 	case AJ_CACHE_AJJOBS:
+		/* the waits placement ranks by: rebuilt as the list brings every AjJob, then kept */
+		aj_placer_learn(&c->placer, obj);
 		r = aj_cache_ajjob_put(&c->cache, obj);
 		enqueue(c, key, 0);
 		break;
@@ -596,10 +600,12 @@ static int configure_runners(struct ctl *c, struct aj_errors *err)
 				     c->o->identity_client_id };
 	size_t i, whole = 0;
 
+	/* a placement AjJob's choice and attempts, carried over by every status write */
+	c->cache.whole[whole++] = AJ_STATUS_PLACEMENT;
 	for (i = 0; i < aj_runners_nr; i++) {
 		const struct aj_runner *rn = aj_runners[i];
 
-		if (rn->member_whole)
+		if (rn->member_whole && whole < AJ_RUNNERS_MAX)
 			c->cache.whole[whole++] = rn->status_member;
 		if (rn->configure &&
 		    rn->configure(c->o->runner_values[i], &env, &c->rec.runner_config[i], err))
@@ -617,6 +623,7 @@ static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_in
 
 	c->o = o;
 	c->stop = stop;
+	aj_placer_init(&c->placer);
 	if (aj_cache_init(&c->cache) || aj_workqueue_init(&c->queue, NULL) ||
 	    aj_metrics_init(&c->metrics) || register_metrics(&c->metrics))
 		return aj_errors_oom(err);
@@ -629,6 +636,7 @@ static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_in
 	c->rec.privileged_namespaces = o->privileged_namespaces;
 	c->rec.metrics = &c->metrics;
 	c->rec.ttl_after_finished = o->ttl_after_finished;
+	c->rec.placer = &c->placer;
 	/* one credential provider for the identity: every token user shares it */
 	if (aj_identity_tokens_new(o->identity_ca_file, o->identity_client_id,
 				   &c->identity_tokens, err) ||
@@ -821,6 +829,7 @@ static void shut_down(struct run *x)
 	aj_storage_minter_free(c->rec.storage);
 	aj_token_cache_free(c->identity_tokens);
 	aj_cache_release(&c->cache);
+	aj_placer_release(&c->placer);
 	aj_workqueue_release(&c->queue);
 	aj_metrics_release(&c->metrics);
 	pthread_mutex_destroy(&c->lock);

@@ -20,11 +20,15 @@
 #include "core/jobspec.h"
 #include "core/json.h"
 #include "core/node.h"
+#include "core/placement.h"
 #include "core/source.h"
 #include "core/timestamp.h"
 #include "jobmetrics.h"
 #include "kube/client.h"
+#include "pipeline/candidates.h"
 #include "pipeline/pipeline.h"
+#include "place/failover.h"
+#include "placer.h"
 #include "log.h"
 #include "report.h"
 #include "resources.h"
@@ -224,6 +228,432 @@ static void build_failed(struct aj_run *run, const struct aj_errors *problems)
 						   : aj_buf_cstr(&run->build_msg);
 }
 
+/* --- place --- */
+
+/* the label of a placement AjJob's objects: which attempt they are (placement.md) */
+#define AJ_ATTEMPT_LABEL AJ_AJJOB_GROUP "/attempt"
+/* how often an AjJob that no candidate can start now is looked at again */
+#define AJ_PLACE_WAIT 10.0
+
+/*
+ * status.placement of rows (rank order): the candidates, the choice, the
+ * attempts before (had) and the new one, and max_wait (seconds; 0: none).
+ */
+static cJSON *placement_status(const struct aj_run *run, const struct aj_place_row *rows,
+			       size_t n, const char *chosen, const cJSON *had, long max_wait)
+{
+	cJSON *pl = cJSON_CreateObject(), *list, *c, *a;
+	size_t i;
+
+	if (!pl || (chosen && !cJSON_AddStringToObject(pl, "chosen", chosen)) ||
+	    (max_wait && !cJSON_AddNumberToObject(pl, "maxWaitSeconds", (double)max_wait)) ||
+	    !(list = cJSON_AddArrayToObject(pl, "candidates")))
+		goto oom;
+	for (i = 0; i < n; i++) {
+		const struct aj_place_row *r = &rows[i];
+
+		if (!(c = cJSON_CreateObject()) || !cJSON_AddItemToArray(list, c)) {
+			cJSON_Delete(c);
+			goto oom;
+		}
+		if (!cJSON_AddStringToObject(c, "name", r->name) ||
+		    !cJSON_AddStringToObject(c, "backend", r->backend) ||
+		    !cJSON_AddStringToObject(c, "where", r->where) ||
+		    !cJSON_AddNumberToObject(c, "rank", (double)r->rank) ||
+		    !cJSON_AddBoolToObject(c, "canStartNow", r->state == AJ_PLACE_FITS) ||
+		    !cJSON_AddStringToObject(c, "state", aj_place_state_name(r->state)) ||
+		    (r->expected_wait >= 0 &&
+		     !cJSON_AddNumberToObject(c, "expectedWaitSeconds", (double)r->expected_wait)) ||
+		    !cJSON_AddStringToObject(c, "reason", r->reason))
+			goto oom;
+	}
+	if (!(list = had ? cJSON_Duplicate(had, 1) : cJSON_CreateArray()) ||
+	    !cJSON_AddItemToObject(pl, "attempts", list)) {
+		cJSON_Delete(list);
+		goto oom;
+	}
+	if (chosen) {
+		if (!(a = cJSON_CreateObject()) || !cJSON_AddItemToArray(list, a)) {
+			cJSON_Delete(a);
+			goto oom;
+		}
+		if (!cJSON_AddStringToObject(a, "candidate", chosen) ||
+		    !cJSON_AddStringToObject(a, "submitted", run->rep.now) ||
+		    !cJSON_AddStringToObject(a, "outcome", "Submitted") ||
+		    (rows[0].gpus > 0 && !cJSON_AddNumberToObject(a, "gpus", (double)rows[0].gpus)))
+			goto oom;
+	}
+	return pl;
+oom:
+	cJSON_Delete(pl);
+	return NULL;
+}
+
+/* Did an attempt on candidate `name` end given up (fail-over)? */
+static int gave_up(const cJSON *attempts, const char *name)
+{
+	const cJSON *a;
+
+	cJSON_ArrayForEach(a, attempts) {
+		const char *c = aj_json_str(a, "candidate"), *o = aj_json_str(a, "outcome");
+
+		if (c && o && !strcmp(c, name) && !strcmp(o, "GaveUp"))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The candidate to run: the one status.placement chose (a restarted
+ * controller keeps it), else the first of the ranking that can start now;
+ * when none can but some are only full, none (run->placing_wait: it waits
+ * unplaced); when every one is unknown, the first. 0, 1 (problems), -1.
+ */
+static int place(struct aj_run *run, const struct aj_pipeline_in *in, struct aj_errors *problems)
+{
+	const cJSON *pst = aj_json_get(run->v.status, AJ_STATUS_PLACEMENT);
+	const cJSON *had = aj_json_get(pst, "attempts");
+	const char *chosen = aj_json_str(pst, "chosen");
+	struct aj_place_row rows[AJ_PLACEMENT_MAX_CANDIDATES];
+	char where[AJ_PLACEMENT_MAX_CANDIDATES][128], why[AJ_PLACEMENT_MAX_CANDIDATES][128];
+	const char *why_not[AJ_PLACEMENT_MAX_CANDIDATES];
+	int served[AJ_PLACEMENT_MAX_CANDIDATES];
+	struct aj_build_ctx ctx = { run->v.name, run->v.ns, run->v.uid, run->v.name, AJ_API_VERSION, 0 };
+	struct aj_candidates c;
+	size_t i, pick = AJ_PLACEMENT_MAX_CANDIDATES;
+	int ret = 1, some_full = 0;
+
+	aj_candidates_init(&c);
+	if (aj_candidates_load(in, &run->pl.tpl, &c, problems))
+		goto out;
+	if (chosen) {
+		for (i = 0; i < c.nr && pick == AJ_PLACEMENT_MAX_CANDIDATES; i++)
+			if (c.items[i].ok && !strcmp(c.items[i].name, chosen))
+				pick = i;
+		if (pick == AJ_PLACEMENT_MAX_CANDIDATES) {
+			aj_errors_add(problems, NULL, "the chosen candidate %s is no longer valid", chosen);
+			goto out;
+		}
+		run->attempt = cJSON_GetArraySize(aj_json_get(pst, "attempts"));
+		run->attempt = run->attempt > 0 ? run->attempt : 1;
+	} else {
+		if (!run->r->placer) {
+			aj_errors_add(problems, NULL, "this controller does not place AjJobs");
+			goto out;
+		}
+		for (i = 0; i < c.nr; i++) {
+			const struct aj_runner *rn = c.items[i].ok ?
+				aj_runner_for(c.items[i].p.spec.target.service) : NULL;
+
+			served[i] = !c.items[i].ok || runner_on(run->r, rn);
+			snprintf(why[i], sizeof(why[i]), "this controller does not serve %s%s",
+				 c.items[i].ok ? c.items[i].p.spec.target.service : "",
+				 rn ? " (its runner is not configured: no Azure workspace)" : "");
+			if (gave_up(had, c.items[i].name)) {
+				served[i] = 0;
+				snprintf(why[i], sizeof(why[i]),
+					 "given up: it did not start within max_wait");
+			}
+			why_not[i] = why[i];
+		}
+		if (aj_placer_rank(run->r->placer, run->k, &c, &ctx, served, why_not,
+				   run->s.now ? run->s.now : (long long)time(NULL), rows, where,
+				   problems)) {
+			ret = -1;
+			goto out;
+		}
+		for (i = 0; i < c.nr; i++)
+			some_full |= rows[i].state == AJ_PLACE_FULL;
+		if (c.nr && (rows[0].state == AJ_PLACE_FITS ||
+			     (rows[0].state == AJ_PLACE_UNKNOWN && !some_full))) {
+			for (i = 0; i < c.nr && pick == AJ_PLACEMENT_MAX_CANDIDATES; i++)
+				if (!strcmp(c.items[i].name, rows[0].name))
+					pick = i;
+		}
+		run->placing_wait = pick == AJ_PLACEMENT_MAX_CANDIDATES;
+		run->placement = placement_status(run, rows, c.nr,
+						  run->placing_wait ? NULL : rows[0].name, had,
+						  c.placement.max_wait);
+		if (!run->placement) {
+			ret = -1;
+			goto out;
+		}
+		run->attempt = cJSON_GetArraySize(had) + 1;
+		if (run->placing_wait) {
+			ret = 0;
+			goto out;
+		}
+	}
+	/* the chosen candidate's pipeline is the AjJob's from here on */
+	aj_pipeline_release(&run->pl);
+	run->pl = c.items[pick].p;
+	aj_pipeline_init(&c.items[pick].p);
+	ret = 0;
+out:
+	if (problems->oom)
+		ret = -1;
+	aj_candidates_release(&c);
+	return ret;
+}
+
+/*
+ * Record status.placement (and status.backend, which chooses the runner
+ * from now on) before anything is created: a controller killed after this
+ * creates the chosen candidate's object, never another's. The AjJob the
+ * server answers goes into the cache and the reconcile goes on from it.
+ * 0 / -1.
+ */
+static int record_placement(struct aj_run *run, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, "status" };
+	cJSON *patch = cJSON_CreateObject(), *meta, *st, *out = NULL;
+	const char *rv;
+	char *copy;
+	int r;
+
+	if (!patch || !(meta = cJSON_AddObjectToObject(patch, "metadata")) ||
+	    !cJSON_AddStringToObject(meta, "resourceVersion", run->rep.rv ? run->rep.rv : "") ||
+	    !(st = cJSON_AddObjectToObject(patch, "status")) ||
+	    (run->service && !cJSON_AddStringToObject(st, "backend", run->service)) ||
+	    !cJSON_AddItemToObject(st, AJ_STATUS_PLACEMENT, run->placement)) {
+		cJSON_Delete(patch);
+		return aj_errors_oom(err);
+	}
+	run->placement = NULL;
+	r = aj_kube_patch(run->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
+	cJSON_Delete(patch);
+	rv = aj_json_str(aj_json_get(out, "metadata"), "resourceVersion");
+	if (!r && rv) {
+		if (!(copy = aj_strdup(rv))) {
+			cJSON_Delete(out);
+			return aj_errors_oom(err);
+		}
+		aj_free(run->rep.rv);
+		run->rep.rv = copy;
+	}
+	if (!r && cJSON_IsObject(out)) {
+		aj_cache_ajjob_put(run->cache, out);   /* takes it */
+		aj_ajjob_view_release(&run->v);
+		if (aj_cache_ajjob_get(run->cache, run->rep.key, &run->v) != 1)
+			return aj_errors_add(err, NULL, "the AjJob left the cache while it was placed");
+		return 0;
+	}
+	cJSON_Delete(out);
+	return r;
+}
+
+/* The Placed Event: the first candidate of the ranking, where and why. */
+static void tell_placed(struct aj_run *run, const cJSON *placement)
+{
+	const cJSON *first = cJSON_GetArrayItem(aj_json_get(placement, "candidates"), 0);
+	char note[512];
+
+	snprintf(note, sizeof(note), "%s (%s, %s), rank 1 of %d: %s", aj_json_str(first, "name"),
+		 aj_json_str(first, "backend"), aj_json_str(first, "where"),
+		 cJSON_GetArraySize(aj_json_get(placement, "candidates")), aj_json_str(first, "reason"));
+	aj_report_event(&run->rep, 0, "Placed", "Place", note, 1);
+	aj_log(AJ_LOG_INFO, "placed", "ajjob", run->rep.key, "candidate",
+	       aj_json_str(first, "name"), AJ_LOG_END);
+}
+
+/*
+ * No candidate can start the AjJob now: its status says every reason
+ * (written when they change) and it is looked at again shortly.
+ */
+static struct aj_action wait_unplaced(struct aj_run *run, struct aj_errors *err)
+{
+	static const struct aj_action retry = { AJ_ACTION_RETRY, 0, AJ_ACTION_NORMAL };
+	struct aj_action again = { AJ_ACTION_AGAIN, AJ_PLACE_WAIT, AJ_ACTION_IDLE };
+	const cJSON *had = aj_json_get(run->v.status, AJ_STATUS_PLACEMENT);
+
+	if (!cJSON_Compare(had, run->placement, 1) && record_placement(run, err))
+		return retry;
+	return again;
+}
+
+/* --- fail over (place/failover.h) --- */
+
+static const char *backend_of(const struct aj_run *run);
+
+/* The placement status with the last attempt's fields set (a copy; NULL: out of memory). */
+static cJSON *with_last_attempt(const cJSON *pst, const char *outcome, const char *reason,
+				const char *ended)
+{
+	cJSON *copy = cJSON_Duplicate(pst, 1);
+	cJSON *atts = cJSON_GetObjectItemCaseSensitive(copy, "attempts");
+	cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
+
+	if (!copy || !last)
+		return copy;
+	/* given up: nothing is chosen until the next placement (null: the merge patch removes it) */
+	if (!strcmp(outcome, "GaveUp")) {
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, "chosen");
+		if (!cJSON_AddNullToObject(copy, "chosen")) {
+			cJSON_Delete(copy);
+			return NULL;
+		}
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(last, "outcome");
+	cJSON_DeleteItemFromObjectCaseSensitive(last, "reason");
+	if (!cJSON_AddStringToObject(last, "outcome", outcome) ||
+	    (reason && !cJSON_AddStringToObject(last, "reason", reason)) ||
+	    (ended && !cJSON_AddStringToObject(last, "ended", ended))) {
+		cJSON_Delete(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+/*
+ * Write status.placement (taken) and, when it gives up on its candidate,
+ * clear what named that candidate's object (status.backend, its member,
+ * its tasks): the next reconcile places the AjJob again. 0 / -1.
+ */
+static int record_failover(struct aj_run *run, cJSON *placement, int let_go, struct aj_errors *err)
+{
+	cJSON *keep = run->placement;
+	char *service = run->service;
+	int r;
+
+	run->placement = placement;
+	run->service = NULL;
+	if (!placement)
+		r = aj_errors_oom(err);
+	else
+		r = record_placement(run, err);
+	cJSON_Delete(run->placement);
+	run->placement = keep;
+	run->service = service;
+	if (r || !let_go)
+		return r;
+	{
+		struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, "status" };
+		cJSON *patch = cJSON_CreateObject(), *st, *out = NULL;
+
+		if (!patch || !(st = cJSON_AddObjectToObject(patch, "status")) ||
+		    !cJSON_AddNullToObject(st, "backend") ||
+		    !cJSON_AddNullToObject(st, run->runner->status_member) ||
+		    !cJSON_AddNullToObject(st, "tasks") || !cJSON_AddNullToObject(st, "tasksSummary")) {
+			cJSON_Delete(patch);
+			return aj_errors_oom(err);
+		}
+		r = aj_kube_patch(run->k, &ref, AJ_KUBE_MERGE_PATCH, patch, &out, NULL, err);
+		cJSON_Delete(patch);
+		if (!r && cJSON_IsObject(out)) {
+			aj_cache_ajjob_put(run->cache, out);
+			out = NULL;
+		}
+		cJSON_Delete(out);
+		return r;
+	}
+}
+
+/* Valid candidates of status.placement not given up on, `current` excluded. */
+static size_t candidates_left(const cJSON *pst, const char *current)
+{
+	const cJSON *c, *atts = aj_json_get(pst, "attempts");
+	size_t n = 0;
+
+	cJSON_ArrayForEach(c, aj_json_get(pst, "candidates")) {
+		const char *name = aj_json_str(c, "name"), *state = aj_json_str(c, "state");
+
+		if (name && strcmp(name, current) && state && strcmp(state, "Excluded") &&
+		    !gave_up(atts, name))
+			n++;
+	}
+	return n;
+}
+
+/* Every attempt's candidate and reason, for the AjJob that fails. */
+static void attempts_text(const cJSON *pst, struct aj_buf *out)
+{
+	const cJSON *a;
+
+	aj_buf_addstr(out, "no candidate started the job within max_wait: ");
+	cJSON_ArrayForEach(a, aj_json_get(pst, "attempts"))
+		aj_buf_addf(out, "%s%s: %s", a == aj_json_get(pst, "attempts")->child ? "" : "; ",
+			    aj_json_str(a, "candidate"), aj_json_str(a, "reason") ?
+			    aj_json_str(a, "reason") : aj_json_str(a, "outcome"));
+}
+
+/*
+ * A placed AjJob with max_wait: has its attempt waited too long? One step
+ * of aj_failover_decide(). 1 when the step is the reconcile's (*a set),
+ * 0 when the runner goes on (*after: when to look again, 0 never).
+ * Cluster runners only: their cancel is a delete, which a start does not
+ * undo, so an attempt being deleted counts as not started.
+ */
+static int failover(struct aj_run *run, struct aj_action *a, double *after, struct aj_errors *err)
+{
+	static const struct aj_action retry = { AJ_ACTION_RETRY, 0, AJ_ACTION_NORMAL };
+	const cJSON *pst = aj_json_get(run->v.status, AJ_STATUS_PLACEMENT);
+	const cJSON *atts = aj_json_get(pst, "attempts");
+	const cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
+	const char *chosen = aj_json_str(pst, "chosen"), *outcome = aj_json_str(last, "outcome");
+	struct aj_failover_in in;
+	struct aj_failover_out out;
+	struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
+	char why[128];
+	int cancelling = outcome && !strcmp(outcome, "Cancelling");
+
+	*after = 0;
+	memset(&in, 0, sizeof(in));
+	in.max_wait = (long)aj_json_whole(aj_json_get(pst, "maxWaitSeconds"), 1e9, 0);
+	if (!chosen || !last || !in.max_wait || !run->runner->owns)
+		return 0;
+	in.now = (double)run->s.now;
+	in.submitted = (double)aj_timestamp_parse(aj_json_str(last, "submitted"), 0);
+	in.cancelling = cancelling;
+	in.started = !cancelling && run->v.has_phase && aj_phase_rank(run->v.phase) >= 2;
+	in.gone = !run->s.exists;
+	in.left = candidates_left(pst, chosen);
+	aj_failover_decide(&in, &out);
+	snprintf(why, sizeof(why), "it did not start within max_wait (%ld s)", in.max_wait);
+	switch (out.step) {
+	case AJ_FAILOVER_NONE:
+	case AJ_FAILOVER_KEEP:
+		*after = out.again_after;
+		return 0;
+	case AJ_FAILOVER_CANCEL:
+		if (record_failover(run, with_last_attempt(pst, "Cancelling", why, NULL), 0, err) ||
+		    run->runner->cancel(run, err)) {
+			*a = retry;
+			return 1;
+		}
+		aj_report_event(&run->rep, 0, "FailingOver", "Cancel", why, 0);
+		*a = (struct aj_action){ AJ_ACTION_AGAIN, AJ_FAILOVER_RECHECK, AJ_ACTION_IDLE };
+		return 1;
+	case AJ_FAILOVER_WAIT_GONE:
+		*a = (struct aj_action){ AJ_ACTION_AGAIN, out.again_after, AJ_ACTION_IDLE };
+		return 1;
+	case AJ_FAILOVER_PLACE:
+		/* confirmed gone: place again among the rest, from the top */
+		if (record_failover(run, with_last_attempt(pst, "GaveUp", why, run->rep.now), 1, err)) {
+			*a = retry;
+			return 1;
+		}
+		aj_report_event(&run->rep, 0, "FailingOver", "Place", "its object is gone; placing among the rest", 0);
+		*a = (struct aj_action){ AJ_ACTION_AGAIN, 0, AJ_ACTION_NORMAL };
+		return 1;
+	case AJ_FAILOVER_GIVE_UP:
+		break;
+	}
+	{
+		cJSON *done = with_last_attempt(pst, "GaveUp", why, run->rep.now);
+
+		if (record_failover(run, done, 0, err)) {
+			*a = retry;
+			return 1;
+		}
+		attempts_text(aj_json_get(run->v.status, AJ_STATUS_PLACEMENT), &msg);
+		*a = aj_report_fail(&run->rep, run->service ? run->service : backend_of(run),
+				    "PlacementFailed", "Place", msg.failed ? why : aj_buf_cstr(&msg),
+				    err) ? retry : (struct aj_action){ AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL };
+		aj_buf_release(&msg);
+		return 1;
+	}
+}
+
 /*
  * The pipeline, on the AjJob's bundle chained with the namespace's
  * AjTemplates: resolve, JobSpec, the backend's prepare, validate and permit,
@@ -258,8 +688,20 @@ static int load(struct aj_run *run, struct aj_errors *problems)
 					     (const char *const *)b.command.items, b.command.nr,
 					     b.code_digest, run->v.ns, permitted };
 
-		if (aj_pipeline_load(&in, &run->pl, problems))
+		int p = 0;
+
+		if (aj_pipeline_resolve(&in, &run->pl, problems))
 			goto out;
+		if (aj_placement_declared(run->pl.tpl.config)) {
+			if ((p = place(run, &in, problems)) < 0)
+				goto oom;
+		} else if (aj_pipeline_load(&in, &run->pl, problems)) {
+			goto out;
+		}
+		if (p || run->placing_wait) {
+			ret = p;
+			goto out;
+		}
 	}
 	if (!(run->service = aj_strdup(run->pl.spec.target.service)))
 		goto oom;
@@ -314,6 +756,20 @@ static int build_objects(struct aj_run *run, struct aj_errors *problems)
 	}
 	if (aj_pipeline_build(&run->pl, &ctx, &run->objects, problems))
 		return problems->oom ? -1 : 1;
+	if (run->attempt > 0) {
+		/* which attempt the object is: a restarted controller adopts it, never a second */
+		cJSON *meta = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(run->objects, 0),
+							       "metadata");
+		cJSON *labels = cJSON_GetObjectItemCaseSensitive(meta, "labels");
+		char n[16];
+
+		snprintf(n, sizeof(n), "%d", run->attempt);
+		if (!labels)
+			labels = cJSON_AddObjectToObject(meta, "labels");
+		cJSON_DeleteItemFromObjectCaseSensitive(labels, AJ_ATTEMPT_LABEL);
+		if (!labels || !cJSON_AddStringToObject(labels, AJ_ATTEMPT_LABEL, n))
+			return aj_errors_oom(problems), -1;
+	}
 	return 0;
 }
 
@@ -407,9 +863,22 @@ static int choose(struct aj_run *run, struct aj_errors *err)
 		return b < 0 ? aj_errors_oom(err) : 0;
 	if ((b = resolve(run, err)))
 		return b < 0 ? -1 : 0;
+	if (run->placing_wait)
+		return 0;
 	rn = aj_runner_for(run->service);
 	if (runner_on(run->r, rn)) {
 		run->runner = rn;
+		/* a placement just made is recorded before anything is created */
+		if (run->placement) {
+			cJSON *told = cJSON_Duplicate(run->placement, 1);
+
+			if (!told || record_placement(run, err)) {
+				cJSON_Delete(told);
+				return told ? -1 : aj_errors_oom(err);
+			}
+			tell_placed(run, told);
+			cJSON_Delete(told);
+		}
 	} else {
 		aj_buf_reset(&run->build_msg);
 		if (aj_buf_addf(&run->build_msg, "backend %s is not served by this controller",
@@ -748,6 +1217,10 @@ struct aj_action aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const 
 		a = retry;
 		goto out;
 	}
+	if (run.placing_wait) {
+		a = wait_unplaced(&run, err);
+		goto out;
+	}
 	/* a deleted AjJob is its runner's while its finalizer holds it */
 	if (run.v.deleting && (!run.runner || !run.runner->finalizer))
 		goto out;
@@ -757,6 +1230,18 @@ struct aj_action aj_reconcile(struct aj_reconciler *r, struct aj_kube *k, const 
 		a = retry;
 		goto out;
 	}
+	if (run.runner && !run.v.deleting && !run.v.cancel) {
+		double after;
+
+		if (failover(&run, &a, &after, err))
+			goto out;
+		a = rounds(&run, run.runner->decide, err);
+		/* back when max_wait is due, whatever the runner asked */
+		if (after > 0 && (a.kind == AJ_ACTION_DONE ||
+				  (a.kind == AJ_ACTION_AGAIN && a.after > after)))
+			a = (struct aj_action){ AJ_ACTION_AGAIN, after, AJ_ACTION_IDLE };
+		goto out;
+	}
 	a = rounds(&run, run.runner ? run.runner->decide : aj_decide_unresolved, err);
 out:
 	aj_report_release(&run.rep);
@@ -764,6 +1249,7 @@ out:
 		run.scratch.state_free(run.scratch.state);
 	cJSON_Delete(run.scratch.keep);
 	cJSON_Delete(run.objects);
+	cJSON_Delete(run.placement);
 	aj_free(run.service);
 	aj_pipeline_release(&run.pl);
 	aj_owned_view_release(&run.ov);

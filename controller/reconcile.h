@@ -33,6 +33,7 @@ struct aj_errors;
 struct aj_kube;
 struct aj_metrics;
 
+struct aj_placer;
 struct aj_storage_minter;
 
 struct aj_reconciler {
@@ -50,6 +51,8 @@ struct aj_reconciler {
 	struct aj_storage_minter *storage;
 	/* seconds a finished AjJob is kept when its spec does not say; 0: forever */
 	long long ttl_after_finished;
+	/* ranks a placement AjJob's candidates (placer.h); NULL: placement AjJobs fail */
+	struct aj_placer *placer;
 };
 
 /* Shares nothing but what it is given; no release needed. */

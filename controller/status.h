@@ -30,6 +30,8 @@
 #define AJ_STATUS_FLAG(cond) (1u << (cond))
 /* status.<member> member: when the storage Secret is due for renewal (RFC 3339) */
 #define AJ_STATUS_RENEW "storageRenewAfter"
+/* status.placement: a placement AjJob's candidates, choice and attempts (placer.h), kept whole */
+#define AJ_STATUS_PLACEMENT "placement"
 
 /*
  * One task of a job (status.tasks[]): its pods by state, the same for every

@@ -38,6 +38,15 @@ struct aj_run {
 	char *service;                 /* spec.target.service once resolved */
 	struct aj_buf build_msg, storage_msg, create_msg;
 	struct aj_run_scratch scratch;
+	/*
+	 * A placement AjJob (placer.h): the status.placement to record before
+	 * anything is created (NULL: nothing new), the chosen candidate's
+	 * attempt (the aj.dev/attempt label; 0: not a placement), and whether
+	 * no candidate can start it now (it waits unplaced).
+	 */
+	cJSON *placement;
+	int attempt;
+	int placing_wait;
 };
 
 #endif

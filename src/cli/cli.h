@@ -36,6 +36,7 @@
 #include "core/jobspec.h"
 #include "core/resolve.h"
 #include "core/source.h"
+#include "pipeline/candidates.h"
 #include "pipeline/pipeline.h"
 
 struct aj_errors;
@@ -192,11 +193,16 @@ int aj_cli_image_list_run(const struct aj_cli_opts *o);
  * (cli_run.c): the template home as the source, the command line as the
  * inputs, then the object name and namespace.
  * aj_cli_pipeline_load: load canonical with the command line's shape and
- * command, the code digest as `digest` says, and name the job.
- * aj_cli_pipeline_build: the backend's objects into *out (the caller's);
- * `preview` for output that is only shown.
+ * command, the code digest as `digest` says, and name the job. A
+ * placement leaf loads its candidates instead (pipeline/candidates.h),
+ * saying on stderr which are left out and why; the first valid one leads
+ * (the name, the namespace, the kubeconfig context), and every valid one
+ * that ships code takes the same digest.
+ * aj_cli_pipeline_build: the backend's objects into *out (the caller's),
+ * every valid candidate's of a placement; `preview` for output that is
+ * only shown.
  * aj_cli_pipeline_ajjob: the AjJob for it (core/ajjob.h; NULL on failure,
- * err filled).
+ * err filled); a placement's carries every candidate's files.
  * aj_cli_pipeline_finish: print and release err, release p and canonical;
  * returns the exit status for rc.
  */
@@ -207,8 +213,12 @@ enum aj_cli_digest {
 };
 
 struct aj_cli_pipeline {
+	const char *cmd;              /* the command, for warnings ("run") */
 	struct aj_source src;
-	struct aj_pipeline pl;        /* template, JobSpec, backend */
+	struct aj_pipeline pl;        /* template, JobSpec, backend (a placement: its leaf only) */
+	struct aj_candidates cands;   /* a placement's candidates (cands.nr 0: none) */
+	struct aj_pipeline *lead;     /* &pl, or a placement's first valid candidate's */
+	struct aj_shape_args given;   /* a placement: the shape as given (candidates resolve the rest) */
 	char *name;                   /* the AjJob / object name */
 	char *code_uri;               /* aml, sing: the uploaded code's datastore path */
 	const char *namespace_;       /* the AjJob's namespace */
@@ -216,6 +226,8 @@ struct aj_cli_pipeline {
 };
 
 void aj_cli_pipeline_init(struct aj_cli_pipeline *p);
+/* A placement's candidates that ship code all name one digest. 0 / -1. */
+int aj_cli_candidates_one_code(const struct aj_candidates *c, struct aj_errors *err);
 int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 			 enum aj_cli_digest digest, struct aj_cli_pipeline *p,
 			 struct aj_errors *err);

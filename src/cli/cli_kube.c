@@ -513,14 +513,14 @@ int aj_cli_kube_wait(struct aj_kube *k, const cJSON *job, struct aj_errors *err)
 /* --- aj list --- */
 
 static const char *const list_heads[] = {
-	"NAMESPACE", "NAME", "BACKEND", "PHASE", "NODES", "AGE", "MESSAGE"
+	"NAMESPACE", "NAME", "BACKEND", "PHASE", "NODES", "AGE", "PLACED", "MESSAGE"
 };
 
 struct lister {
 	const struct aj_cli_opts *o;
 	int wide, structured;
 	size_t first, last;          /* the columns of list_heads shown */
-	size_t widths[7];            /* -w: the widths printed so far, kept */
+	size_t widths[8];            /* -w: the widths printed so far, kept */
 	int header_done;
 	int listed;                  /* the first list has been shown */
 	struct aj_errors *err;
@@ -553,6 +553,8 @@ static void list_row(struct aj_cli_table *t, const cJSON *job, const char *phase
 		struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 		const char *m = aj_cli_str_at(job, "status.message");
 
+		/* a placement AjJob's chosen candidate */
+		aj_cli_table_add(t, aj_cli_str_at(job, "status.placement.chosen"));
 		if (m)
 			aj_cli_add_one_line(&msg, m);
 		if (msg.failed)
@@ -682,7 +684,7 @@ int aj_cli_list_run(const struct aj_cli_opts *o)
 	ls.wide = o->format_set && o->format == AJ_FORMAT_WIDE;
 	ls.structured = o->format_set && !ls.wide;
 	ls.first = o->all_namespaces ? 0 : 1;
-	ls.last = ls.wide ? 7 : 6;
+	ls.last = ls.wide ? 8 : 6;
 	memset(&lo, 0, sizeof(lo));
 	lo.label_selector = o->selector;
 	rc = aj_cli_kube_open_plain(&k, &aj_cli_list, o, &err);

@@ -28,6 +28,7 @@
 #include "core/jobspec.h"
 #include "core/json.h"
 #include "core/node.h"
+#include "core/placement.h"
 #include "core/resolve.h"
 #include "core/source.h"
 #include "core/yaml.h"
@@ -42,13 +43,17 @@ void aj_cli_pipeline_init(struct aj_cli_pipeline *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->ttl = -1;
+	p->cmd = "run";
 	aj_pipeline_init(&p->pl);
+	aj_candidates_init(&p->cands);
+	p->lead = &p->pl;
 }
 
 static void pipeline_release(struct aj_cli_pipeline *p)
 {
 	aj_free(p->name);
 	aj_free(p->code_uri);
+	aj_candidates_release(&p->cands);
 	aj_pipeline_release(&p->pl);
 	aj_source_release(&p->src);
 }
@@ -105,6 +110,115 @@ static int check_usage(const struct aj_cli_command *cmd, const struct aj_cli_opt
 	return AJ_EXIT_OK;
 }
 
+static int same_ignore(const struct aj_strlist *a, const struct aj_strlist *b)
+{
+	size_t i;
+
+	for (i = 0; a->nr == b->nr && i < a->nr; i++)
+		if (strcmp(a->items[i], b->items[i]))
+			return 0;
+	return a->nr == b->nr;
+}
+
+/* The candidate that ships code with the first digest, or NULL. */
+static const struct aj_pipeline *first_code(const struct aj_candidates *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->items[i].ok && c->items[i].p.spec.code.digest)
+			return &c->items[i].p;
+	return NULL;
+}
+
+int aj_cli_candidates_one_code(const struct aj_candidates *c, struct aj_errors *err)
+{
+	const struct aj_pipeline *first = first_code(c);
+	size_t i;
+
+	for (i = 0; first && i < c->nr; i++)
+		if (c->items[i].ok && c->items[i].p.spec.code.digest &&
+		    strcmp(c->items[i].p.spec.code.digest, first->spec.code.digest))
+			return aj_errors_add(err, NULL, "candidates %s and %s take different code "
+					     "(config.code.ignore differs): one AjJob carries one",
+					     first->tpl.name, c->items[i].p.tpl.name);
+	return 0;
+}
+
+/*
+ * The digest of every candidate that ships code, archived again only for
+ * other ignore rules; they must agree (aj_cli_candidates_one_code).
+ */
+static int candidates_digest(struct aj_candidates *c, enum aj_cli_digest digest,
+			     struct aj_errors *err)
+{
+	const char *same;
+	size_t i, j;
+
+	for (i = 0; i < c->nr; i++) {
+		struct aj_pipeline *pl = &c->items[i].p;
+
+		if (!c->items[i].ok || pl->backend->code_route(&pl->spec) == AJ_CODE_NONE)
+			continue;
+		/* the digest of an earlier candidate that archives the same files */
+		same = digest == AJ_CLI_DIGEST_PLACEHOLDER ? AJ_CODE_DIGEST_PLACEHOLDER : NULL;
+		for (j = 0; j < i && !same; j++)
+			if (c->items[j].ok && c->items[j].p.spec.code.digest &&
+			    same_ignore(&c->items[j].p.spec.code.ignore, &pl->spec.code.ignore))
+				same = c->items[j].p.spec.code.digest;
+		if (same ? aj_pipeline_set_code(pl, same, err) : aj_cli_code_digest(pl, err))
+			return -1;
+	}
+	return aj_cli_candidates_one_code(c, err);
+}
+
+/*
+ * A placement leaf: its candidates, each loaded as `aj run -t CANDIDATE`
+ * would load it, in the AjJob's namespace (--namespace, else the first
+ * valid candidate's target.namespace: then loaded again with it, so that
+ * one in another namespace is left out as the controller leaves it out).
+ */
+static int load_placement(const struct aj_cli_opts *o, struct aj_pipeline_in *in,
+			  enum aj_cli_digest digest, struct aj_cli_pipeline *p,
+			  struct aj_errors *err)
+{
+	const char *ns = NULL;
+	size_t i;
+
+	if (o->amlt)
+		return aj_errors_add(err, &(struct aj_where){ .file = p->pl.tpl.display,
+				     .path = "config.placement" },
+				     "%s chooses among candidate templates: amlt takes one (--amlt)",
+				     p->pl.tpl.name);
+	p->given = o->shape;
+	in->namespace_ = o->namespace_;
+	if (aj_candidates_load(in, &p->pl.tpl, &p->cands, err))
+		return -1;
+	for (i = 0; !o->namespace_ && !ns && i < p->cands.nr; i++)
+		if (p->cands.items[i].ok &&
+		    p->cands.items[i].p.backend->target == AJ_TARGET_CLUSTER)
+			ns = p->cands.items[i].p.spec.target.namespace_;
+	if (ns) {
+		char *keep = aj_strdup(ns);
+
+		if (!keep)
+			return aj_errors_oom(err);
+		aj_candidates_release(&p->cands);
+		in->namespace_ = keep;
+		i = (size_t)aj_candidates_load(in, &p->pl.tpl, &p->cands, err);
+		aj_free(keep);
+		if (i)
+			return -1;
+	}
+	for (i = 0; i < p->cands.nr; i++)
+		if (!p->cands.items[i].ok)
+			aj_cli_print_warnings(p->cmd, p->cands.items[i].name, &p->cands.items[i].why);
+	for (i = 0; p->lead == &p->pl; i++)
+		if (p->cands.items[i].ok)
+			p->lead = &p->cands.items[i].p;
+	return digest == AJ_CLI_DIGEST_NONE ? 0 : candidates_digest(&p->cands, digest, err);
+}
+
 int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 			 enum aj_cli_digest digest, struct aj_cli_pipeline *p,
 			 struct aj_errors *err)
@@ -114,15 +228,22 @@ int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 	const struct aj_jobspec *spec = &p->pl.spec;
 	struct aj_where w;
 
-	if (aj_cli_open_home(&p->src, err) || aj_pipeline_load(&in, &p->pl, err))
+	if (aj_cli_open_home(&p->src, err) || aj_pipeline_resolve(&in, &p->pl, err))
 		return -1;
+	if (aj_placement_declared(p->pl.tpl.config)) {
+		if (load_placement(o, &in, digest, p, err))
+			return -1;
+		spec = &p->lead->spec;
+	} else if (aj_pipeline_load(&in, &p->pl, err)) {
+		return -1;
+	}
 	if (o->amlt && spec->heterogeneous) {
 		aj_node_where(aj_node_get(p->pl.tpl.config, "jobs"), "config.jobs[0].sku", &w);
 		return aj_errors_add(err, &w,
 				     "heterogeneous jobs cannot be handed to amlt (--amlt)");
 	}
 	/* amlt takes the tree itself: no digest names it */
-	if (!o->amlt && digest != AJ_CLI_DIGEST_NONE &&
+	if (!o->amlt && digest != AJ_CLI_DIGEST_NONE && !p->cands.nr &&
 	    p->pl.backend->code_route(spec) != AJ_CODE_NONE &&
 	    (digest == AJ_CLI_DIGEST_COMPUTE ? aj_cli_code_digest(&p->pl, err) :
 	     aj_pipeline_set_code(&p->pl, AJ_CODE_DIGEST_PLACEHOLDER, err)))
@@ -204,9 +325,25 @@ done:
 	return out;
 }
 
+/* A placement's AjJob: the leaf, every valid candidate's files, the shape as given. */
+static cJSON *placement_ajjob(const struct aj_cli_pipeline *p, struct aj_errors *err)
+{
+	const struct aj_template *tpls[AJ_PLACEMENT_MAX_CANDIDATES];
+	const struct aj_pipeline *code = first_code(&p->cands);
+	size_t i, nr = 0;
+
+	for (i = 0; i < p->cands.nr && nr < AJ_PLACEMENT_MAX_CANDIDATES; i++)
+		if (p->cands.items[i].ok)
+			tpls[nr++] = &p->cands.items[i].p.tpl;
+	return aj_ajjob_write_placement(p->name, p->namespace_, &p->pl.tpl, tpls, nr,
+					&p->given, &p->lead->spec.command,
+					code ? code->spec.code.digest : NULL, p->code_uri, err);
+}
+
 cJSON *aj_cli_pipeline_ajjob(const struct aj_cli_pipeline *p, struct aj_errors *err)
 {
-	cJSON *job = aj_ajjob_write(p->name, p->namespace_, &p->pl.tpl, &p->pl.spec, p->code_uri,
+	cJSON *job = p->cands.nr ? placement_ajjob(p, err) :
+		     aj_ajjob_write(p->name, p->namespace_, &p->pl.tpl, &p->pl.spec, p->code_uri,
 				    err);
 
 	if (job && p->ttl >= 0 && aj_ajjob_set_ttl(job, p->ttl)) {
@@ -325,11 +462,29 @@ int aj_cli_pipeline_build(const struct aj_cli_pipeline *p, int preview, cJSON **
 {
 	struct aj_build_ctx ctx;
 
+	cJSON *more;
+	size_t i;
+
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.job_name = p->name;
 	ctx.namespace_ = p->namespace_;
 	ctx.preview = preview;
-	return aj_pipeline_build(&p->pl, &ctx, out, err);
+	if (aj_pipeline_build(p->lead, &ctx, out, err))
+		return -1;
+	/* the other candidates' objects after the lead's, as the controller may build any */
+	for (i = 0; i < p->cands.nr; i++) {
+		if (!p->cands.items[i].ok || &p->cands.items[i].p == p->lead)
+			continue;
+		if (aj_pipeline_build(&p->cands.items[i].p, &ctx, &more, err)) {
+			cJSON_Delete(*out);
+			*out = NULL;
+			return -1;
+		}
+		while (cJSON_GetArraySize(more))
+			cJSON_AddItemToArray(*out, cJSON_DetachItemFromArray(more, 0));
+		cJSON_Delete(more);
+	}
+	return 0;
 }
 
 int aj_cli_pipeline_finish(int rc, struct aj_errors *err, struct aj_cli_pipeline *p,
@@ -374,6 +529,7 @@ static int run(const struct aj_cli_opts *o)
 	if (!canonical)
 		return AJ_EXIT_USAGE;
 	aj_cli_pipeline_init(&p);
+	p.cmd = cmd->name;
 	/* what --dry-run prints is applied later: its digest must be the real one */
 	rc = aj_cli_pipeline_load(o, canonical, AJ_CLI_DIGEST_COMPUTE, &p, &err);
 	if (!rc && !o->amlt) {
@@ -432,10 +588,11 @@ static int render(const struct aj_cli_opts *o)
 	if (!canonical)
 		return AJ_EXIT_USAGE;
 	aj_cli_pipeline_init(&p);
+	p.cmd = cmd->name;
 	rc = aj_cli_pipeline_load(o, canonical, o->digest ? AJ_CLI_DIGEST_COMPUTE :
 				  AJ_CLI_DIGEST_PLACEHOLDER, &p, &err);
 	if (!rc && o->jobspec) {
-		doc = aj_cli_jobspec_json(&p.pl.spec);
+		doc = aj_cli_jobspec_json(&p.lead->spec);
 		rc = doc ? 0 : aj_errors_oom(&err);
 	} else if (!rc && o->amlt) {
 		doc = amlt_config(&p, o, &err);

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/codeship.h"
 #include "cli.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "core/node.h"
 #include "kube/client.h"
@@ -18,7 +20,7 @@
 static int submit_ajjob(struct aj_kube *k, const cJSON *doc, const struct aj_cli_pipeline *p,
 			const struct aj_cli_opts *o, struct aj_errors *err)
 {
-	const struct aj_pipeline *pl = &p->pl;
+	const struct aj_pipeline *pl = p->lead;
 
 	if (aj_cli_kube_submit(k, doc, o, err))
 		return -1;
@@ -27,6 +29,62 @@ static int submit_ajjob(struct aj_kube *k, const cJSON *doc, const struct aj_cli
 	if (o->follow)
 		return aj_cli_kube_follow(k, doc, err);
 	return o->wait ? aj_cli_kube_wait(k, doc, err) : 0;
+}
+
+/*
+ * A candidate whose code goes to a volume an earlier candidate filled: the
+ * same archive is there (one tree, one digest), nothing to send again.
+ */
+static const struct aj_pipeline *volume_filled(const struct aj_cli_pipeline *p, size_t upto)
+{
+	const struct aj_pipeline *me = &p->cands.items[upto].p, *was;
+	struct aj_code_volume a, b;
+	size_t i;
+
+	if (me->backend->code_route(&me->spec) != AJ_CODE_VOLUME || !aj_code_volume(&me->spec, &a))
+		return NULL;
+	for (i = 0; i < upto; i++) {
+		was = &p->cands.items[i].p;
+		if (p->cands.items[i].ok && was->spec.code.digest &&
+		    was->backend->code_route(&was->spec) == AJ_CODE_VOLUME &&
+		    aj_code_volume(&was->spec, &b) && !strcmp(a.pvc, b.pvc) &&
+		    !strcmp(a.mount_dir, b.mount_dir))
+			return was;
+	}
+	return NULL;
+}
+
+/*
+ * The code goes by each route the job may take: a placement's candidates
+ * each by theirs, a volume once; the datastore's path is kept from the
+ * first candidate that uploads there.
+ */
+static int ship_code(struct aj_kube *k, struct aj_cli_pipeline *p, struct aj_errors *err)
+{
+	const struct aj_pipeline *was;
+	char *uri = NULL;
+	size_t i;
+
+	if (!p->cands.nr)
+		return aj_cli_code_upload(k, p->namespace_, &p->pl, err) ||
+		       aj_cli_code_blob_upload(&p->pl, &p->code_uri, err) ? -1 : 0;
+	for (i = 0; i < p->cands.nr; i++) {
+		struct aj_pipeline *pl = &p->cands.items[i].p;
+
+		if (!p->cands.items[i].ok)
+			continue;
+		was = volume_filled(p, i);
+		if (was ? aj_pipeline_set_code(pl, was->spec.code.digest, err) :
+		    aj_cli_code_upload(k, p->namespace_, pl, err) ||
+		    aj_cli_code_blob_upload(pl, &uri, err))
+			return -1;
+		if (uri && !p->code_uri)
+			p->code_uri = uri;
+		else
+			aj_free(uri);
+		uri = NULL;
+	}
+	return aj_cli_candidates_one_code(&p->cands, err);
 }
 
 int aj_cli_run_submit(const struct aj_cli_opts *o)
@@ -44,10 +102,10 @@ int aj_cli_run_submit(const struct aj_cli_opts *o)
 	aj_cli_pipeline_init(&p);
 	rc = aj_cli_pipeline_load(o, canonical, AJ_CLI_DIGEST_NONE, &p, &err);
 	if (!rc) {
-		rc = aj_cli_kube_open(&kube, o, p.pl.spec.target.context,
-				      aj_node_at(p.pl.tpl.config, "target.context"), &err);
+		rc = aj_cli_kube_open(&kube, o, p.lead->spec.target.context,
+				      aj_node_at(p.lead->tpl.config, "target.context"), &err);
 		/* Neither --namespace nor target.namespace: the context's. */
-		if (!rc && !o->namespace_ && !p.pl.spec.target.namespace_)
+		if (!rc && !o->namespace_ && !p.lead->spec.target.namespace_)
 			p.namespace_ = kube.cfg.namespace;
 	}
 	/* what the controller will build from the AjJob must build here first */
@@ -57,9 +115,7 @@ int aj_cli_run_submit(const struct aj_cli_opts *o)
 	}
 	/* only a valid job ships code, by the route its backend names */
 	if (!rc)
-		rc = aj_cli_code_upload(&kube, p.namespace_, &p.pl, &err);
-	if (!rc)
-		rc = aj_cli_code_blob_upload(&p.pl, &p.code_uri, &err);
+		rc = ship_code(&kube, &p, &err);
 	if (!rc) {
 		doc = aj_cli_pipeline_ajjob(&p, &err);
 		rc = doc ? submit_ajjob(&kube, doc, &p, o, &err) : -1;

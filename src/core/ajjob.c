@@ -120,9 +120,34 @@ int aj_ajjob_set_ttl(cJSON *ajjob, long seconds)
 	return spec && cJSON_AddNumberToObject(spec, AJ_AJJOB_TTL, (double)seconds) ? 0 : -1;
 }
 
-cJSON *aj_ajjob_write(const char *name, const char *ns, const struct aj_template *tpl,
-		      const struct aj_jobspec *spec, const char *code_uri,
-		      struct aj_errors *err)
+/* Add tpl's files from the first'th on to comps, each once (candidates share components). */
+static int add_files(cJSON *comps, const struct aj_template *tpl, size_t first,
+		     struct aj_errors *err)
+{
+	cJSON *f;
+	size_t i;
+
+	for (i = first; i < tpl->files.nr; i++) {
+		if (cJSON_GetObjectItemCaseSensitive(comps, tpl->files.items[i]))
+			continue;
+		f = file_json(tpl->docs[i], i ? tpl->files.items[i] : tpl->display, err);
+		if (!f)
+			return -1;
+		if (attach(comps, tpl->files.items[i], f))
+			return aj_errors_oom(err);
+	}
+	return 0;
+}
+
+/*
+ * The writer of both kinds of AjJob: the leaf and its files, the files of
+ * the placement's candidates (cands, nr), the command, the code and the
+ * shape (counts of 0 are left out).
+ */
+static cJSON *write_ajjob(const char *name, const char *ns, const struct aj_template *tpl,
+			  const struct aj_template *const *cands, size_t nr,
+			  const struct aj_shape_args *shape, const struct aj_strlist *command,
+			  const char *digest, const char *code_uri, struct aj_errors *err)
 {
 	cJSON *job = cJSON_CreateObject(), *meta, *sp, *comps, *cmd, *f, *code;
 	size_t i;
@@ -140,27 +165,29 @@ cJSON *aj_ajjob_write(const char *name, const char *ns, const struct aj_template
 		goto fail;
 	if (attach(sp, "template", f) || !(comps = cJSON_AddObjectToObject(sp, "components")))
 		goto oom;
-	for (i = 1; i < tpl->files.nr; i++) {
-		f = file_json(tpl->docs[i], tpl->files.items[i], err);
-		if (!f)
+	/* the leaf is spec.template, never a component of its own */
+	if (tpl->files.nr && !cJSON_AddObjectToObject(comps, tpl->files.items[0]))
+		goto oom;
+	if (add_files(comps, tpl, 1, err))
+		goto fail;
+	for (i = 0; i < nr; i++)
+		if (add_files(comps, cands[i], 0, err))
 			goto fail;
-		if (attach(comps, tpl->files.items[i], f))
-			goto oom;
-	}
+	if (tpl->files.nr)
+		cJSON_DeleteItemFromObjectCaseSensitive(comps, tpl->files.items[0]);
 	if (!(cmd = cJSON_AddArrayToObject(sp, "command")))
 		goto oom;
-	for (i = 0; i < spec->command.nr; i++)
-		if (attach(cmd, NULL, cJSON_CreateString(spec->command.items[i])))
+	for (i = 0; i < command->nr; i++)
+		if (attach(cmd, NULL, cJSON_CreateString(command->items[i])))
 			goto oom;
-	if (spec->code.digest &&
+	if (digest &&
 	    (!(code = cJSON_AddObjectToObject(sp, "code")) ||
-	     !cJSON_AddStringToObject(code, "digest", spec->code.digest) ||
+	     !cJSON_AddStringToObject(code, "digest", digest) ||
 	     (code_uri && !cJSON_AddStringToObject(code, "uri", code_uri))))
 		goto oom;
-	if (!spec->heterogeneous &&
-	    (add_count(sp, "nodes", spec->nodes) ||
-	     add_count(sp, "processes", spec->processes) ||
-	     add_count(sp, "processesPerNode", spec->processes_per_node)))
+	if (add_count(sp, "nodes", shape->nodes) ||
+	    add_count(sp, "processes", shape->processes) ||
+	    add_count(sp, "processesPerNode", shape->processes_per_node))
 		goto oom;
 	return job;
 oom:
@@ -168,6 +195,29 @@ oom:
 fail:
 	cJSON_Delete(job);
 	return NULL;
+}
+
+cJSON *aj_ajjob_write(const char *name, const char *ns, const struct aj_template *tpl,
+		      const struct aj_jobspec *spec, const char *code_uri,
+		      struct aj_errors *err)
+{
+	struct aj_shape_args shape = { 0, 0, 0 };
+
+	if (!spec->heterogeneous) {
+		shape.nodes = spec->nodes;
+		shape.processes = spec->processes;
+		shape.processes_per_node = spec->processes_per_node;
+	}
+	return write_ajjob(name, ns, tpl, NULL, 0, &shape, &spec->command, spec->code.digest,
+			   code_uri, err);
+}
+
+cJSON *aj_ajjob_write_placement(const char *name, const char *ns, const struct aj_template *leaf,
+				const struct aj_template *const *cands, size_t nr,
+				const struct aj_shape_args *given, const struct aj_strlist *command,
+				const char *digest, const char *code_uri, struct aj_errors *err)
+{
+	return write_ajjob(name, ns, leaf, cands, nr, given, command, digest, code_uri, err);
 }
 
 void aj_bundle_init(struct aj_bundle *b)

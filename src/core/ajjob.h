@@ -96,6 +96,20 @@ cJSON *aj_ajjob_write(const char *name, const char *ns, const struct aj_template
 		      const struct aj_jobspec *spec, const char *code_uri,
 		      struct aj_errors *err);
 
+/*
+ * The AjJob of a placement leaf (core/placement.h): the leaf as
+ * spec.template, and in spec.components the leaf's other files and every
+ * file of each candidate in cands (nr of them, each once, a candidate's
+ * leaf among them), so the controller resolves each candidate from the
+ * bundle as `aj run -t CANDIDATE` would. The shape is only what the
+ * command line gave (`given`, 0: not given): each candidate resolves the
+ * rest from its own template. NULL on failure, err filled.
+ */
+cJSON *aj_ajjob_write_placement(const char *name, const char *ns, const struct aj_template *leaf,
+				const struct aj_template *const *cands, size_t nr,
+				const struct aj_shape_args *given, const struct aj_strlist *command,
+				const char *digest, const char *code_uri, struct aj_errors *err);
+
 /* Set the AjJob's spec.ttlSecondsAfterFinished (0 .. AJ_AJJOB_TTL_MAX). 0 / -1 (OOM). */
 int aj_ajjob_set_ttl(cJSON *ajjob, long seconds);
 

@@ -37,6 +37,7 @@ struct aj_place_row {
 	long expected_wait;        /* seconds; -1: no history */
 	char reason[AJ_PLACE_REASON_MAX];
 	size_t rank;               /* from 1 after aj_place_rank(); 0: not ranked */
+	long gpus;                 /* the job's GPUs there, all pods (its wait band); 0: none or unknown */
 };
 
 /* The state's name as the status and `aj place` show it. */

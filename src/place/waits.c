@@ -66,6 +66,10 @@ int aj_waits_add(struct aj_waits *w, const char *candidate, enum aj_waits_band b
 			return -1;
 		}
 	}
+	/* a job seen again (each write of its status brings it back) counts once */
+	for (i = 0; i < r->nr; i++)
+		if (r->started[i] == started && r->wait[i] == (wait < 0 ? 0 : wait))
+			return 0;
 	if (r->nr < AJ_WAITS_SAMPLES) {
 		i = r->nr++;
 	} else {

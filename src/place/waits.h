@@ -8,7 +8,8 @@
  * (candidate, band) keeps its AJ_WAITS_SAMPLES newest samples by the time
  * the job started, whatever the order they arrive in: the controller
  * rebuilds the history at start-up from the AjJobs' own status times, as
- * the list returns them, and adds each job that starts afterwards. The
+ * the list returns them, and adds each job that starts afterwards. A
+ * sample equal to one kept (the same job seen again) is kept once. The
  * expected wait is the median of what is kept.
  *
  * Ownership: struct aj_waits owns its keys and samples;

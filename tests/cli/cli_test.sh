@@ -396,6 +396,7 @@ assert rows[0] == ["NAME", "BASES", "SERVICE", "SKU", "STATUS"], rows[0]
 got = {r[0]: r[1:] for r in rows[1:]}
 want = {
     "aml": ["base,account.default,storage.default,environment.aml", "aml", "G1", "ok"],
+    "anywhere": ["-", "placement", "-", "ok"],
     "base": ["-", "-", "-", "ok"],
     "heterogeneous": ["base,environment.volcano", "volcano", "heterogeneous", "ok"],
     "kube": ["base,environment.volcano", "kube", "{nodes}xG{processes}", "ok"],
@@ -472,7 +473,7 @@ EOF
 	case_ "validate every example"
 	aj template validate
 	expect_rc 0
-	expect_out "10 template(s) valid"
+	expect_out "11 template(s) valid"
 	expect_out_lacks "invalid"
 	expect_err_empty
 
@@ -693,6 +694,37 @@ group_run() {
 	     "d['spec']['processesPerNode'] == 1"
 	checks=$((checks + 1))
 	[ ! -e /tmp/aj-pwned ] || fail "a command argument was run by a shell"
+
+	case_ "placement leaf: one AjJob carrying every candidate's files, the shape as given"
+	aj run -t anywhere --name any-1 --dry-run -o json python train.py
+	expect_rc 0
+	expect_err_empty
+	json "d['metadata'] == {'name': 'any-1', 'namespace': 'training'}" \
+	     "d['spec']['name'] == 'template/anywhere'" \
+	     "d['spec']['template'] == {'base': [], 'config': {'placement': {'candidates': ['volcano', 'kube', 'sing'], 'max_wait': '15m'}}}" \
+	     "sorted(d['spec']['components']) == ['account/default', 'environment/base', 'environment/sing', 'environment/volcano', 'storage/default', 'template/base', 'template/kube', 'template/sing', 'template/volcano']" \
+	     "d['spec']['components']['template/kube']['config']['target']['service'] == 'kube'" \
+	     "d['spec']['components']['template/sing']['base'] == ['base', 'account.default', 'storage.default', 'environment.sing']" \
+	     "len(d['spec']['code']['digest']) == 64" \
+	     "'nodes' not in d['spec'] and 'processes' not in d['spec'] and 'processesPerNode' not in d['spec']" \
+	     "d['spec']['command'] == ['python', 'train.py']"
+	aj run -t anywhere --name any-1 -n 3 --dry-run -o json python train.py
+	expect_rc 0
+	json "d['spec']['nodes'] == 3" "'processes' not in d['spec']"
+
+	case_ "placement leaf: a candidate in another namespace is left out, said on stderr"
+	aj run -t anywhere --name any-2 --namespace research --dry-run -o json python train.py
+	expect_rc 0
+	expect_err "aj run: warning: template/volcano:"
+	expect_err "anywhere.yaml:10:18: config.placement.candidates[0]: template/volcano is left out: its target.namespace is training, not the AjJob's namespace research"
+	expect_err "template/kube is left out"
+	json "d['metadata']['namespace'] == 'research'" \
+	     "sorted(d['spec']['components']) == ['account/default', 'environment/base', 'environment/sing', 'storage/default', 'template/base', 'template/sing']"
+
+	case_ "placement leaf: amlt takes one target"
+	aj run -t anywhere --amlt --dry-run python train.py
+	expect_rc 1
+	expect_err "config.placement: template/anywhere chooses among candidate templates: amlt takes one (--amlt)"
 
 	case_ "command line shape wins; --namespace"
 	aj run -t volcano -n 3 -p 4 --ppn 2 --namespace research --name j --dry-run -o json python train.py

@@ -31,6 +31,10 @@ RULES = [
     ([""], ["events"], ["list"]),
     # controller/runner/kube.c: what Kueue says of a queued Job (its Workload)
     (["kueue.x-k8s.io"], ["workloads"], ["get", "list", "watch"]),
+    # controller/placer.c: what limits a start, for placement AjJobs
+    ([""], ["nodes"], ["list"]),
+    (["scheduling.volcano.sh"], ["queues"], ["list"]),
+    (["kueue.x-k8s.io"], ["clusterqueues", "localqueues", "resourceflavors"], ["list"]),
 ]
 LEASE_RULES = [(["coordination.k8s.io"], ["leases"], ["get", "update"])]
 

@@ -95,10 +95,10 @@ expect_fail "status of a missing AjJob" "aj: ajjob.aj.dev/nope not found in name
 aj list --namespace "$ns" >"$work/list.txt" 2>&1
 expect_eq "list header, aligned" "NAME   BACKEND   PHASE       NODES   AGE" head -n1 "$work/list.txt"
 expect_ok "list row for r1" grep -qE '^r1 +volcano +Submitted +2 +[0-9]+s$' "$work/list.txt"
-expect_eq "list -o wide adds MESSAGE" "NAME BACKEND PHASE NODES AGE MESSAGE" bash -c \
+expect_eq "list -o wide adds PLACED and MESSAGE" "NAME BACKEND PHASE NODES AGE PLACED MESSAGE" bash -c \
   "'$AJ_BIN' list --namespace '$ns' -o wide | head -n1 | tr -s ' '"
 expect_ok "list -o wide shows the message" bash -c \
-  "'$AJ_BIN' list --namespace '$ns' -o wide | grep -qE '^r1 +volcano +Submitted +2 +[0-9]+s +Volcano Job r1 (submitted|is Pending)\$'"
+  "'$AJ_BIN' list --namespace '$ns' -o wide | grep -qE '^r1 +volcano +Submitted +2 +[0-9]+s +- +Volcano Job r1 (submitted|is Pending)\$'"
 expect_ok "list -A puts the namespace first" bash -c \
   "'$AJ_BIN' list -A | grep -qE '^$ns +r1 +volcano +Submitted '"
 expect_eq "list -o json prints the items" "r1 r3" bash -c \
@@ -131,7 +131,7 @@ expect_ok "4m32s keeps its seconds" grep -qE '^  Recent +True +Seen +4m3[2-9]s +
 expect_ok "the Volcano Job comes from status.volcano.jobName" grep -qE '^Backend job: +v-d1$' "$work/d1.txt"
 expect_ok "a message of several lines stays on one" grep -qE '^Message: +first line; second line$' "$work/d1.txt"
 expect_ok "list -o wide: the message on one line" bash -c \
-  "'$AJ_BIN' list --namespace '$disp' -o wide | grep -qE '^d1 +volcano +Running +2 +[0-9]+s +first line; second line\$'"
+  "'$AJ_BIN' list --namespace '$disp' -o wide | grep -qE '^d1 +volcano +Running +2 +[0-9]+s +- +first line; second line\$'"
 expect_eq "a job without status is Pending, unknown backend '-'" "d2 - Pending 2" bash -c \
   "'$AJ_BIN' run -t job --namespace '$disp' --name d2 python t.py >/dev/null && '$AJ_BIN' list --namespace '$disp' | awk '\$1 == \"d2\" {print \$1, \$2, \$3, \$4}'"
 

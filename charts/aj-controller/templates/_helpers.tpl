@@ -114,6 +114,18 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloads]
   verbs: [get, list, watch]
+# Placement AjJobs: what limits a start, listed at most every few seconds for
+# all of them together (the nodes and their pods' requests, Volcano's
+# Queues, Kueue's queues and flavors); never written.
+- apiGroups: [""]
+  resources: [nodes]
+  verbs: [list]
+- apiGroups: [scheduling.volcano.sh]
+  resources: [queues]
+  verbs: [list]
+- apiGroups: [kueue.x-k8s.io]
+  resources: [clusterqueues, localqueues, resourceflavors]
+  verbs: [list]
 {{- end }}
 
 {{/*

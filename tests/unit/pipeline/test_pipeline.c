@@ -19,6 +19,8 @@
 #include "core/source.h"
 #include "core/strlist.h"
 #include "io/source_dir.h"
+#include "core/placement.h"
+#include "pipeline/candidates.h"
 #include "pipeline/pipeline.h"
 
 #define EXAMPLES AJ_SOURCE_DIR "/examples/.azure_jobs"
@@ -48,6 +50,37 @@ static void render(const struct aj_pipeline_in *in, const char *digest,
 }
 
 /*
+ * An AjJob (taken) through JSON text, what the API server stores, read
+ * back into b; *tree is the caller's (aj_node_free) once b is released.
+ */
+static void read_back(cJSON *job, struct aj_bundle *b, struct aj_node **tree)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_LARGE);
+	cJSON *stored = NULL;
+
+	assert_non_null(job);
+	assert_int_equal(aj_json_print(job, &text), 0);
+	assert_int_equal(aj_json_parse(aj_buf_cstr(&text), text.len, "AjJob", &stored, &err), 0);
+	assert_int_equal(aj_node_from_cjson(stored, "AjJob team/x", tree, &err), 0);
+	aj_bundle_init(b);
+	if (aj_bundle_read(b, aj_node_get(*tree, "spec"), "AjJob team/x", &err))
+		fail_msg("%s", aj_test_errors_text(&err));
+	cJSON_Delete(stored);
+	cJSON_Delete(job);
+	aj_buf_release(&text);
+	aj_errors_release(&err);
+}
+
+/* The controller's inputs from a bundle read back, in namespace ns. */
+static struct aj_pipeline_in bundle_in(struct aj_bundle *b, const char *ns)
+{
+	return (struct aj_pipeline_in){ &b->source, b->leaf, &b->args,
+					(const char *const *)b->command.items, b->command.nr,
+					b->code_digest, ns, "*" };
+}
+
+/*
  * The controller's path: the AjJob the CLI's pipeline p writes, through
  * JSON text (what the API server stores), read back and built.
  */
@@ -55,32 +88,18 @@ static void render_ajjob(const struct aj_pipeline *p, const struct aj_build_ctx 
 			 struct aj_buf *out)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_LARGE);
-	cJSON *job = aj_ajjob_write(ctx->job_name, ctx->namespace_, &p->tpl, &p->spec, NULL, &err);
-	cJSON *stored = NULL;
 	struct aj_node *tree = NULL;
 	struct aj_bundle b;
 	struct aj_pipeline pl;
 	struct aj_pipeline_in in;
 
-	assert_non_null(job);
-	assert_int_equal(aj_json_print(job, &text), 0);
-	assert_int_equal(aj_json_parse(aj_buf_cstr(&text), text.len, "AjJob", &stored, &err), 0);
-	assert_int_equal(aj_node_from_cjson(stored, "AjJob team/x", &tree, &err), 0);
-	aj_bundle_init(&b);
-	if (aj_bundle_read(&b, aj_node_get(tree, "spec"), "AjJob team/x", &err))
-		fail_msg("%s", aj_test_errors_text(&err));
-	in = (struct aj_pipeline_in){ &b.source, b.leaf, &b.args,
-				      (const char *const *)b.command.items, b.command.nr,
-				      b.code_digest, "team", "*" };
+	read_back(aj_ajjob_write("x", "team", &p->tpl, &p->spec, NULL, &err), &b, &tree);
+	in = bundle_in(&b, "team");
 	aj_pipeline_init(&pl);
 	render(&in, NULL, ctx, &pl, out);
 	aj_pipeline_release(&pl);
 	aj_bundle_release(&b);
 	aj_node_free(tree);
-	cJSON_Delete(stored);
-	cJSON_Delete(job);
-	aj_buf_release(&text);
 	aj_errors_release(&err);
 }
 
@@ -134,10 +153,10 @@ static void examples_agree(void **state)
 
 		aj_pipeline_init(&pl);
 		assert_int_equal(aj_pipeline_resolve(&in, &pl, &err), 0);
-		leaf = pl.tpl.has_base;
+		leaf = pl.tpl.has_base && !aj_placement_declared(pl.tpl.config);
 		aj_pipeline_release(&pl);
 		if (!leaf)
-			continue;          /* a component: nothing to render */
+			continue;          /* a component, or a placement (below): nothing to render */
 		leaves++;
 		both_paths(&src, names.items[i], &from_template, AJ_CODE_DIGEST_PLACEHOLDER, 1);
 		if (!both_paths(&src, names.items[i], &from_template, DIGEST, 0))
@@ -146,6 +165,110 @@ static void examples_agree(void **state)
 	/* aml, heterogeneous, multinode, nested, pretrain, sing, volcano-cpu, volcano */
 	assert_true(leaves >= 8);
 	aj_strlist_release(&names);
+	aj_source_release(&src);
+	aj_errors_release(&err);
+}
+
+/* Each valid candidate's objects into one text, candidate by candidate. */
+static void render_candidates(struct aj_candidates *c, const char *digest, struct aj_buf *out)
+{
+	struct aj_build_ctx ctx = { "x", "training", NULL, NULL, NULL, 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	cJSON *objects;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		struct aj_pipeline *pl = &c->items[i].p;
+
+		if (!c->items[i].ok)
+			continue;
+		objects = NULL;
+		assert_int_equal(aj_buf_addf(out, "%s:\n", c->items[i].name), 0);
+		if ((digest && pl->backend->code_route(&pl->spec) != AJ_CODE_NONE &&
+		     aj_pipeline_set_code(pl, digest, &err)) ||
+		    aj_pipeline_build(pl, &ctx, &objects, &err))
+			fail_msg("%s: %s", c->items[i].name, aj_test_errors_text(&err));
+		assert_int_equal(aj_json_print(objects, out), 0);
+		cJSON_Delete(objects);
+	}
+	aj_errors_release(&err);
+}
+
+/*
+ * A placement leaf's AjJob (aj run -t anywhere): it carries every
+ * candidate's files and the shape only as given, and the controller,
+ * loading the candidates from it, builds each one's objects exactly as the
+ * CLI does from the directory.
+ */
+static void placement_bundle(void **state)
+{
+	static const struct aj_shape_args shapes[] = { { 0, 0, 0 }, { 3, 8, 2 } };
+	static const char *const files[] = { "account/default", "environment/base",
+		"environment/sing", "environment/volcano", "storage/default", "template/base",
+		"template/kube", "template/sing", "template/volcano" };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_strlist cmd = AJ_STRLIST_INIT;
+	struct aj_source src;
+	size_t s, i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		assert_int_equal(aj_strlist_add(&cmd, command[i]), 0);
+	assert_int_equal(aj_source_dir_init(&src, EXAMPLES, ".azure_jobs", &err), 0);
+	for (s = 0; s < 2; s++) {
+		struct aj_pipeline_in in = { &src, "template/anywhere", &shapes[s], command, 4, NULL,
+					     "training", NULL };
+		struct aj_buf cli = AJ_BUF_INIT(AJ_BUF_LARGE), ctl = AJ_BUF_INIT(AJ_BUF_LARGE);
+		const struct aj_template *tpls[3];
+		struct aj_candidates c, c2;
+		struct aj_pipeline leaf, leaf2;
+		struct aj_node *tree = NULL, *spec;
+		struct aj_bundle b;
+
+		aj_pipeline_init(&leaf);
+		aj_pipeline_init(&leaf2);
+		aj_candidates_init(&c);
+		aj_candidates_init(&c2);
+		if (aj_pipeline_resolve(&in, &leaf, &err) ||
+		    aj_candidates_load(&in, &leaf.tpl, &c, &err))
+			fail_msg("%s", aj_test_errors_text(&err));
+		assert_int_equal(c.valid, 3);
+		for (i = 0; i < 3; i++)
+			tpls[i] = &c.items[i].p.tpl;
+		read_back(aj_ajjob_write_placement("x", "training", &leaf.tpl, tpls, 3, &shapes[s],
+						   &cmd, DIGEST, NULL, &err), &b, &tree);
+		spec = aj_node_get(tree, "spec");
+		assert_string_equal(b.leaf, "template/anywhere");
+		assert_int_equal(aj_node_get(spec, "components")->nr, 9);
+		for (i = 0; i < 9; i++)
+			if (!aj_node_get(aj_node_get(spec, "components"), files[i]))
+				fail_msg("the AjJob lacks %s", files[i]);
+		/* the shape as given, no more: each candidate resolves the rest */
+		assert_int_equal(b.args.nodes, shapes[s].nodes);
+		assert_int_equal(b.args.processes, shapes[s].processes);
+		assert_int_equal(b.args.processes_per_node, shapes[s].processes_per_node);
+
+		in = bundle_in(&b, "training");
+		if (aj_pipeline_resolve(&in, &leaf2, &err) ||
+		    aj_candidates_load(&in, &leaf2.tpl, &c2, &err))
+			fail_msg("%s", aj_test_errors_text(&err));
+		assert_int_equal(c2.valid, 3);
+		render_candidates(&c, DIGEST, &cli);
+		render_candidates(&c2, NULL, &ctl);
+		if (strcmp(aj_buf_cstr(&cli), aj_buf_cstr(&ctl)))
+			fail_msg("the controller's candidates differ from the CLI's:\n%s\n---\n%s",
+				 aj_buf_cstr(&cli), aj_buf_cstr(&ctl));
+		assert_non_null(strstr(aj_buf_cstr(&ctl), DIGEST));
+		aj_buf_release(&cli);
+		aj_buf_release(&ctl);
+		aj_candidates_release(&c);
+		aj_candidates_release(&c2);
+		aj_pipeline_release(&leaf);
+		aj_pipeline_release(&leaf2);
+		aj_bundle_release(&b);
+		aj_node_free(tree);
+	}
+	aj_strlist_release(&cmd);
 	aj_source_release(&src);
 	aj_errors_release(&err);
 }
@@ -370,6 +493,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(examples_agree),
+		cmocka_unit_test(placement_bundle),
 		cmocka_unit_test(backend_errors_are_located),
 		cmocka_unit_test(services_come_from_the_table),
 		cmocka_unit_test(declared_tasks_make_heterogeneous),

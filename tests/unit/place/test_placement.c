@@ -318,14 +318,14 @@ static void ranking(void **state)
 {
 	/* name, state, expected wait, in the user's order; want: names in rank order */
 	struct aj_place_row rows[] = {
-		{ "volcano", "volcano", "", 0, AJ_PLACE_FULL, 30, "", 0 },
-		{ "kube", "kube", "", 1, AJ_PLACE_FITS, 40, "", 0 },
-		{ "sing", "sing", "", 2, AJ_PLACE_FITS, 600, "", 0 },
-		{ "aml", "aml", "", 3, AJ_PLACE_UNKNOWN, 5, "", 0 },
-		{ "kube2", "kube", "", 4, AJ_PLACE_FITS, -1, "", 0 },
-		{ "gone", "kube", "", 5, AJ_PLACE_EXCLUDED, 1, "", 0 },
-		{ "kube3", "kube", "", 6, AJ_PLACE_FITS, 40, "", 0 },
-		{ "volcano2", "volcano", "", 7, AJ_PLACE_FULL, -1, "", 0 },
+		{ "volcano", "volcano", "", 0, AJ_PLACE_FULL, 30, "", 0, 0 },
+		{ "kube", "kube", "", 1, AJ_PLACE_FITS, 40, "", 0, 0 },
+		{ "sing", "sing", "", 2, AJ_PLACE_FITS, 600, "", 0, 0 },
+		{ "aml", "aml", "", 3, AJ_PLACE_UNKNOWN, 5, "", 0, 0 },
+		{ "kube2", "kube", "", 4, AJ_PLACE_FITS, -1, "", 0, 0 },
+		{ "gone", "kube", "", 5, AJ_PLACE_EXCLUDED, 1, "", 0, 0 },
+		{ "kube3", "kube", "", 6, AJ_PLACE_FITS, 40, "", 0, 0 },
+		{ "volcano2", "volcano", "", 7, AJ_PLACE_FULL, -1, "", 0, 0 },
 	};
 	static const char *const want[] = { "kube", "kube3", "sing", "kube2", "volcano", "volcano2",
 					    "aml", "gone" };
@@ -341,9 +341,9 @@ static void ranking(void **state)
 	/* nothing known anywhere: the user's order decides */
 	{
 		struct aj_place_row same[] = {
-			{ "c", "", "", 2, AJ_PLACE_FULL, -1, "", 0 },
-			{ "a", "", "", 0, AJ_PLACE_FULL, -1, "", 0 },
-			{ "b", "", "", 1, AJ_PLACE_FULL, -1, "", 0 },
+			{ "c", "", "", 2, AJ_PLACE_FULL, -1, "", 0, 0 },
+			{ "a", "", "", 0, AJ_PLACE_FULL, -1, "", 0, 0 },
+			{ "b", "", "", 1, AJ_PLACE_FULL, -1, "", 0, 0 },
 		};
 
 		aj_place_rank(same, 3);
@@ -375,6 +375,10 @@ static void wait_history(void **state)
 	assert_int_equal(aj_waits_add(&w, "template/kube", AJ_BAND_GPU_8, 10, 1001), 0);
 	assert_int_equal(aj_waits_add(&w, "template/kube", AJ_BAND_GPU_8, 40, 1002), 0);
 	/* lower median of 10, 40, 100 */
+	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_GPU_8), 40);
+	/* the same job seen again counts once: 10, 40, 100, not 10, 10, 10, 40, 100 */
+	assert_int_equal(aj_waits_add(&w, "template/kube", AJ_BAND_GPU_8, 10, 1001), 0);
+	assert_int_equal(aj_waits_add(&w, "template/kube", AJ_BAND_GPU_8, 10, 1001), 0);
 	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_GPU_8), 40);
 	/* another band and another candidate learn nothing from it */
 	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_GPU_64), -1);

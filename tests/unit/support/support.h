@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 struct aj_build_ctx;
+struct aj_fit_result;
 struct aj_errors;
 struct aj_jobspec;
 struct aj_node;
@@ -82,5 +83,9 @@ cJSON *aj_test_summarize(const struct aj_runner *r, const char *json, struct aj_
 /* A task's counts are want's; fails the test naming the case otherwise. */
 void aj_test_task_is(const char *name, const struct aj_task_pods *got,
 		     const struct aj_task_pods *want);
+
+/* A fit answer (place/fit.h) is state (enum aj_place_state) with exactly reason; `what` names the case. */
+void aj_test_fit_check(const struct aj_fit_result *got, int state, const char *reason,
+		       const char *what);
 
 #endif

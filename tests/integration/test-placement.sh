@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# Placement on the cluster fixture (real Volcano, real Kueue, kwok's nodes), through aj-controller
+# with deploy/rbac.yaml's permissions: `aj run` of a placement leaf writes one AjJob, and the
+# controller places it on the first candidate that can start it now, recording every candidate's
+# reason in status.placement, a Placed Event and the attempt label on the object:
+#   - a candidate whose GPU product is on no node is skipped with that reason;
+#   - a Kueue candidate whose ClusterQueue cannot hold the job sends it to Volcano;
+#   - between two that can start it, the one with a known expected wait (learnt from a job
+#     placed before) goes first;
+#   - when no candidate can start it, it waits unplaced with every reason, and is placed once a
+#     queue's capability grows;
+#   - fail-over: a candidate whose job does not start within max_wait is cancelled, and once
+#     its object is gone the job is placed among the rest; with none left it fails;
+#   - the controller SIGKILLed while many placement AjJobs arrive: every one placed once.
+# A watcher checks, every half second, that no AjJob ever has more than one backend object.
+source "$(dirname "$0")/lib.sh"
+cluster_test place
+
+cp -r "$repo_root/examples/.azure_jobs" "$work/home"
+export AJ_HOME=$work/home
+tpl() { printf '%s\n' "$2" >"$work/home/template/$1.yaml"; }
+tpl p-b200 "base: volcano
+config:
+  target: {namespace: $ns, queue: $ns-any, node_selector: {nvidia.com/gpu.product: B200}}"
+tpl p-vq "base: volcano
+config:
+  target: {namespace: $ns}"
+tpl p-kq "base: kube
+config:
+  target: {namespace: $ns, queue: team-a}"
+tpl p-tight "base: volcano
+config:
+  target: {namespace: $ns, queue: $ns-tight}"
+tpl place-infeasible "base: []
+config:
+  placement: {candidates: [p-b200, p-vq]}"
+tpl place-kueue "base: []
+config:
+  placement: {candidates: [p-kq, p-vq]}"
+tpl place-wait "base: []
+config:
+  placement: {candidates: [p-tight]}"
+# Kueue's queue nomatch: its ClusterQueue has room, but selects no namespace of this test, so
+# Kueue never admits the job (the views do not read namespace selectors): it does not start.
+tpl p-stuck "base: kube
+config:
+  target: {namespace: $ns, queue: nomatch}"
+tpl place-failover "base: []
+config:
+  placement: {candidates: [p-stuck, p-vq], max_wait: 30s}"
+tpl place-giveup "base: []
+config:
+  placement: {candidates: [p-stuck], max_wait: 30s}"
+
+# Kueue's LocalQueue team-a here, in front of the cluster's ClusterQueue team-a (64 GPUs in two
+# flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate in the same
+# queue as another would be kept once).
+k apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: team-a, namespace: $ns}
+spec: {clusterQueue: team-a}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: $ns-tight}
+spec: {weight: 1, reclaimable: false, capability: {nvidia.com/gpu: 8}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: $ns-any}
+spec: {weight: 1, reclaimable: false}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: $ns-nomatch}
+spec:
+  namespaceSelector: {matchLabels: {aj.dev/never: "true"}}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources:
+      - {name: cpu, nominalQuota: 512}
+      - {name: memory, nominalQuota: 8Ti}
+      - {name: nvidia.com/gpu, nominalQuota: 32}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: nomatch, namespace: $ns}
+spec: {clusterQueue: $ns-nomatch}
+YAML
+trap 'k delete queues.scheduling.volcano.sh "$ns-tight" "$ns-any" --wait=false >/dev/null 2>&1;
+  k delete clusterqueues.kueue.x-k8s.io "$ns-nomatch" --wait=false >/dev/null 2>&1; cluster_cleanup' EXIT
+
+# place NAME TEMPLATE NODES: the AjJob aj run writes for the placement leaf, without code (kwok
+# runs no container), applied in $ns.
+place() {
+  mkdir -p "$work/src"
+  (cd "$work/src" && "$AJ_BIN" run -t "$2" --namespace "$ns" --name "$1" -n "$3" --dry-run -o json \
+     -- python train.py) | python3 -c '
+import json, sys
+job = json.load(sys.stdin)
+job["spec"].pop("code", None)
+print(json.dumps(job))' | k apply -f - >/dev/null
+}
+chosen() { jpath "$1" '{.status.placement.chosen}'; }
+chosen_is() { [[ $(chosen "$1") == "$2" ]]; }
+reason_of() { # reason_of AJJOB CANDIDATE
+  jpath "$1" "{.status.placement.candidates[?(@.name==\"$2\")].reason}"
+}
+objects() { # objects NAME: the backend objects named NAME (Volcano Jobs and batch/v1 Jobs)
+  echo $(k -n "$ns" get jobs.batch.volcano.sh,jobs.batch -o name 2>/dev/null | grep -E "/$1\$")
+}
+attempt_label() { k -n "$ns" get "$1" -o jsonpath='{.metadata.labels.aj\.dev/attempt}'; }
+
+# The watcher: every half second, every AjJob's backend objects; a name with two is a violation.
+# Kueue's Workload of a batch/v1 Job counts as a copy too, until it is gone. The Workloads are
+# listed before the Jobs: one whose Job is gone by then is a copy of its own (its Job, deleted
+# in the foreground, goes only after it, so the Job listed first could not be told apart).
+(
+  while :; do
+    w=$(k -n "$ns" get workloads.kueue.x-k8s.io -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{"\n"}{end}' 2>/dev/null)
+    j=$(k -n "$ns" get jobs.batch.volcano.sh,jobs.batch -o jsonpath='{range .items[*]}{.apiVersion} {.metadata.name}{"\n"}{end}' 2>/dev/null)
+    batch=$(awk '$1 == "batch/v1" { print $2 }' <<<"$j")
+    { awk 'NF == 2 { print $2 }' <<<"$j"
+      grep -v '^$' <<<"$w" | while read -r n; do grep -qx "$n" <<<"$batch" || echo "$n"; done
+    } | sort | uniq -d | sed 's/^/two copies: /' >>"$work/violations"
+    echo >>"$work/observations"
+    sleep 0.5
+  done
+) &
+echo $! >"$work/copies.watch"
+: >"$work/violations"
+
+start_controller main
+
+# --- fail-over: the first candidate does not start within max_wait (first, while no history
+# of waits ranks one that can start before another) ---
+place pf place-failover 1
+expect_ok "AjJob pf: placed on template/p-stuck first" wait_for 60 chosen_is pf template/p-stuck
+expect_ok "...its batch/v1 Job exists, suspended by Kueue" wait_for 30 bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch pf -o jsonpath='{.spec.suspend}') == true ]]"
+expect_ok "after max_wait (30 s) it moves to template/p-vq" wait_for 120 chosen_is pf template/p-vq
+expect_eq "...the first attempt given up with why, the second submitted" \
+  "template/p-stuck GaveUp it did not start within max_wait (30 s) | template/p-vq Submitted" \
+  jpath pf '{.status.placement.attempts[0].candidate} {.status.placement.attempts[0].outcome} {.status.placement.attempts[0].reason} | {.status.placement.attempts[1].candidate} {.status.placement.attempts[1].outcome}'
+expect_eq "...the first candidate is excluded from the second ranking" "Excluded" \
+  jpath pf '{.status.placement.candidates[?(@.name=="template/p-stuck")].state}'
+expect_ok "...its Volcano Job exists, labelled attempt 2" wait_for 30 bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh pf -o jsonpath='{.metadata.labels.aj\\.dev/attempt}') == 2 ]]"
+expect_eq "...and the batch/v1 Job is gone" "job.batch.volcano.sh/pf" objects pf
+expect_ok "...and it runs to Succeeded" wait_for 120 phase_is pf Succeeded
+expect_ok "aj list -o wide: PLACED names the candidate it runs on" bash -c \
+  "'$AJ_BIN' list --namespace '$ns' -o wide | grep -qE '^pf +volcano +Succeeded +1 +[0-9a-z]+ +template/p-vq +'"
+place pg place-giveup 1
+expect_ok "AjJob pg, whose only candidate never starts: Failed after max_wait" wait_for 150 phase_is pg Failed
+expect_eq "...with every attempt's reason" \
+  "no candidate started the job within max_wait: template/p-stuck: it did not start within max_wait (30 s)" \
+  jpath pg '{.status.message}'
+expect_eq "...and nothing of it left" "" objects pg
+
+# --- an infeasible first candidate is skipped with its reason ---
+place pi place-infeasible 1
+expect_ok "AjJob pi: placed on template/p-vq" wait_for 60 chosen_is pi template/p-vq
+expect_eq "...the GPU product on no node is the first candidate's reason" \
+  "no schedulable node has nvidia.com/gpu.product=B200" reason_of pi template/p-b200
+expect_eq "...it ranks second, after the one that can start it" "template/p-vq template/p-b200 true false" \
+  jpath pi '{.status.placement.candidates[*].name} {.status.placement.candidates[*].canStartNow}'
+expect_eq "...status.backend is the chosen candidate's" "volcano" jpath pi '{.status.backend}'
+expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists pi
+expect_eq "...labelled as attempt 1" "1" attempt_label jobs.batch.volcano.sh/pi
+expect_eq "...one attempt recorded" "template/p-vq Submitted" \
+  jpath pi '{.status.placement.attempts[*].candidate} {.status.placement.attempts[*].outcome}'
+expect_ok "...a Placed Event names it with its reason" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[?(@.reason==\"Placed\")]}{.regarding.name}: {.note}{\"\\n\"}{end}' | grep -q '^pi: template/p-vq (volcano, $ns/default), rank 1 of 2: queue default'"
+expect_ok "...and it runs to Succeeded" wait_for 120 phase_is pi Succeeded
+"$AJ_BIN" status pi --namespace "$ns" >"$work/pi.status" 2>&1
+expect_ok "aj status pi: the placement table, the chosen candidate marked, ranked first" \
+  grep -qE '^  \* +1 +template/p-vq +volcano +'"$ns"'/default +CanStartNow +([0-9]+s|-) +queue default' "$work/pi.status"
+expect_ok "...the other one Waits with its reason" \
+  grep -qE '^  - +2 +template/p-b200 +volcano +'"$ns/$ns-any"' +Waits +- +no schedulable node has nvidia.com/gpu.product=B200$' "$work/pi.status"
+expect_ok "...and its one attempt" grep -qE '^  1 +template/p-vq +[0-9TZ:-]+ +- +Submitted +-$' "$work/pi.status"
+
+# --- a full Kueue ClusterQueue sends the job to Volcano ---
+place pk place-kueue 5
+expect_ok "AjJob pk (5 x 8 GPUs, over a flavor's 32): placed on template/p-vq" wait_for 60 chosen_is pk template/p-vq
+expect_ok "...the ClusterQueue's reason names the quota" bash -c \
+  "r=\$('$AJ_KUBECTL' -n '$ns' get ajjob pk -o jsonpath='{.status.placement.candidates[?(@.name==\"template/p-kq\")].reason}'); echo \"\$r\"; [[ \$r == 'ClusterQueue team-a: '*'the job asks 40' ]]"
+expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists pk
+expect_eq "...and no batch/v1 Job" "job.batch.volcano.sh/pk" objects pk
+place pk1 place-kueue 1
+expect_ok "AjJob pk1 (one pod, both can start it): placed on template/p-vq" wait_for 60 chosen_is pk1 template/p-vq
+expect_ok "...whose expected wait for 8 GPUs, learnt from the jobs before, ranks it before template/p-kq" bash -c \
+  "w=\$('$AJ_KUBECTL' -n '$ns' get ajjob pk1 -o jsonpath='{.status.placement.candidates[0].name} {.status.placement.candidates[0].expectedWaitSeconds}'); echo \"\$w\"; [[ \$w =~ ^template/p-vq\ [0-9]+\$ ]]"
+expect_eq "...template/p-kq, with no history for its band, has none" "" \
+  jpath pk1 '{.status.placement.candidates[?(@.name=="template/p-kq")].expectedWaitSeconds}'
+expect_eq "...though it could start it too" "true" \
+  jpath pk1 '{.status.placement.candidates[?(@.name=="template/p-kq")].canStartNow}'
+
+# --- no candidate can start it: it waits unplaced, and is placed once there is room ---
+place pw place-wait 2
+waits_with_reason() { [[ $(reason_of pw template/p-tight) == "queue $ns-tight: capability nvidia.com/gpu 8, allocated 0, the job asks 16" ]]; }
+expect_ok "AjJob pw (16 GPUs, queue of 8): waits with the queue's reason" wait_for 60 waits_with_reason
+expect_eq "...nothing chosen" "" chosen pw
+expect_eq "...no backend object" "" objects pw
+sleep 12
+expect_eq "...still none after another look" "" objects pw
+k patch queues.scheduling.volcano.sh "$ns-tight" --type merge -p '{"spec": {"capability": {"nvidia.com/gpu": 32}}}' >/dev/null
+expect_ok "the queue grows to 32 GPUs: pw is placed" wait_for 60 chosen_is pw template/p-tight
+expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists pw
+
+# --- the controller SIGKILLed while placement AjJobs arrive: every one placed once ---
+submitting=()
+for i in $(seq 1 20); do
+  if ((i % 2)); then place "pm$i" place-kueue 1; else place "pm$i" place-infeasible 1; fi &
+  submitting+=($!)
+done
+wait_placed_some() { [[ -n $(k -n "$ns" get ajjob -o jsonpath='{.items[?(@.status.placement.chosen)].metadata.name}' | grep -o 'pm[0-9]*' | head -1) ]]; }
+wait_for 60 wait_placed_some >/dev/null
+kill -KILL "$(cat "$work/main.pid")"
+wait "${submitting[@]}"
+controllers=()
+start_controller again
+all_placed() {
+  local i
+  for i in $(seq 1 20); do [[ -n $(chosen "pm$i") && -n $(objects "pm$i") ]] || return 1; done
+}
+expect_ok "after the SIGKILL and a restart, every one of 20 AjJobs is placed and has its object" wait_for 120 all_placed
+one_each() {
+  local i o
+  for i in $(seq 1 20); do
+    o=$(objects "pm$i")
+    [[ $o != *" "* ]] || { echo "pm$i: $o"; return 1; }
+    [[ $(attempt_label "$o") == 1 ]] || { echo "pm$i: no attempt label"; return 1; }
+  done
+}
+expect_ok "...each with exactly one backend object, attempt 1" one_each
+kind_matches() { # the object is the chosen candidate's kind; the even ones (B200 first) on p-vq
+  local i c o
+  for i in $(seq 1 20); do
+    c=$(chosen "pm$i") o=$(objects "pm$i")
+    case $c in
+      template/p-vq) [[ $o == job.batch.volcano.sh/* ]] ;;
+      template/p-kq) ((i % 2)) && [[ $o == job.batch/* ]] ;;
+      *) false ;;
+    esac || { echo "pm$i: $c $o"; return 1; }
+  done
+}
+expect_ok "...of the chosen candidate's kind" kind_matches
+stop_controllers
+kill "$(cat "$work/copies.watch")" 2>/dev/null
+expect_ok "the watcher looked at least 100 times (about every second)" bash -c \
+  "n=\$(wc -l <'$work/observations'); echo \"\$n looks\"; ((n >= 100))"
+expect_eq "at every observation, no AjJob had two backend objects" "" cat "$work/violations"
+finish
