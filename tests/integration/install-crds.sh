@@ -16,7 +16,7 @@ expect_eq "ajtemplates served with short name ajt" "ajtemplates ajt aj.dev/v1alp
 expect_eq "both kinds are in category aj" "aj aj" \
   k get crd ajjobs.aj.dev ajtemplates.aj.dev -o 'jsonpath={.items[0].spec.names.categories[0]} {.items[1].spec.names.categories[0]}'
 expect_eq "AjJob has a status subresource" "{}" k get crd ajjobs.aj.dev -o 'jsonpath={.spec.versions[0].subresources.status}'
-expect_eq "AjJob printer columns" "Backend Phase Tasks Nodes Age Message" \
+expect_eq "AjJob printer columns" "Backend Phase Tasks Nodes Age Placed Message" \
   k get crd ajjobs.aj.dev -o 'jsonpath={.spec.versions[0].additionalPrinterColumns[*].name}'
 expect_eq "Volcano Job CRD served (short names vcjob, vj)" "jobs vcjob,vj" \
   bash -c "'$AJ_KUBECTL' api-resources --api-group=batch.volcano.sh --no-headers | awk '\$1==\"jobs\"{print \$1, \$2}'"
