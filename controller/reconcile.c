@@ -568,12 +568,17 @@ static size_t candidates_left(const cJSON *pst, const char *current)
 static void attempts_text(const cJSON *pst, struct aj_buf *out)
 {
 	const cJSON *a;
+	const char *sep = "";
 
 	aj_buf_addstr(out, "no candidate started the job within max_wait: ");
-	cJSON_ArrayForEach(a, aj_json_get(pst, "attempts"))
-		aj_buf_addf(out, "%s%s: %s", a == aj_json_get(pst, "attempts")->child ? "" : "; ",
-			    aj_json_str(a, "candidate"), aj_json_str(a, "reason") ?
-			    aj_json_str(a, "reason") : aj_json_str(a, "outcome"));
+	cJSON_ArrayForEach(a, aj_json_get(pst, "attempts")) {
+		const char *who = aj_json_str(a, "candidate"), *why = aj_json_str(a, "reason");
+
+		if (!why)
+			why = aj_json_str(a, "outcome");
+		aj_buf_addf(out, "%s%s: %s", sep, who ? who : "?", why ? why : "?");
+		sep = "; ";
+	}
 }
 
 /*
