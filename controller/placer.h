@@ -2,18 +2,11 @@
  * placer.h - the controller's views of what limits a start (place/views.h)
  * and the ranking of one placement AjJob's candidates from them.
  *
- * The views are one snapshot shared by every worker: read again, by the
- * worker that needs them, when older than AJ_PLACER_FRESH seconds, with
- * one list each of the nodes, the pods not finished, Volcano's Queues and
- * Kueue's ClusterQueues, LocalQueues and ResourceFlavors (never a list per
- * AjJob: a burst of AjJobs shares one snapshot). A part whose list fails
- * keeps why (its CRD not installed, the list refused), and the candidates
- * that need it are UNKNOWN with that reason.
- *
- * Each valid candidate's objects are built as the runner would build them
- * and its ask read from the first (views.h); a candidate whose objects go
- * outside the cluster (Azure) is UNKNOWN: the controller reads no Azure
- * capacity for placement yet.
+ * The views are one snapshot shared by every worker: read again
+ * (place/read/cluster.h), by the worker that needs them, when older than
+ * AJ_PLACER_FRESH seconds (never a list per AjJob: a burst of AjJobs
+ * shares one snapshot). The candidates are judged against it as
+ * place/judge.h says, the same rows `aj place` prints.
  *
  * Ownership: struct aj_placer owns its snapshot (aj_placer_release); rows
  * borrow their names from the candidates. Thread-safe: the snapshot is
@@ -26,6 +19,7 @@
 
 #include "backend/backend.h"
 #include "pipeline/candidates.h"
+#include "place/judge.h"
 #include "place/rank.h"
 #include "place/views.h"
 #include "place/waits.h"
@@ -67,7 +61,7 @@ void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob);
  */
 int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candidates *c,
 		   const struct aj_build_ctx *ctx, const int *served, const char *const *why_not,
-		   long long now, struct aj_place_row *rows, char (*where)[128],
+		   long long now, struct aj_place_row *rows, char (*where)[AJ_PLACE_WHERE_MAX],
 		   struct aj_errors *err);
 
 #endif

@@ -223,7 +223,7 @@ static int fetch_ajjob(struct aj_run *run, struct aj_errors *err)
 /* The AjJob's problems as the build error (s.build_error). */
 static void build_failed(struct aj_run *run, const struct aj_errors *problems)
 {
-	aj_report_errors_text(problems, &run->build_msg);
+	aj_errors_format_line(problems, &run->build_msg);
 	run->s.build_error = run->build_msg.failed ? "invalid template (message too long)"
 						   : aj_buf_cstr(&run->build_msg);
 }
@@ -305,9 +305,8 @@ static int gave_up(const cJSON *attempts, const char *name)
 
 /*
  * The candidate to run: the one status.placement chose (a restarted
- * controller keeps it), else the first of the ranking that can start now;
- * when none can but some are only full, none (run->placing_wait: it waits
- * unplaced); when every one is unknown, the first. 0, 1 (problems), -1.
+ * controller keeps it), else the ranking's pick (aj_place_pick(); none:
+ * run->placing_wait, it waits unplaced). 0, 1 (problems), -1.
  */
 static int place(struct aj_run *run, const struct aj_pipeline_in *in, struct aj_errors *problems)
 {
@@ -315,13 +314,13 @@ static int place(struct aj_run *run, const struct aj_pipeline_in *in, struct aj_
 	const cJSON *had = aj_json_get(pst, "attempts");
 	const char *chosen = aj_json_str(pst, "chosen");
 	struct aj_place_row rows[AJ_PLACEMENT_MAX_CANDIDATES];
-	char where[AJ_PLACEMENT_MAX_CANDIDATES][128], why[AJ_PLACEMENT_MAX_CANDIDATES][128];
+	char where[AJ_PLACEMENT_MAX_CANDIDATES][AJ_PLACE_WHERE_MAX], why[AJ_PLACEMENT_MAX_CANDIDATES][128];
 	const char *why_not[AJ_PLACEMENT_MAX_CANDIDATES];
 	int served[AJ_PLACEMENT_MAX_CANDIDATES];
 	struct aj_build_ctx ctx = { run->v.name, run->v.ns, run->v.uid, run->v.name, AJ_API_VERSION, 0 };
 	struct aj_candidates c;
 	size_t i, pick = AJ_PLACEMENT_MAX_CANDIDATES;
-	int ret = 1, some_full = 0;
+	int ret = 1;
 
 	aj_candidates_init(&c);
 	if (aj_candidates_load(in, &run->pl.tpl, &c, problems))
@@ -362,10 +361,7 @@ static int place(struct aj_run *run, const struct aj_pipeline_in *in, struct aj_
 			ret = -1;
 			goto out;
 		}
-		for (i = 0; i < c.nr; i++)
-			some_full |= rows[i].state == AJ_PLACE_FULL;
-		if (c.nr && (rows[0].state == AJ_PLACE_FITS ||
-			     (rows[0].state == AJ_PLACE_UNKNOWN && !some_full))) {
+		if (aj_place_pick(rows, c.nr) < c.nr) {
 			for (i = 0; i < c.nr && pick == AJ_PLACEMENT_MAX_CANDIDATES; i++)
 				if (!strcmp(c.items[i].name, rows[0].name))
 					pick = i;
@@ -919,7 +915,7 @@ static int write_storage(struct aj_run *run, struct aj_errors *err)
 	}
 	run->s.storage_written = (long long)renew;
 	if (s != AJ_STORAGE_OK) {
-		aj_report_errors_text(&problems, &run->storage_msg);
+		aj_errors_format_line(&problems, &run->storage_msg);
 		run->s.storage_error = run->storage_msg.failed ? "the storage Secret could not be written"
 							       : aj_buf_cstr(&run->storage_msg);
 		run->s.storage_retry = s == AJ_STORAGE_RETRY;
@@ -973,7 +969,7 @@ static int create(struct aj_run *run, struct aj_errors *err)
 		if (ks.message)
 			aj_buf_addstr(&run->create_msg, ks.message);
 		else
-			aj_report_errors_text(&cerr, &run->create_msg);
+			aj_errors_format_line(&cerr, &run->create_msg);
 		run->s.create_error = run->create_msg.failed ? "(message too long)"
 							     : aj_buf_cstr(&run->create_msg);
 	} else {

@@ -48,3 +48,11 @@ void aj_place_rank(struct aj_place_row *rows, size_t n)
 	for (i = 0; i < n; i++)
 		rows[i].rank = rows[i].state == AJ_PLACE_EXCLUDED ? 0 : i + 1;
 }
+
+size_t aj_place_pick(const struct aj_place_row *rows, size_t n)
+{
+	/* rank order puts unknown after full: a first unknown means none is full */
+	if (n && (rows[0].state == AJ_PLACE_FITS || rows[0].state == AJ_PLACE_UNKNOWN))
+		return 0;
+	return n;
+}

@@ -46,4 +46,12 @@ const char *aj_place_state_name(enum aj_place_state s);
 /* Sort rows into rank order and number the ranked ones from 1. */
 void aj_place_rank(struct aj_place_row *rows, size_t n);
 
+/*
+ * The row to submit to, of rows in rank order: the first when it can
+ * start now, or when no state could be read at all (every one unknown:
+ * trying beats waiting on nothing); n when the job waits unplaced (the
+ * best can only wait, or nothing is ranked).
+ */
+size_t aj_place_pick(const struct aj_place_row *rows, size_t n);
+
 #endif

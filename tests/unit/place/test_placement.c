@@ -1,6 +1,7 @@
 /*
  * Placement: the template key (core/placement.c), its candidates loaded
- * through the pipeline (pipeline/candidates.c), the ranking (place/rank.c),
+ * through the pipeline (pipeline/candidates.c), judged against the views
+ * (place/judge.c), the ranking and the pick (place/rank.c),
  * the wait history (place/waits.c) and the fail-over steps
  * (place/failover.c). Expected values are written by hand.
  */
@@ -8,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -22,6 +24,7 @@
 #include "core/source.h"
 #include "pipeline/candidates.h"
 #include "place/failover.h"
+#include "place/judge.h"
 #include "place/rank.h"
 #include "place/waits.h"
 
@@ -356,6 +359,86 @@ static void ranking(void **state)
 	assert_string_equal(aj_place_state_name(AJ_PLACE_UNKNOWN), "Unknown");
 }
 
+/* The ranking's pick: the first when it can start or nothing is known; else it waits. */
+static void pick(void **state)
+{
+	static const struct {
+		enum aj_place_state first, second;
+		size_t n, want;
+	} cases[] = {
+		{ AJ_PLACE_FITS, AJ_PLACE_FULL, 2, 0 },
+		{ AJ_PLACE_FULL, AJ_PLACE_UNKNOWN, 2, 2 },
+		{ AJ_PLACE_UNKNOWN, AJ_PLACE_EXCLUDED, 2, 0 },
+		{ AJ_PLACE_EXCLUDED, AJ_PLACE_EXCLUDED, 2, 2 },
+		{ AJ_PLACE_FITS, AJ_PLACE_FITS, 0, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct aj_place_row rows[2] = {
+			{ "a", "", "", 0, cases[i].first, -1, "", 0, 0 },
+			{ "b", "", "", 1, cases[i].second, -1, "", 0, 0 },
+		};
+
+		assert_int_equal(aj_place_pick(rows, cases[i].n), cases[i].want);
+	}
+}
+
+/* Each candidate's row from the views: its state and reason, its place, its wait. */
+static void judge_rows(void **state)
+{
+	struct files f = { 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_build_ctx ctx = { "job", "training", NULL, NULL, NULL, 0 };
+	struct aj_place_row rows[3];
+	char where[3][AJ_PLACE_WHERE_MAX];
+	const int served[] = { 1, 0, 1 };
+	const char *const why_not[] = { "", "given up: it did not start within max_wait", "" };
+	struct aj_candidates c;
+	struct aj_views v;
+	struct aj_waits w;
+
+	(void)state;
+	assert_int_equal(aj_source_memory_init(&f.src, "t"), 0);
+	assert_int_equal(load_any(&f, "base: []\nconfig:\n  placement:\n"
+				  "    candidates: [volcano, kube, missing]\n", "training", &c, &err), 0);
+	aj_views_init(&v);
+	aj_waits_init(&w);
+	snprintf(v.queues_why, sizeof(v.queues_why),
+		 "the CRD queues.scheduling.volcano.sh is not installed");
+	/* 2 pods of 1 GPU: the 1-8 GPU band */
+	assert_int_equal(aj_waits_add(&w, "template/volcano", AJ_BAND_GPU_8, 40, 1000), 0);
+	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, served, why_not, rows, where, &err), 0);
+	assert_string_equal(rows[0].name, "template/volcano");
+	assert_string_equal(rows[0].backend, "volcano");
+	assert_string_equal(rows[0].where, "training/");
+	assert_int_equal(rows[0].state, AJ_PLACE_UNKNOWN);
+	assert_string_equal(rows[0].reason, "Volcano queues unknown: the CRD "
+			    "queues.scheduling.volcano.sh is not installed");
+	assert_int_equal(rows[0].gpus, 2);
+	assert_int_equal(rows[0].expected_wait, 40);
+	assert_int_equal(rows[1].state, AJ_PLACE_EXCLUDED);
+	assert_string_equal(rows[1].where, "training/team-a");
+	assert_string_equal(rows[1].reason, "given up: it did not start within max_wait");
+	assert_int_equal(rows[2].state, AJ_PLACE_EXCLUDED);
+	assert_string_equal(rows[2].backend, "");
+	assert_non_null(strstr(rows[2].reason, "template/missing is left out: it does not resolve"));
+	/* every candidate served: the kube one meets its gate, a LocalQueue the views lack */
+	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, NULL, NULL, rows, where, &err), 0);
+	assert_int_equal(rows[1].state, AJ_PLACE_FULL);
+	assert_string_equal(rows[1].reason, "LocalQueue training/team-a does not exist");
+	assert_int_equal(rows[1].expected_wait, -1);
+	aj_place_rank(rows, 3);
+	assert_string_equal(rows[0].name, "template/kube");
+	assert_int_equal(aj_place_pick(rows, 3), 3);
+	aj_waits_release(&w);
+	aj_views_release(&v);
+	aj_candidates_release(&c);
+	files_release(&f);
+	aj_errors_release(&err);
+}
+
 static void wait_history(void **state)
 {
 	struct aj_waits w;
@@ -442,6 +525,8 @@ int main(void)
 		cmocka_unit_test(candidates_kept_once),
 		cmocka_unit_test(placement_leaf_has_no_target),
 		cmocka_unit_test(ranking),
+		cmocka_unit_test(pick),
+		cmocka_unit_test(judge_rows),
 		cmocka_unit_test(wait_history),
 		cmocka_unit_test(failover_steps),
 	};

@@ -1,0 +1,24 @@
+/*
+ * place/read/cluster.h - the views (place/views.h) read from the API
+ * server: the I/O edge of placement that the controller's placer and
+ * `aj place` share.
+ *
+ * One list each, all namespaces, of the nodes, the pods not finished,
+ * Volcano's Queues and Kueue's ClusterQueues, LocalQueues and
+ * ResourceFlavors: six requests for a whole snapshot, whatever the number
+ * of jobs judged against it. A part whose list fails keeps why in the
+ * views (its CRD not installed, the list refused, the server's words) and
+ * the candidates that need it are UNKNOWN with that reason.
+ *
+ * Ownership: the views are the caller's (initialised by it; filled here).
+ */
+#ifndef AJ_PLACE_READ_CLUSTER_H
+#define AJ_PLACE_READ_CLUSTER_H
+
+struct aj_kube;
+struct aj_views;
+
+/* Read every cluster part of the views into v. 0 / -1 (out of memory). */
+int aj_views_read_cluster(struct aj_kube *k, struct aj_views *v);
+
+#endif
