@@ -53,8 +53,8 @@ config:
   placement: {candidates: [p-stuck], max_wait: 30s}"
 
 # Kueue's LocalQueue team-a here, in front of the cluster's ClusterQueue team-a (64 GPUs in two
-# flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate in the same
-# queue as another would be kept once).
+# flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate creating the
+# same objects as another would be kept once).
 k apply -f - >/dev/null <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue

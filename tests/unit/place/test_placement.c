@@ -271,7 +271,11 @@ static void candidates_left_out(void **state)
 	}
 }
 
-/* Two candidates that run in the same place are kept once, the later one said. */
+/*
+ * A candidate that would create the same objects as an earlier one is kept
+ * once, the later one said; one in the same queue asking for other nodes is
+ * kept.
+ */
 static void candidates_kept_once(void **state)
 {
 	struct files f = { 0 };
@@ -280,14 +284,17 @@ static void candidates_kept_once(void **state)
 
 	(void)state;
 	assert_int_equal(aj_source_memory_init(&f.src, "t"), 0);
-	files_add(&f, "template/kube2", KUBE "  description: the same queue again\n");
-	assert_int_equal(load_any(&f, "base: []\nconfig:\n  placement: {candidates: [kube, kube2]}\n",
-				  "training", &c, &err), 0);
-	assert_int_equal(c.valid, 1);
+	files_add(&f, "template/kube2", "base: kube\nconfig:\n  description: the same job again\n");
+	files_add(&f, "template/kube-h100", "base: kube\nconfig:\n"
+		  "  target: {node_selector: {nvidia.com/gpu.product: H100}}\n");
+	assert_int_equal(load_any(&f, "base: []\nconfig:\n  placement: "
+				  "{candidates: [kube, kube2, kube-h100]}\n", "training", &c, &err), 0);
+	assert_int_equal(c.valid, 2);
 	assert_true(c.items[0].ok);
 	assert_false(c.items[1].ok);
-	assert_true(aj_test_errors_contain(&c.items[1].why, "template/kube2 is left out: it runs where "
-					   "template/kube does (kept once)"));
+	assert_true(c.items[2].ok);
+	assert_true(aj_test_errors_contain(&c.items[1].why, "template/kube2 is left out: it would "
+					   "create the same objects as template/kube (kept once)"));
 	aj_candidates_release(&c);
 	files_release(&f);
 	aj_errors_release(&err);
