@@ -371,7 +371,7 @@ static int choose_vc(struct aj_azure_call *r, const struct aj_jobspec *spec, con
 	const struct aj_target *t = &spec->target;
 	struct aj_vc_request req = { spec->sku, spec->nodes, spec->processes,
 				     spec->jobs[0].sla_tier, t->subscription_id,
-				     t->resource_group, t->name };
+				     t->resource_group, t->name, NULL, 0 };
 	int ret;
 
 	if (t->name && *t->name) {

@@ -186,10 +186,14 @@ struct cand {
 	int tier_pos;             /* 0: the requested tier */
 };
 
+/* Direct instance types one request may list (a SKU expands to fewer). */
+#define AJ_VC_DIRECT_MAX 32
+
 struct sel {
 	const struct aj_vc_request *req;
 	struct aj_sku_spec spec;
-	const char *direct;       /* a direct instance type, or NULL */
+	const char *direct[AJ_VC_DIRECT_MAX];   /* direct instance types; none: a shorthand */
+	size_t direct_nr;
 	int count;                /* GPUs, or the CPU size tier */
 	enum aj_tier tier;
 	const struct aj_sku_family *families;
@@ -254,15 +258,16 @@ static const struct aj_vc_quota *find_quota(const struct aj_vc *vc, const char *
 /* The instance type of family f for this request, or NULL. */
 static const char *family_instance(const struct sel *s, const struct aj_sku_family *f, int *units)
 {
-	size_t i;
+	size_t i, d;
 
-	if (!s->direct)
+	if (!s->direct_nr)
 		return aj_sku_family_instance(f, &s->spec, s->count, 0, units);
 	for (i = 0; i < AJ_SKU_FAMILY_SIZES && f->names[i]; i++)
-		if (!strcmp(f->names[i], s->direct)) {
-			*units = f->units[i];
-			return f->names[i];
-		}
+		for (d = 0; d < s->direct_nr; d++)
+			if (!strcmp(f->names[i], s->direct[d])) {
+				*units = f->units[i];
+				return f->names[i];
+			}
 	return NULL;
 }
 
@@ -398,6 +403,20 @@ static int matches(const char *filter, const char *value)
 	return !filter || !*filter || !strcasecmp(filter, value);
 }
 
+/* An instance type without "Singularity." and "Standard_": its family's name for it. */
+static const char *direct_name(const char *p)
+{
+	if (!strncmp(p, "Singularity.", 12))
+		p += 12;
+	return !strncmp(p, "Standard_", 9) ? p + 9 : p;
+}
+
+/* What the request asks for, in messages: its SKU, else its first instance type. */
+static const char *asked(const struct aj_vc_request *req)
+{
+	return req->sku ? req->sku : req->instance_types_nr ? req->instance_types[0] : "";
+}
+
 /* Parse the SKU into s. 0 / -1 (error at config.jobs[0].sku). */
 static int sel_init(struct sel *s, const struct aj_vc_request *req, struct aj_errors *err)
 {
@@ -425,8 +444,11 @@ static int sel_init(struct sel *s, const struct aj_vc_request *req, struct aj_er
 	p = p != req->sku && *p == 'x' ? p + 1 : req->sku ? req->sku : "";
 	if (!strncmp(p, "Singularity.", 12))
 		p += 12;
-	if (strchr(p, '_') || !strncmp(p, "Standard", 8)) {
-		s->direct = !strncmp(p, "Standard_", 9) ? p + 9 : p;
+	if (!req->sku && req->instance_types_nr) {
+		for (fi = 0; fi < req->instance_types_nr && fi < AJ_VC_DIRECT_MAX; fi++)
+			s->direct[s->direct_nr++] = direct_name(req->instance_types[fi]);
+	} else if (strchr(p, '_') || !strncmp(p, "Standard", 8)) {
+		s->direct[s->direct_nr++] = direct_name(p);
 	} else {
 		r = aj_sku_parse(req->sku ? req->sku : "", &s->spec);
 		if (r < 0)
@@ -440,12 +462,12 @@ static int sel_init(struct sel *s, const struct aj_vc_request *req, struct aj_er
 	for (fi = 0; fi < s->families_nr && !any; fi++)
 		any = family_instance(s, &s->families[fi], &units) != NULL;
 	if (!any) {
-		if (s->spec.cpu && !s->direct)
+		if (s->spec.cpu && !s->direct_nr)
 			return aj_errors_add(err, &w, "\"%s\": no Singularity CPU family has size "
 					     "tier %d (-p picks the tier, 1 to %d)", req->sku,
 					     s->count, AJ_SKU_FAMILY_SIZES);
 		return aj_errors_add(err, &w, "\"%s\": no Singularity instance family matches",
-				     req->sku);
+				     asked(req));
 	}
 	return 0;
 }
@@ -470,7 +492,7 @@ static int no_vc_error(const struct sel *s, const struct aj_vc_choice *out,
 	int r;
 
 	aj_buf_addf(&b, "no virtual cluster has %s quota for %d x \"%s\"",
-		    tier_names[s->tier], s->req->nodes, s->req->sku);
+		    tier_names[s->tier], s->req->nodes, asked(s->req));
 	if (s->tier != AJ_TIER_BASIC)
 		aj_buf_addstr(&b, " (or a lower tier)");
 	if (!out->others_nr)

@@ -94,6 +94,13 @@ struct aj_vc_request {
 	const char *subscription;    /* filters; NULL or "": any */
 	const char *resource_group;
 	const char *vc;              /* explicit VC name; NULL or "": choose */
+	/*
+	 * Instead of sku (then NULL): the instance types a sing body lists
+	 * ("Singularity.ND96amrs_A100_v4"), each standing for its own family
+	 * as a direct instance name does.
+	 */
+	const char *const *instance_types;
+	size_t instance_types_nr;
 };
 
 struct aj_vc_candidate {

@@ -587,3 +587,57 @@ out:
 	aj_free(order);
 	return rc;
 }
+
+/* " (3 running, 1 unusable)": what the nodes that are not free do */
+static void busy_nodes(const struct aj_fit_compute *c, char *out, size_t size)
+{
+	const long n[] = { c->running, c->preparing, c->unusable, c->leaving, c->preempted };
+	static const char *const what[] = { "running", "preparing", "unusable", "leaving",
+					    "preempted" };
+	size_t i, len = 0;
+	int w;
+
+	out[0] = '\0';
+	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		if (n[i] <= 0 || len >= size)
+			continue;
+		w = snprintf(out + len, size - len, "%s%ld %s", len ? ", " : " (", n[i], what[i]);
+		len = w < 0 ? size : len + (size_t)w;
+	}
+	if (len && len + 1 < size)
+		snprintf(out + len, size - len, ")");
+}
+
+void aj_fit_compute(const struct aj_fit_compute *c, long instances, struct aj_fit_result *out)
+{
+	char busy_text[96];
+	long busy, free_nodes;
+
+	if (!c->type || strcmp(c->type, "AmlCompute")) {
+		out->state = AJ_PLACE_UNKNOWN;
+		snprintf(out->reason, sizeof(out->reason),
+			 "compute %s is %s %s: only an AmlCompute's free nodes are read", c->name,
+			 c->type ? "a" : "of no", c->type ? c->type : "type");
+		return;
+	}
+	if (c->state && strcmp(c->state, "Succeeded")) {
+		out->state = AJ_PLACE_FULL;
+		snprintf(out->reason, sizeof(out->reason), "compute %s is %s", c->name, c->state);
+		return;
+	}
+	/* allocated nodes doing something; an idle one takes a job at once */
+	busy = c->current > c->idle ? c->current - c->idle : 0;
+	free_nodes = c->max > busy ? c->max - busy : 0;
+	if (instances < 1)
+		instances = 1;
+	out->state = free_nodes >= instances ? AJ_PLACE_FITS : AJ_PLACE_FULL;
+	if (out->state == AJ_PLACE_FITS) {
+		snprintf(out->reason, sizeof(out->reason), "compute %s: %ld of %ld nodes free",
+			 c->name, free_nodes, c->max);
+		return;
+	}
+	busy_nodes(c, busy_text, sizeof(busy_text));
+	snprintf(out->reason, sizeof(out->reason),
+		 "compute %s: %ld of %ld nodes free%s, the job needs %ld", c->name, free_nodes,
+		 c->max, busy_text, instances);
+}

@@ -19,6 +19,13 @@
  * FULL from packing means "not by first fit", which is what a scheduler
  * that binds pods one by one finds too.
  *
+ * An Azure ML compute (AmlCompute) is read as ARM returns it: it may
+ * grow to scaleSettings.maxNodeCount nodes, has currentNodeCount now, and
+ * nodeStateCounts says what those do. A node is free when it is idle or
+ * not yet allocated: free = max - current + idle (running, preparing,
+ * unusable, leaving and preempted nodes are not). A job takes one node per
+ * instance.
+ *
  * Units: cpu in millicores, memory and other byte sizes in bytes, GPUs and
  * pods as counts. -1 is "not limited" in a capability or quota, "not
  * asked" in a request.
@@ -132,8 +139,18 @@ struct aj_fit_cluster_queue {
 	size_t flavors_nr;
 };
 
+/* An Azure ML compute's node counts (properties.properties of its resource). */
+struct aj_fit_compute {
+	const char *name;
+	const char *type;         /* properties.computeType: "AmlCompute", "Kubernetes", ... */
+	const char *state;        /* properties.provisioningState; NULL: Succeeded */
+	long max;                 /* scaleSettings.maxNodeCount */
+	long current;             /* currentNodeCount */
+	long idle, running, preparing, unusable, leaving, preempted;   /* nodeStateCounts */
+};
+
 struct aj_fit_result {
-	enum aj_place_state state;     /* AJ_PLACE_FITS or AJ_PLACE_FULL */
+	enum aj_place_state state;     /* AJ_PLACE_FITS or AJ_PLACE_FULL (a compute: UNKNOWN too) */
 	char reason[AJ_PLACE_REASON_MAX];
 };
 
@@ -164,6 +181,15 @@ void aj_fit_cluster_queue(const struct aj_fit_cluster_queue *cq, const struct aj
  */
 int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct aj_fit_ask *ask,
 		 struct aj_fit_result *out);
+
+/*
+ * Do `instances` nodes of the compute start the job now? FITS "compute
+ * gpu-cluster: 6 of 8 nodes free", FULL "compute gpu-cluster: 2 of 8
+ * nodes free, the job needs 4" (or its provisioning state when not
+ * Succeeded), UNKNOWN for a compute that is no AmlCompute (its free nodes
+ * are not counted).
+ */
+void aj_fit_compute(const struct aj_fit_compute *c, long instances, struct aj_fit_result *out);
 
 /* The job's total request of r over all its pods (0 when not asked). */
 long long aj_fit_ask_total(const struct aj_fit_ask *ask, enum aj_fit_res r);

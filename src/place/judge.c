@@ -6,6 +6,14 @@
 #include "core/buf.h"
 #include "core/error.h"
 
+/* Does a job sent to workspace_name (NULL or "": the default) go elsewhere than the views read? */
+static int other_workspace(const struct aj_views *v, const char *workspace_name)
+{
+	const char *read = v->azure.workspace ? strrchr(v->azure.workspace, '/') : NULL;
+
+	return read && workspace_name && *workspace_name && strcmp(read + 1, workspace_name);
+}
+
 /* One valid candidate's state: its objects built, its ask judged. 0 / -1. */
 static int judge_one(const struct aj_views *v, const struct aj_pipeline *pl,
 		     const struct aj_build_ctx *ctx, struct aj_place_row *row, struct aj_errors *err)
@@ -18,9 +26,10 @@ static int judge_one(const struct aj_views *v, const struct aj_pipeline *pl,
 	int r, rc = 0;
 
 	row->state = AJ_PLACE_UNKNOWN;
-	if (pl->backend->target != AJ_TARGET_CLUSTER) {
+	if (pl->backend->target == AJ_TARGET_AZURE && other_workspace(v, pl->spec.target.workspace_name)) {
 		snprintf(row->reason, sizeof(row->reason),
-			 "no Azure capacity is read for placement");
+			 "workspace %s is not read for placement (only the default workspace)",
+			 pl->spec.target.workspace_name);
 		return 0;
 	}
 	if (aj_pipeline_build(pl, ctx, &objects, &problems)) {

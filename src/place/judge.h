@@ -3,9 +3,10 @@
  * the rows that rank.h orders, the same for the controller and `aj place`.
  *
  * A valid candidate's objects are built as its runner would build them
- * and the ask read from the first (views.h); a candidate whose objects go
- * outside the cluster (Azure) is UNKNOWN: no Azure capacity is read for
- * placement yet. A candidate left out when it was loaded, or that the
+ * and the ask read from the first (views.h), an Azure one's from the job
+ * body (its compute's free nodes or a VC's quota; UNKNOWN when the views
+ * hold no Azure part, or its target names a workspace other than the one
+ * whose computes were read). A candidate left out when it was loaded, or that the
  * caller does not serve, is EXCLUDED with its reason. Each row gets the
  * expected wait of its band from the history (waits.h; -1 with none).
  *

@@ -3,8 +3,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
+#include "core/error.h"
 #include "core/json.h"
 #include "core/strmap.h"
 
@@ -15,36 +18,54 @@ void aj_views_init(struct aj_views *v)
 	memset(v, 0, sizeof(*v));
 }
 
-void aj_views_release(struct aj_views *v)
+static void owned_release(struct aj_views_owned *o)
 {
 	size_t i;
 
-	for (i = 0; i < v->owned_nr; i++)
-		aj_free(v->owned[i]);
-	aj_free(v->owned);
+	for (i = 0; i < o->nr; i++)
+		aj_free(o->items[i]);
+	aj_free(o->items);
+	memset(o, 0, sizeof(*o));
+}
+
+void aj_views_azure_release(struct aj_views_azure *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->vcs_nr; i++)
+		aj_vc_release(&a->vcs[i]);
+	aj_free(a->vcs);
+	owned_release(&a->owned);
+	memset(a, 0, sizeof(*a));
+}
+
+void aj_views_release(struct aj_views *v)
+{
+	aj_views_azure_release(&v->azure);
+	owned_release(&v->owned);
 	aj_views_init(v);
 }
 
-/* p, now the snapshot's to free; NULL (p freed) when it cannot be kept */
-static void *keep(struct aj_views *v, void *p)
+/* p, now o's to free; NULL (p freed) when it cannot be kept */
+static void *keep_in(struct aj_views_owned *o, void *p)
 {
-	if (!p || AJ_GROW(v->owned, v->owned_nr + 1, v->owned_alloc)) {
+	if (!p || AJ_GROW(o->items, o->nr + 1, o->alloc)) {
 		aj_free(p);
 		return NULL;
 	}
-	v->owned[v->owned_nr++] = p;
+	o->items[o->nr++] = p;
 	return p;
 }
 
 static void *vcalloc(struct aj_views *v, size_t n, size_t size)
 {
-	return keep(v, aj_calloc(n ? n : 1, size));
+	return keep_in(&v->owned, aj_calloc(n ? n : 1, size));
 }
 
 /* a copy of s ("" for NULL), kept */
 static char *vstr(struct aj_views *v, const char *s)
 {
-	return keep(v, aj_strdup(s ? s : ""));
+	return keep_in(&v->owned, aj_strdup(s ? s : ""));
 }
 
 /* A quantity as the API writes it: a string, or a bare number. */
@@ -372,6 +393,7 @@ void aj_views_ask_release(struct aj_views_ask *a)
 	aj_free(a->tasks);
 	aj_free(a->selector);
 	aj_free(a->tolerations);
+	aj_free(a->instance_types);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -413,6 +435,80 @@ static long count_of(const cJSON *n, long dflt)
 	       (long)n->valuedouble : dflt;
 }
 
+/* --- Azure --- */
+
+int aj_views_set_computes(struct aj_views_azure *a, const char *workspace, const cJSON *computes)
+{
+	const cJSON *e;
+	size_t n = 0;
+
+	a->workspace = keep_in(&a->owned, aj_strdup(workspace ? workspace : ""));
+	a->computes = keep_in(&a->owned, aj_calloc((size_t)cJSON_GetArraySize(computes) + 1,
+						   sizeof(*a->computes)));
+	if (!a->workspace || !a->computes)
+		return -1;
+	cJSON_ArrayForEach(e, computes) {
+		const cJSON *props = aj_json_get(e, "properties");
+		const cJSON *pp = aj_json_get(props, "properties");
+		const cJSON *counts = aj_json_get(pp, "nodeStateCounts");
+		const char *type = aj_json_str(props, "computeType");
+		const char *state = aj_json_str(props, "provisioningState");
+		struct aj_fit_compute *c = &a->computes[n];
+
+		if (!aj_json_str(e, "name"))
+			continue;
+		if (!(c->name = keep_in(&a->owned, aj_strdup(aj_json_str(e, "name")))) ||
+		    (type && !(c->type = keep_in(&a->owned, aj_strdup(type)))) ||
+		    (state && !(c->state = keep_in(&a->owned, aj_strdup(state)))))
+			return -1;
+		c->max = count_of(aj_json_get(aj_json_get(pp, "scaleSettings"), "maxNodeCount"), 0);
+		c->current = count_of(aj_json_get(pp, "currentNodeCount"), 0);
+		c->idle = count_of(aj_json_get(counts, "idleNodeCount"), 0);
+		c->running = count_of(aj_json_get(counts, "runningNodeCount"), 0);
+		c->preparing = count_of(aj_json_get(counts, "preparingNodeCount"), 0);
+		c->unusable = count_of(aj_json_get(counts, "unusableNodeCount"), 0);
+		c->leaving = count_of(aj_json_get(counts, "leavingNodeCount"), 0);
+		c->preempted = count_of(aj_json_get(counts, "preemptedNodeCount"), 0);
+		n++;
+	}
+	a->computes_nr = n;
+	return 0;
+}
+
+void aj_views_set_vcs(struct aj_views_azure *a, struct aj_vc *vcs, size_t nr)
+{
+	a->vcs = vcs;
+	a->vcs_nr = nr;
+}
+
+/* An Azure ML command job's ask from its properties. 1 / -1 (OOM). */
+static int ask_azure(const cJSON *props, struct aj_views_ask *a)
+{
+	const cJSON *res = aj_json_get(props, "resources");
+	const cJSON *sc = aj_json_get(aj_json_get(res, "properties"), "AISuperComputer");
+	const cJSON *types = aj_json_get(sc, "instanceTypes"), *t;
+
+	a->azure = 1;
+	a->compute = aj_json_str(props, "computeId");
+	a->instances = count_of(aj_json_get(res, "instanceCount"), 1);
+	if (a->instances < 1)
+		a->instances = 1;
+	if (!sc)
+		return 1;
+	a->supercomputer = 1;
+	a->tier = aj_json_str(sc, "slaTier");
+	a->vc = aj_json_str(sc, "VirtualClusterArmId");
+	a->instance_types = aj_calloc((size_t)cJSON_GetArraySize(types) + 1,
+				      sizeof(*a->instance_types));
+	if (!a->instance_types)
+		return -1;
+	cJSON_ArrayForEach(t, types) {
+		if (cJSON_IsString(t))
+			a->instance_types[a->instance_types_nr++] = t->valuestring;
+	}
+	return 1;
+}
+
 int aj_views_ask_read(const cJSON *obj, struct aj_views_ask *a)
 {
 	const char *api = aj_json_str(obj, "apiVersion"), *kind = aj_json_str(obj, "kind");
@@ -421,6 +517,9 @@ int aj_views_ask_read(const cJSON *obj, struct aj_views_ask *a)
 	size_t n = 0;
 
 	memset(a, 0, sizeof(*a));
+	if (!api && aj_json_str(aj_json_get(obj, "properties"), "jobType") &&
+	    !strcmp(aj_json_str(aj_json_get(obj, "properties"), "jobType"), "Command"))
+		return ask_azure(aj_json_get(obj, "properties"), a);
 	if (!api || !kind || strcmp(kind, "Job"))
 		return 0;
 	if (!strncmp(api, "batch.volcano.sh/", 17)) {
@@ -538,10 +637,126 @@ static int gate(const struct aj_views *v, const struct aj_views_ask *a, const ch
 	return out->state != AJ_PLACE_FITS;
 }
 
+/* "/subscriptions/S/resourceGroups/R/.../NAME" into its parts (bounded). 0 / -1. */
+static int arm_id_parts(const char *id, char sub[128], char rg[128], char name[128])
+{
+	const char *s, *g, *n;
+
+	if (strncasecmp(id, "/subscriptions/", 15))
+		return -1;
+	s = id + 15;
+	g = strchr(s, '/');
+	if (!g || strncasecmp(g, "/resourceGroups/", 16) || !(n = strrchr(id, '/')) || !n[1])
+		return -1;
+	snprintf(sub, 128, "%.*s", (int)(g - s), s);
+	snprintf(rg, 128, "%.*s", (int)strcspn(g + 16, "/"), g + 16);
+	snprintf(name, 128, "%s", n + 1);
+	return 0;
+}
+
+/* A VC among those ns may use with quota for the job. 0 / -1 (OOM). */
+static int fit_vc(const struct aj_views_azure *az, const struct aj_views_ask *a, const char *ns,
+		  struct aj_fit_result *out)
+{
+	struct aj_errors problems = AJ_ERRORS_INIT;
+	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_vc_request req;
+	struct aj_vc_choice choice;
+	struct aj_vc *mine;
+	char sub[128], rg[128], name[128];
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (az->vcs_why[0]) {
+		unknown(out, "virtual clusters", az->vcs_why);
+		return 0;
+	}
+	if (!(mine = aj_calloc(az->vcs_nr + 1, sizeof(*mine))))
+		return -1;
+	/* the namespace's VCs, borrowed as they are (the choice only reads them) */
+	for (i = 0; i < az->vcs_nr; i++)
+		if (!az->vc_allowed || az->vc_allowed(az->vc_allowed_ctx, ns, &az->vcs[i]))
+			mine[n++] = az->vcs[i];
+	memset(&req, 0, sizeof(req));
+	req.nodes = a->instances > 100000 ? 100000 : (int)a->instances;
+	req.tier = a->tier;
+	req.instance_types = a->instance_types;
+	req.instance_types_nr = a->instance_types_nr;
+	if (a->vc && !arm_id_parts(a->vc, sub, rg, name)) {
+		req.subscription = sub;
+		req.resource_group = rg;
+		req.vc = name;
+	}
+	if (!aj_vc_select(&req, mine, n, &choice, &problems)) {
+		const struct aj_vc_candidate *c = &choice.chosen;
+
+		out->state = AJ_PLACE_FITS;
+		snprintf(out->reason, sizeof(out->reason),
+			 "virtual cluster %s/%s/%s: %s quota for %d x %s (%ld units), %ld left",
+			 c->vc->subscription, c->vc->resource_group, c->vc->name,
+			 aj_tier_name(c->tier), req.nodes, c->instance_type, c->units, c->remaining);
+	} else if (problems.oom || aj_errors_format_line(&problems, &text)) {
+		rc = -1;
+	} else {
+		out->state = AJ_PLACE_FULL;
+		snprintf(out->reason, sizeof(out->reason), "%s", aj_buf_cstr(&text));
+	}
+	aj_vc_choice_release(&choice);
+	aj_errors_release(&problems);
+	aj_buf_release(&text);
+	aj_free(mine);
+	return rc;
+}
+
+/* The compute's free nodes, or a VC's quota. 0 / -1 (OOM). */
+static int fit_azure(const struct aj_views_azure *az, const struct aj_views_ask *a, const char *ns,
+		     struct aj_fit_result *out)
+{
+	const char *name = a->compute, *ws;
+	size_t i, len;
+
+	out->state = AJ_PLACE_UNKNOWN;
+	if (!az->read) {
+		snprintf(out->reason, sizeof(out->reason), "no Azure capacity is read for placement");
+		return 0;
+	}
+	if (a->supercomputer)
+		return fit_vc(az, a, ns, out);
+	if (az->computes_why[0]) {
+		unknown(out, "Azure ML computes", az->computes_why);
+		return 0;
+	}
+	ws = strrchr(az->workspace, '/') ? strrchr(az->workspace, '/') + 1 : az->workspace;
+	if (!name) {
+		snprintf(out->reason, sizeof(out->reason), "the job names no compute");
+		return 0;
+	}
+	if (strchr(name, '/')) {
+		/* an ARM id: in the workspace read, or not judged */
+		len = strlen(az->workspace);
+		if (strncasecmp(name, az->workspace, len) || strncasecmp(name + len, "/computes/", 10)) {
+			snprintf(out->reason, sizeof(out->reason),
+				 "compute %s is not in workspace %s, whose computes are read", name, ws);
+			return 0;
+		}
+		name += len + 10;
+	}
+	for (i = 0; i < az->computes_nr; i++)
+		if (!strcmp(az->computes[i].name, name)) {
+			aj_fit_compute(&az->computes[i], a->instances, out);
+			return 0;
+		}
+	snprintf(out->reason, sizeof(out->reason), "compute %s not found in workspace %s", name, ws);
+	return 0;
+}
+
 int aj_views_fit(const struct aj_views *v, const struct aj_views_ask *a, const char *ns,
 		 struct aj_fit_result *out)
 {
 	struct aj_fit_result g, n;
+
+	if (a->azure)
+		return fit_azure(&v->azure, a, ns, out);
 
 	if (gate(v, a, ns, &g)) {
 		*out = g;

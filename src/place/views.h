@@ -20,9 +20,22 @@
  * first): a heterogeneous job whose tasks select other nodes is judged by
  * that one.
  *
+ * The Azure part (place/read/azure.h fills it) holds one workspace's
+ * computes (their node counts, fit.h) and the virtual clusters the
+ * identity sees with their quotas (azure/vcselect.h). An Azure ML command
+ * job body (what the aml and sing builders make) asks either for
+ * resources.instanceCount nodes of the compute its computeId names, or,
+ * with resources.properties.AISuperComputer, for instanceCount instances
+ * of one of its instanceTypes in a VC (its VirtualClusterArmId, else any)
+ * at its slaTier or a lower one: the VC is chosen as the forwarder
+ * chooses it, among the VCs the job's namespace may use. The Azure part is
+ * owned apart from the rest, so that it can be kept across reads of the
+ * cluster (it is read less often).
+ *
  * Ownership: struct aj_views owns every string and array it points to
- * (aj_views_release); struct aj_views_ask owns its arrays and borrows its
- * strings from the object it was read from. Pure: no I/O, no clock.
+ * (aj_views_release), its Azure part included; struct aj_views_ask owns
+ * its arrays and borrows its strings from the object it was read from.
+ * Pure: no I/O, no clock.
  */
 #ifndef AJ_PLACE_VIEWS_H
 #define AJ_PLACE_VIEWS_H
@@ -31,6 +44,7 @@
 
 #include <stddef.h>
 
+#include "azure/vcselect.h"
 #include "place/fit.h"
 
 #define AJ_VIEWS_WHY_MAX 160
@@ -39,6 +53,28 @@ struct aj_views_local_queue {
 	char *ns;
 	char *name;
 	char *cluster_queue;
+};
+
+/* Allocations freed together. */
+struct aj_views_owned {
+	void **items;
+	size_t nr, alloc;
+};
+
+struct aj_views_azure {
+	int read;                    /* 0: not read (an Azure candidate is UNKNOWN) */
+	const char *workspace;       /* the ARM id of the workspace whose computes these are */
+	struct aj_fit_compute *computes;
+	size_t computes_nr;
+	struct aj_vc *vcs;
+	size_t vcs_nr;
+	/* why a part is unknown ("" when it was read) */
+	char computes_why[AJ_VIEWS_WHY_MAX];
+	char vcs_why[AJ_VIEWS_WHY_MAX];
+	/* may namespace ns use vc? NULL: every namespace every VC */
+	int (*vc_allowed)(const void *ctx, const char *ns, const struct aj_vc *vc);
+	const void *vc_allowed_ctx;
+	struct aj_views_owned owned;   /* computes and their strings (vcs apart) */
 };
 
 struct aj_views {
@@ -54,9 +90,9 @@ struct aj_views {
 	char nodes_why[AJ_VIEWS_WHY_MAX];
 	char queues_why[AJ_VIEWS_WHY_MAX];
 	char kueue_why[AJ_VIEWS_WHY_MAX];
-	/* every allocation above, freed by aj_views_release */
-	void **owned;
-	size_t owned_nr, owned_alloc;
+	struct aj_views_azure azure;
+	/* every allocation above but the Azure part's, freed by aj_views_release */
+	struct aj_views_owned owned;
 };
 
 void aj_views_init(struct aj_views *v);
@@ -74,6 +110,16 @@ int aj_views_set_queues(struct aj_views *v, const cJSON *queues);
 int aj_views_set_kueue(struct aj_views *v, const cJSON *cqs, const cJSON *lqs,
 		       const cJSON *flavors);
 
+/* Release the Azure part only (to read it again). */
+void aj_views_azure_release(struct aj_views_azure *a);
+/*
+ * The computes of workspace (its ARM id) from the resources of its
+ * computes list (an array, as ARM's value). 0 / -1 (OOM).
+ */
+int aj_views_set_computes(struct aj_views_azure *a, const char *workspace, const cJSON *computes);
+/* The VCs with their quotas: taken (released with the views). */
+void aj_views_set_vcs(struct aj_views_azure *a, struct aj_vc *vcs, size_t nr);
+
 /* A job's ask, read from its built object. */
 struct aj_views_ask {
 	struct aj_fit_ask ask;
@@ -82,6 +128,15 @@ struct aj_views_ask {
 	struct aj_fit_toleration *tolerations;
 	const char *volcano_queue;   /* a Volcano Job's spec.queue, or NULL */
 	const char *local_queue;     /* a batch/v1 Job's Kueue LocalQueue, or NULL */
+	/* an Azure ML command job */
+	int azure;
+	const char *compute;         /* computeId: a compute's name or ARM id; NULL: none */
+	long instances;              /* resources.instanceCount (1 when not said) */
+	int supercomputer;           /* AISuperComputer: a VC's quota decides */
+	const char **instance_types; /* its instanceTypes */
+	size_t instance_types_nr;
+	const char *tier;            /* its slaTier; NULL: Premium */
+	const char *vc;              /* its VirtualClusterArmId; NULL: any VC */
 };
 
 /*
@@ -96,7 +151,11 @@ void aj_views_ask_release(struct aj_views_ask *a);
  * Can the job (asked as a, its object in namespace ns) start now: the
  * queue or ClusterQueue gate first, then the nodes. FITS and FULL as
  * fit.h says them (both reasons joined by "; " when it fits), UNKNOWN with
- * the part that could not be read. 0 / -1 (OOM).
+ * the part that could not be read. An Azure ask: its compute's free nodes
+ * (UNKNOWN when the compute is not in the workspace read), or a VC with
+ * the quota ("virtual cluster S/RG/V: Premium quota for 2 x
+ * ND96amrs_A100_v4, 16 units, 48 left") else FULL with each VC's
+ * shortfall. 0 / -1 (OOM).
  */
 int aj_views_fit(const struct aj_views *v, const struct aj_views_ask *a, const char *ns,
 		 struct aj_fit_result *out);

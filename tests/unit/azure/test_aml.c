@@ -463,7 +463,7 @@ static void discover_and_select(void **state)
 	struct aj_errors e = AJ_ERRORS_INIT;
 	struct aj_strlist subs = AJ_STRLIST_INIT;
 	struct aj_vc *vcs = NULL;
-	struct aj_vc_request req = { "G8", 2, 0, "Standard", NULL, NULL, NULL };
+	struct aj_vc_request req = { "G8", 2, 0, "Standard", NULL, NULL, NULL, NULL, 0 };
 	struct aj_vc_choice c;
 	size_t nr = 0, i;
 

@@ -62,7 +62,7 @@ static void world_release(struct world *w)
 
 static struct aj_vc_request request(const char *sku, int nodes, const char *tier)
 {
-	struct aj_vc_request r = { sku, nodes, 0, tier, NULL, NULL, NULL };
+	struct aj_vc_request r = { sku, nodes, 0, tier, NULL, NULL, NULL, NULL, 0 };
 
 	return r;
 }

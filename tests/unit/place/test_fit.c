@@ -417,6 +417,51 @@ static void nodes_out_of_memory(void **state)
 	aj_test_fit_check(&out, AJ_PLACE_FITS, "1 pod fits on 1 of 1 matching nodes", "oom");
 }
 
+/* An Azure ML compute's free nodes: the ones not allocated plus the idle ones. */
+static void compute_free_nodes(void **state)
+{
+	static const struct {
+		struct aj_fit_compute c;
+		long instances;
+		int want;
+		const char *reason;
+	} cases[] = {
+		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 2, 0, 2, 0, 0, 0, 0 }, 4,
+		  AJ_PLACE_FITS, "compute gpu-cluster: 6 of 8 nodes free" },
+		/* idle nodes take a job at once */
+		{ { "gpu-cluster", "AmlCompute", NULL, 8, 8, 3, 5, 0, 0, 0, 0 }, 3,
+		  AJ_PLACE_FITS, "compute gpu-cluster: 3 of 8 nodes free" },
+		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 8, 0, 5, 2, 1, 0, 0 }, 1,
+		  AJ_PLACE_FULL,
+		  "compute gpu-cluster: 0 of 8 nodes free (5 running, 2 preparing, 1 unusable), "
+		  "the job needs 1" },
+		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 6, 0, 4, 0, 0, 1, 1 }, 4,
+		  AJ_PLACE_FULL,
+		  "compute gpu-cluster: 2 of 8 nodes free (4 running, 1 leaving, 1 preempted), "
+		  "the job needs 4" },
+		/* a compute shrunk below what it runs */
+		{ { "small", "AmlCompute", "Succeeded", 2, 4, 0, 4, 0, 0, 0, 0 }, 1,
+		  AJ_PLACE_FULL, "compute small: 0 of 2 nodes free (4 running), the job needs 1" },
+		/* no instance count said: one node */
+		{ { "small", "AmlCompute", "Succeeded", 1, 0, 0, 0, 0, 0, 0, 0 }, 0,
+		  AJ_PLACE_FITS, "compute small: 1 of 1 nodes free" },
+		{ { "gpu-cluster", "AmlCompute", "Deleting", 8, 0, 0, 0, 0, 0, 0, 0 }, 1,
+		  AJ_PLACE_FULL, "compute gpu-cluster is Deleting" },
+		{ { "k8s", "Kubernetes", "Succeeded", 0, 0, 0, 0, 0, 0, 0, 0 }, 1, AJ_PLACE_UNKNOWN,
+		  "compute k8s is a Kubernetes: only an AmlCompute's free nodes are read" },
+		{ { "odd", NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0 }, 1, AJ_PLACE_UNKNOWN,
+		  "compute odd is of no type: only an AmlCompute's free nodes are read" },
+	};
+	struct aj_fit_result out;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		aj_fit_compute(&cases[i].c, cases[i].instances, &out);
+		aj_test_fit_check(&out, cases[i].want, cases[i].reason, cases[i].reason);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +472,7 @@ int main(void)
 		cmocka_unit_test(nodes_first_fit_decreasing),
 		cmocka_unit_test(nodes_pod_slots),
 		cmocka_unit_test(nodes_out_of_memory),
+		cmocka_unit_test(compute_free_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

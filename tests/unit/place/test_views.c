@@ -17,7 +17,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
+#include "core/error.h"
 #include "place/views.h"
+
+#define WS "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.MachineLearningServices/workspaces/ws"
 
 #define A100 "\"nvidia.com/gpu.product\": \"A100-SXM4-80GB\""
 #define GPU_TAINT "\"taints\": [{\"key\": \"nvidia.com/gpu\", \"value\": \"present\", \"effect\": \"NoSchedule\"}]"
@@ -226,12 +230,165 @@ static void kueue_candidate(void **state)
 	cJSON_Delete(other);
 }
 
+/* A workspace's computes as ARM lists them (value[]). */
+static const char computes_json[] =
+	"[{\"id\": \"" WS "/computes/gpu-cluster\", \"name\": \"gpu-cluster\","
+	" \"properties\": {\"computeType\": \"AmlCompute\", \"provisioningState\": \"Succeeded\","
+	" \"properties\": {\"vmSize\": \"STANDARD_ND96AMSR_A100_V4\","
+	" \"scaleSettings\": {\"maxNodeCount\": 8, \"minNodeCount\": 0},"
+	" \"currentNodeCount\": 3, \"nodeStateCounts\": {\"idleNodeCount\": 1, \"runningNodeCount\": 2,"
+	" \"preparingNodeCount\": 0, \"unusableNodeCount\": 0, \"leavingNodeCount\": 0,"
+	" \"preemptedNodeCount\": 0}}}},"
+	"{\"name\": \"cpu-cluster\", \"properties\": {\"computeType\": \"AmlCompute\","
+	" \"properties\": {\"scaleSettings\": {\"maxNodeCount\": 2}, \"currentNodeCount\": 2,"
+	" \"nodeStateCounts\": {\"runningNodeCount\": 2}}}},"
+	"{\"properties\": {\"computeType\": \"AmlCompute\"}}]";
+
+/* what the aml builder makes: computeId the compute's name, instanceCount the nodes */
+static const char aml_job[] =
+	"{\"properties\": {\"jobType\": \"Command\", \"computeId\": \"gpu-cluster\","
+	" \"resources\": {\"instanceCount\": 4}}}";
+
+/* what the sing builder makes, its VC left to choose */
+static const char sing_job[] =
+	"{\"properties\": {\"jobType\": \"Command\", \"resources\": {\"instanceCount\": 2,"
+	" \"instanceType\": \"Singularity.ND96amrs_A100_v4\", \"properties\": {\"AISuperComputer\":"
+	" {\"instanceType\": \"Singularity.ND96amrs_A100_v4\", \"instanceTypes\":"
+	" [\"Singularity.ND96amrs_A100_v4\"], \"instanceCount\": 2, \"slaTier\": \"Premium\"}}}}}";
+
+static struct aj_vc *add_vc(struct aj_vc *vcs, size_t *nr, const char *name, const char *quotas)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	cJSON *res = parse(quotas);
+	struct aj_vc *vc = &vcs[(*nr)++];
+
+	aj_vc_init(vc);
+	assert_int_equal(aj_vc_set(vc, "s1", "rg", name), 0);
+	assert_int_equal(aj_vc_read_quotas(vc, res, &err), 0);
+	cJSON_Delete(res);
+	aj_errors_release(&err);
+	return vc;
+}
+
+static int only_vc_b(const void *ctx, const char *ns, const struct aj_vc *vc)
+{
+	(void)ctx;
+	return strcmp(ns, "research") || !strcmp(vc->name, "vc-b");
+}
+
+#define QUOTA(tier, limit, used) \
+	"{\"properties\": {\"managed\": {\"quotas\": {\"eastus\": {\"limits\": [{\"id\": " \
+	"\"ND_A100_v4\", \"slaTier\": \"" tier "\", \"limit\": " limit ", \"used\": " used "}]}}}}}"
+
+/* Azure ML: a compute's free nodes; Singularity: a VC's quota; and either unread. */
+static void azure_candidate(void **state)
+{
+	cJSON *computes = parse(computes_json), *aml = parse(aml_job), *sing = parse(sing_job);
+	struct aj_vc *vcs = aj_calloc(3, sizeof(*vcs));
+	struct aj_views v;
+	struct aj_views_ask a;
+	struct aj_fit_result out;
+	size_t nr = 0;
+
+	(void)state;
+	assert_non_null(vcs);
+	aj_views_init(&v);
+	/* nothing read: the CLI before it reads Azure */
+	assert_int_equal(aj_views_ask_read(aml, &a), 1);
+	assert_true(a.azure);
+	assert_string_equal(a.compute, "gpu-cluster");
+	assert_int_equal(a.instances, 4);
+	assert_false(a.supercomputer);
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_UNKNOWN, "no Azure capacity is read for placement", "unread");
+	v.azure.read = 1;
+	assert_int_equal(aj_views_set_computes(&v.azure, WS, computes), 0);
+	assert_int_equal(v.azure.computes_nr, 2);
+	/* 8 nodes at most, 3 allocated of which 1 idle: 6 free */
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "compute gpu-cluster: 6 of 8 nodes free", "free");
+	a.instances = 7;
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FULL,
+			  "compute gpu-cluster: 6 of 8 nodes free (2 running), the job needs 7", "full");
+	a.compute = WS "/computes/cpu-cluster";
+	a.instances = 1;
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FULL,
+			  "compute cpu-cluster: 0 of 2 nodes free (2 running), the job needs 1", "by id");
+	a.compute = "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.MachineLearningServices/"
+		    "workspaces/other/computes/gpu-cluster";
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_UNKNOWN, "compute /subscriptions/s1/resourceGroups/rg/providers/"
+			  "Microsoft.MachineLearningServices/workspaces/other/computes/gpu-cluster is not "
+			  "in workspace ws, whose computes are read", "other workspace");
+	a.compute = "gone";
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_UNKNOWN, "compute gone not found in workspace ws", "404");
+	snprintf(v.azure.computes_why, sizeof(v.azure.computes_why),
+		 "Azure is unreachable: Could not connect to server");
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_UNKNOWN,
+			  "Azure ML computes unknown: Azure is unreachable: Could not connect to server",
+			  "unreachable");
+	aj_views_ask_release(&a);
+
+	/* Singularity: 2 x 8 A100 GPUs of Premium quota */
+	add_vc(vcs, &nr, "vc-a", QUOTA("Premium", "64", "56"));
+	add_vc(vcs, &nr, "vc-b", QUOTA("Premium", "64", "16"));
+	add_vc(vcs, &nr, "vc-c", QUOTA("Standard", "512", "0"));
+	aj_views_set_vcs(&v.azure, vcs, nr);
+	assert_int_equal(aj_views_ask_read(sing, &a), 1);
+	assert_true(a.supercomputer);
+	assert_int_equal(a.instances, 2);
+	assert_int_equal(a.instance_types_nr, 1);
+	assert_string_equal(a.tier, "Premium");
+	assert_null(a.vc);
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "virtual cluster s1/rg/vc-b: Premium quota for 2 x "
+			  "ND96amrs_A100_v4 (16 units), 32 left", "vc quota");
+	/* named VC without the quota: its shortfall */
+	a.vc = "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.MachineLearningServices/"
+	       "virtualclusters/vc-a";
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "config.target: no virtual cluster has Premium quota "
+			  "for 2 x \"Singularity.ND96amrs_A100_v4\" (or a lower tier): s1/rg/vc-a: "
+			  "ND_A100_v4 Premium: 8 free, 16 needed", "vc short");
+	/* a lower tier serves one that asks for it */
+	a.vc = NULL;
+	a.tier = "Standard";
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "virtual cluster s1/rg/vc-c: Standard quota for 2 x "
+			  "ND96amrs_A100_v4 (16 units), 496 left", "standard");
+	/* only the VCs the namespace may use */
+	a.tier = NULL;
+	a.instances = 7;
+	v.azure.vc_allowed = only_vc_b;
+	assert_int_equal(aj_views_fit(&v, &a, "research", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "config.target: no virtual cluster has Premium quota "
+			  "for 7 x \"Singularity.ND96amrs_A100_v4\" (or a lower tier): s1/rg/vc-b: "
+			  "ND_A100_v4 Premium: 48 free, 56 needed", "allowed");
+	/* vc-c's Standard quota would hold it, in a namespace that may use vc-c */
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	assert_int_equal(out.state, AJ_PLACE_FITS);
+	snprintf(v.azure.vcs_why, sizeof(v.azure.vcs_why), "listing subscriptions: 403 forbidden");
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_UNKNOWN,
+			  "virtual clusters unknown: listing subscriptions: 403 forbidden", "vcs why");
+	aj_views_ask_release(&a);
+	aj_views_release(&v);
+	cJSON_Delete(computes);
+	cJSON_Delete(aml);
+	cJSON_Delete(sing);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nodes_less_their_pods),
 		cmocka_unit_test(volcano_candidate),
 		cmocka_unit_test(kueue_candidate),
+		cmocka_unit_test(azure_candidate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
