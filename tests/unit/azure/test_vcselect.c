@@ -602,6 +602,40 @@ static void oom(void **state)
 	world_release(&w);
 }
 
+/* A sing body's instance types instead of the SKU: each its own family, the same choice. */
+static void instance_types_stand_for_families(void **state)
+{
+	static const char *const types[] = { "Singularity.ND96amrs_A100_v4",
+					     "Singularity.ND96asr_v4" };
+	struct world w = { 0 };
+	struct aj_vc_request r = request(NULL, 2, NULL);
+	struct aj_vc_choice c;
+	struct aj_vc *big;
+
+	(void)state;
+	r.instance_types = types;
+	r.instance_types_nr = 2;
+	quota(vc(&w, "s", "rg", "a100-80"), "ND_A100_v4", AJ_TIER_PREMIUM, 8, 0);
+	big = vc(&w, "s", "rg", "a100-40");
+	quota(big, "ND_A100_v4", AJ_TIER_STANDARD, 64, 0);
+	choose(&w, &r, &c);
+	assert_string_equal(c.chosen.vc->name, "a100-40");
+	assert_int_equal(c.chosen.tier, AJ_TIER_STANDARD);
+	assert_string_equal(c.chosen.instance_type, "ND96amrs_A100_v4");
+	assert_int_equal(c.chosen.units, 16);
+	why_contains(&c, "a100-80", "ND_A100_v4 Premium: 8 free, 16 needed");
+	aj_vc_choice_release(&c);
+	/* none of them a Singularity family */
+	{
+		static const char *const odd[] = { "Singularity.NoSuch_v9" };
+
+		r.instance_types = odd;
+		r.instance_types_nr = 1;
+		refuse(&w, &r, "\"Singularity.NoSuch_v9\": no Singularity instance family matches");
+	}
+	world_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +660,7 @@ int main(void)
 		cmocka_unit_test(read_quotas),
 		cmocka_unit_test(huge_quotas_stop_at_a_cap),
 		cmocka_unit_test(oom),
+		cmocka_unit_test(instance_types_stand_for_families),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

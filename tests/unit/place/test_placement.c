@@ -16,6 +16,8 @@
 
 #include "support.h"
 
+#include "azure/vcselect.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/duration.h"
 #include "core/error.h"
@@ -446,6 +448,88 @@ static void judge_rows(void **state)
 	aj_errors_release(&err);
 }
 
+/* Azure candidates judged on the bodies their builders make: the compute's nodes, a VC's quota. */
+static void judge_azure_rows(void **state)
+{
+	struct files f = { 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_build_ctx ctx = { "job", "training", NULL, NULL, NULL, 0 };
+	struct aj_place_row rows[4];
+	char where[4][AJ_PLACE_WHERE_MAX];
+	struct aj_candidates c;
+	struct aj_views v;
+	struct aj_waits w;
+	struct aj_vc *vcs = aj_calloc(1, sizeof(*vcs));
+	struct aj_vc_quota *q;
+	cJSON *computes = cJSON_Parse(
+		"[{\"name\": \"gpu-cluster\", \"properties\": {\"computeType\": \"AmlCompute\","
+		" \"properties\": {\"scaleSettings\": {\"maxNodeCount\": 8}, \"currentNodeCount\": 7,"
+		" \"nodeStateCounts\": {\"runningNodeCount\": 7}}}}]");
+
+	(void)state;
+	assert_non_null(vcs);
+	assert_non_null(computes);
+	assert_int_equal(aj_source_memory_init(&f.src, "t"), 0);
+	files_add(&f, "template/aml", "base: []\nconfig:\n  target: {service: aml, name: gpu-cluster}\n"
+		  "  environment: {image: img:1}\n  jobs: [{name: train, sku: G8}]\n");
+	files_add(&f, "template/amlother", "base: []\nconfig:\n  target: {service: aml, name: big,"
+		  " workspace_name: other}\n  environment: {image: img:1}\n  jobs: [{name: train, sku: G8}]\n");
+	files_add(&f, "template/sing", "base: []\nconfig:\n  target: {service: sing}\n"
+		  "  environment: {image: img:1}\n  jobs: [{name: train, sku: \"{nodes}x80G8-A100\"}]\n");
+	if (load_any(&f, "base: []\nconfig:\n  placement:\n"
+		     "    candidates: [aml, amlother, sing, volcano]\n", "training", &c, &err))
+		fail_msg("%s", aj_test_errors_text(&err));
+	aj_views_init(&v);
+	aj_waits_init(&w);
+	v.azure.read = 1;
+	assert_int_equal(aj_views_set_computes(&v.azure, "/subscriptions/s/resourceGroups/rg/providers/"
+					       "Microsoft.MachineLearningServices/workspaces/ws",
+					       computes), 0);
+	aj_vc_init(vcs);
+	assert_int_equal(aj_vc_set(vcs, "s", "rg", "vc-a"), 0);
+	assert_non_null(q = aj_vc_quota_row(vcs, "ND_A100_v4"));
+	q->limit[AJ_TIER_PREMIUM] = 32;
+	aj_views_set_vcs(&v.azure, vcs, 1);
+	snprintf(v.queues_why, sizeof(v.queues_why), "the CRD queues.scheduling.volcano.sh is not installed");
+	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, NULL, NULL, rows, where, &err), 0);
+	/* 2 nodes asked (the shape), 1 of 8 free */
+	assert_string_equal(rows[0].backend, "aml");
+	assert_int_equal(rows[0].state, AJ_PLACE_FULL);
+	assert_string_equal(rows[0].reason, "compute gpu-cluster: 1 of 8 nodes free (7 running), the job needs 2");
+	assert_int_equal(rows[1].state, AJ_PLACE_UNKNOWN);
+	assert_string_equal(rows[1].reason, "workspace other is not read for placement (only the default workspace)");
+	assert_int_equal(rows[2].state, AJ_PLACE_FITS);
+	assert_string_equal(rows[2].reason, "virtual cluster s/rg/vc-a: Premium quota for 2 x "
+			    "ND96amrs_A100_v4 (16 units), 16 left");
+	aj_place_rank(rows, 4);
+	assert_string_equal(rows[0].name, "template/sing");
+	assert_string_equal(rows[1].name, "template/aml");
+	assert_int_equal(aj_place_pick(rows, 4), 0);
+	/* more nodes free: the first in the user's order wins among those that fit */
+	cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(computes, 0),
+		"properties"), "properties"), "currentNodeCount")->valuedouble = 2;
+	aj_views_azure_release(&v.azure);
+	v.azure.read = 1;
+	assert_int_equal(aj_views_set_computes(&v.azure, "/subscriptions/s/resourceGroups/rg/providers/"
+					       "Microsoft.MachineLearningServices/workspaces/ws",
+					       computes), 0);
+	snprintf(v.azure.vcs_why, sizeof(v.azure.vcs_why), "Azure is unreachable");
+	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, NULL, NULL, rows, where, &err), 0);
+	aj_place_rank(rows, 4);
+	assert_string_equal(rows[0].name, "template/aml");
+	assert_string_equal(rows[0].reason, "compute gpu-cluster: 6 of 8 nodes free");
+	/* no VC read: the sing row is unknown and ranks after every known one, in the user's order */
+	assert_string_equal(rows[2].name, "template/sing");
+	assert_int_equal(rows[2].state, AJ_PLACE_UNKNOWN);
+	assert_string_equal(rows[2].reason, "virtual clusters unknown: Azure is unreachable");
+	aj_waits_release(&w);
+	aj_views_release(&v);
+	aj_candidates_release(&c);
+	files_release(&f);
+	aj_errors_release(&err);
+	cJSON_Delete(computes);
+}
+
 static void wait_history(void **state)
 {
 	struct aj_waits w;
@@ -534,6 +618,7 @@ int main(void)
 		cmocka_unit_test(ranking),
 		cmocka_unit_test(pick),
 		cmocka_unit_test(judge_rows),
+		cmocka_unit_test(judge_azure_rows),
 		cmocka_unit_test(wait_history),
 		cmocka_unit_test(failover_steps),
 	};
