@@ -610,6 +610,10 @@ static int configure_runners(struct ctl *c, struct aj_errors *err)
 		if (rn->configure &&
 		    rn->configure(c->o->runner_values[i], &env, &c->rec.runner_config[i], err))
 			return -1;
+		/* a configured runner that says where its jobs can go feeds placement */
+		if (rn->read_views && c->rec.runner_config[i])
+			aj_placer_set_azure(&c->placer, rn->read_views, c->rec.runner_config[i],
+					    rn->views_every);
 	}
 	return 0;
 }

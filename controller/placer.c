@@ -24,21 +24,44 @@ void aj_placer_release(struct aj_placer *p)
 	pthread_mutex_destroy(&p->lock);
 }
 
-/* The snapshot, read again when stale (under the lock). 0 / -1. */
+void aj_placer_set_azure(struct aj_placer *p,
+			 int (*read)(const void *config, struct aj_views_azure *out),
+			 const void *config, int every)
+{
+	p->read_azure = read;
+	p->azure_config = config;
+	p->azure_every = every;
+}
+
+static int stale(long long read_at, long long now, long long every)
+{
+	return !read_at || now - read_at >= every || now < read_at;
+}
+
+/* The snapshot, each part read again when stale (under the lock). 0 / -1. */
 static int fresh(struct aj_placer *p, struct aj_kube *k, long long now)
 {
 	struct aj_views v;
 
-	if (p->read_at && now - p->read_at < AJ_PLACER_FRESH && now >= p->read_at)
-		return 0;
-	aj_views_init(&v);
-	if (aj_views_read_cluster(k, &v)) {
-		aj_views_release(&v);
-		return -1;
+	if (stale(p->read_at, now, AJ_PLACER_FRESH)) {
+		aj_views_init(&v);
+		if (aj_views_read_cluster(k, &v)) {
+			aj_views_release(&v);
+			return -1;
+		}
+		/* the Azure part has its own pace: kept */
+		v.azure = p->views.azure;
+		memset(&p->views.azure, 0, sizeof(p->views.azure));
+		aj_views_release(&p->views);
+		p->views = v;
+		p->read_at = now;
 	}
-	aj_views_release(&p->views);
-	p->views = v;
-	p->read_at = now;
+	if (p->read_azure && stale(p->azure_read_at, now, p->azure_every)) {
+		aj_views_azure_release(&p->views.azure);
+		if (p->read_azure(p->azure_config, &p->views.azure))
+			return -1;
+		p->azure_read_at = now;
+	}
 	return 0;
 }
 

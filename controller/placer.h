@@ -5,7 +5,11 @@
  * The views are one snapshot shared by every worker: read again
  * (place/read/cluster.h), by the worker that needs them, when older than
  * AJ_PLACER_FRESH seconds (never a list per AjJob: a burst of AjJobs
- * shares one snapshot). The candidates are judged against it as
+ * shares one snapshot). The Azure part, when a runner reads one (the
+ * azure runner with a workspace: place/read/azure.h with the
+ * controller's identity), is read again on its own, when older than the
+ * runner's views_every (30 s: ARM is spared), and kept across the
+ * cluster's reads. The candidates are judged against it as
  * place/judge.h says, the same rows `aj place` prints.
  *
  * Ownership: struct aj_placer owns its snapshot (aj_placer_release); rows
@@ -34,10 +38,20 @@ struct aj_placer {
 	struct aj_views views;
 	long long read_at;        /* Unix seconds; 0: never read */
 	struct aj_waits waits;    /* submission to Running of placed AjJobs, by candidate and band */
+	/* the Azure part's reader (NULL: none) and its configuration, borrowed */
+	int (*read_azure)(const void *config, struct aj_views_azure *out);
+	const void *azure_config;
+	int azure_every;          /* seconds */
+	long long azure_read_at;  /* Unix seconds; 0: never read */
 };
 
 void aj_placer_init(struct aj_placer *p);
 void aj_placer_release(struct aj_placer *p);
+
+/* Read the Azure part with read(config) every `every` seconds (before any ranking). */
+void aj_placer_set_azure(struct aj_placer *p,
+			 int (*read)(const void *config, struct aj_views_azure *out),
+			 const void *config, int every);
 
 /*
  * Learn from an AjJob as a watch brings it (the start-up list, then each

@@ -403,4 +403,6 @@ const struct aj_runner aj_runner_azure = {
 	.observe = observe,
 	.act = act,
 	.cancel = cancel,
+	.read_views = aj_azure_read_views,
+	.views_every = AJ_AZURE_VIEWS_EVERY,
 };

@@ -45,6 +45,8 @@ extern const struct aj_runner aj_runner_azure;
 
 #define AJ_AZURE_FINALIZER "aj.dev/azure-job"
 #define AJ_AZURE_POLL_STRETCH 20
+/* Seconds between reads of placement's Azure view (computes, VC quotas): ARM is spared. */
+#define AJ_AZURE_VIEWS_EVERY 30
 /* Its needs and steps (runner.h). */
 #define AJ_AZURE_NEED_PERMIT AJ_NEED_RUNNER        /* forbidden, every */
 #define AJ_AZURE_NEED_JOB (AJ_NEED_RUNNER << 1)    /* GET: exists, o.phase, detail */

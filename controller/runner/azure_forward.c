@@ -20,6 +20,8 @@
 #include "core/strlist.h"
 #include "core/json.h"
 #include "log.h"
+#include "place/read/azure.h"
+#include "place/views.h"
 #include "report.h"
 
 #define INSTANCE_PREFIX "Singularity."
@@ -218,6 +220,61 @@ double aj_azure_poll(const struct aj_azure_forwarder *f)
 	return f->poll;
 }
 
+/* --- placement's view --- */
+
+/* Does some namespace's rule name this VC? */
+static int vc_for_someone(const void *ctx, const struct aj_vc *vc)
+{
+	const struct aj_azure_forwarder *f = ctx;
+	size_t i;
+
+	for (i = 0; i < f->entries_nr; i++)
+		if (f->entries[i].vc &&
+		    coords_match(&f->entries[i].c, vc->subscription, vc->resource_group, vc->name))
+			return 1;
+	return 0;
+}
+
+static int vc_for_ns(const void *ctx, const char *ns, const struct aj_vc *vc)
+{
+	return aj_azure_allowed(ctx, ns, 1, vc->subscription, vc->resource_group, vc->name);
+}
+
+int aj_azure_read_views(const void *forwarder, struct aj_views_azure *out)
+{
+	const struct aj_azure_forwarder *f = forwarder;
+	struct aj_views_azure_scope scope = { { f->ws.sub, f->ws.rg, f->ws.name, NULL }, NULL,
+					      vc_for_someone, f };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_arm_config c;
+	struct aj_arm arm;
+	int rc;
+
+	aj_arm_config_default(&c);
+	if (f->arm_endpoint)
+		c.endpoint = f->arm_endpoint;
+	c.http.ca_file = f->ca_file;
+	c.hooks.log = arm_log;
+	/* a snapshot shared by every placement waits under a lock: fail fast, read again later */
+	c.http.connect_timeout_ms = 3000;
+	c.http.timeout_ms = 15000;
+	c.retry.max_retries = 1;
+	c.retry.max_total_ms = 20000;
+	if (aj_arm_init(&arm, &c, f->tokens, &err)) {
+		rc = err.oom ? -1 : 0;
+		out->read = 1;
+		snprintf(out->computes_why, sizeof(out->computes_why), "no ARM client");
+		snprintf(out->vcs_why, sizeof(out->vcs_why), "no ARM client");
+		aj_errors_release(&err);
+		return rc;
+	}
+	rc = aj_views_read_azure(&arm, &scope, out);
+	out->vc_allowed = vc_for_ns;
+	out->vc_allowed_ctx = f;
+	aj_arm_release(&arm);
+	return rc;
+}
+
 /* --- one AjJob's calls --- */
 
 struct aj_azure_call {
@@ -314,6 +371,24 @@ static int workspace_id(const struct coords *ws, struct aj_buf *out)
 
 /* --- Singularity: the VC --- */
 
+static int vc_allowed_here(const void *ctx, const struct aj_vc *vc)
+{
+	const struct aj_azure_call *r = ctx;
+
+	return aj_azure_allowed(r->f, r->v->ns, 1, vc->subscription, vc->resource_group, vc->name);
+}
+
+static void vc_unread(const void *ctx, const struct aj_vc *vc, const struct aj_errors *why)
+{
+	const struct aj_azure_call *r = ctx;
+	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
+
+	aj_errors_format_line(why, &b);
+	aj_log(AJ_LOG_WARN, "cannot read virtual cluster quotas", "ajjob", r->key,
+	       "virtualCluster", vc->name, "error", aj_buf_cstr(&b), AJ_LOG_END);
+	aj_buf_release(&b);
+}
+
 /*
  * The VCs the namespace may use among those the credential sees in
  * subscription sub (NULL: every one), with their quotas. 0 / -1 to retry.
@@ -321,43 +396,9 @@ static int workspace_id(const struct coords *ws, struct aj_buf *out)
 static int discover_vcs(struct aj_azure_call *r, const char *sub, struct aj_vc **vcs, size_t *nr,
 			struct aj_errors *err)
 {
-	struct aj_strlist subs = AJ_STRLIST_INIT;
-	size_t i, keep = 0;
-	int ret = -1;
+	long status;
 
-	if (sub && aj_strlist_add(&subs, sub)) {
-		aj_errors_oom(err);
-		goto out;
-	}
-	if ((!sub && aj_aml_subscriptions(&r->arm, &subs, err)) ||
-	    aj_aml_vc_discover(&r->arm, &subs, vcs, nr, err))
-		goto out;
-	for (i = 0; i < *nr; i++) {
-		struct aj_vc *vc = &(*vcs)[i];
-		struct aj_errors qerr = AJ_ERRORS_INIT;
-
-		if (!aj_azure_allowed(r->f, r->v->ns, 1, vc->subscription, vc->resource_group, vc->name)) {
-			aj_vc_release(vc);
-			continue;
-		}
-		if (aj_aml_vc_quotas(&r->arm, vc, &qerr) < 0) {
-			struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
-
-			aj_errors_format_line(&qerr, &b);
-			aj_log(AJ_LOG_WARN, "cannot read virtual cluster quotas", "ajjob", r->key,
-			       "virtualCluster", vc->name, "error", aj_buf_cstr(&b), AJ_LOG_END);
-			aj_buf_release(&b);
-		}
-		aj_errors_release(&qerr);
-		if (keep != i)
-			(*vcs)[keep] = *vc;
-		keep++;
-	}
-	*nr = keep;
-	ret = 0;
-out:
-	aj_strlist_release(&subs);
-	return ret;
+	return aj_aml_vcs_read(&r->arm, sub, vc_allowed_here, vc_unread, r, vcs, nr, &status, err);
 }
 
 /*

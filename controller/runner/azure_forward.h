@@ -78,6 +78,16 @@ int aj_azure_allowed(const struct aj_azure_forwarder *f, const char *ns, int vc,
 /* Seconds between polls of a job. */
 double aj_azure_poll(const struct aj_azure_forwarder *f);
 
+struct aj_views_azure;
+
+/*
+ * Placement's Azure view (place/read/azure.h) with the controller's
+ * identity: the default workspace's computes and the VCs some namespace
+ * may use, each judged only for the namespaces the rules allow. Takes the
+ * forwarder (a runner configuration). 0 / -1 (OOM).
+ */
+int aj_azure_read_views(const void *forwarder, struct aj_views_azure *out);
+
 struct aj_azure_call;
 
 /*

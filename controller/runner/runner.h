@@ -66,6 +66,7 @@ struct aj_jobspec;
 struct aj_kube_resource;
 struct aj_run;
 struct aj_token_cache;
+struct aj_views_azure;
 
 /* Facts a plan may need. reconcile.c fetches the generic ones (AJ_NEED_GENERIC). */
 enum {
@@ -295,6 +296,13 @@ struct aj_runner {
 	int (*act)(struct aj_run *run, unsigned act, struct aj_seen *s, struct aj_errors *err);
 	/* Delete (or cancel) what the AjJob owns (AJ_DO_DELETE). 0 / -1. */
 	int (*cancel)(struct aj_run *run, struct aj_errors *err);
+	/*
+	 * Placement's view of where its jobs go (place/read/azure.h), read
+	 * with its configuration (not NULL) every views_every seconds by the
+	 * placer; NULL: its candidates are judged without one. 0 / -1 (OOM).
+	 */
+	int (*read_views)(const void *config, struct aj_views_azure *out);
+	int views_every;
 };
 
 /* --- the table (runner.c); AJ_RUNNERS_MAX rows at most (cache.h) --- */

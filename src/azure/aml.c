@@ -446,6 +446,42 @@ int aj_aml_job_cancel(struct aj_arm *a, const struct aj_aml_workspace *ws, const
 	return r;
 }
 
+int aj_aml_computes(struct aj_arm *a, const struct aj_aml_workspace *ws, cJSON **value,
+		    long *http_status, struct aj_errors *err)
+{
+	struct aj_buf next = AJ_BUF_INIT(AJ_BUF_SMALL);
+	int r = 0;
+
+	*http_status = 0;
+	if (!(*value = cJSON_CreateArray()) || aj_aml_workspace_id(ws, &next) ||
+	    aj_buf_addstr(&next, "/computes"))
+		r = aj_errors_oom(err);
+	while (!r && next.len) {
+		struct aj_arm_response resp;
+		const char *link;
+		cJSON *items, *c;
+
+		aj_arm_response_init(&resp);
+		r = aj_arm_request(a, "GET", aj_buf_cstr(&next), api(ws), NULL, &resp, err);
+		*http_status = a->last_status;
+		aj_buf_reset(&next);
+		items = r ? NULL : cJSON_GetObjectItemCaseSensitive(resp.json, "value");
+		/* moved from the page into the one list */
+		while (cJSON_GetArraySize(items) && (c = cJSON_DetachItemFromArray(items, 0)))
+			cJSON_AddItemToArray(*value, c);
+		link = r ? NULL : aj_json_str(resp.json, "nextLink");
+		if (link && aj_buf_addstr(&next, link))
+			r = aj_errors_oom(err);
+		aj_arm_response_release(&resp);
+	}
+	aj_buf_release(&next);
+	if (r) {
+		cJSON_Delete(*value);
+		*value = NULL;
+	}
+	return r;
+}
+
 int aj_aml_subscriptions(struct aj_arm *a, struct aj_strlist *out, struct aj_errors *err)
 {
 	char *next = aj_strdup("/subscriptions");
@@ -564,6 +600,50 @@ int aj_aml_vc_discover(struct aj_arm *a, const struct aj_strlist *subscriptions,
 	} while (!r && skip);
 	aj_free(skip);
 	return r;
+}
+
+int aj_aml_vcs_read(struct aj_arm *a, const char *sub,
+		    int (*keep)(const void *ctx, const struct aj_vc *vc),
+		    void (*unread)(const void *ctx, const struct aj_vc *vc, const struct aj_errors *why),
+		    const void *ctx, struct aj_vc **vcs, size_t *nr, long *http_status,
+		    struct aj_errors *err)
+{
+	struct aj_strlist subs = AJ_STRLIST_INIT;
+	struct aj_errors e = AJ_ERRORS_INIT;
+	size_t i, from = *nr, kept = *nr;
+	int ret = -1;
+
+	*http_status = 0;
+	if (sub && aj_strlist_add(&subs, sub)) {
+		aj_errors_oom(err);
+		goto out;
+	}
+	if ((!sub && aj_aml_subscriptions(a, &subs, &e)) || aj_aml_vc_discover(a, &subs, vcs, nr, &e)) {
+		*http_status = a->last_status;
+		aj_errors_splice(err, &e);
+		goto out;
+	}
+	for (i = from; i < *nr; i++) {
+		struct aj_vc *vc = &(*vcs)[i];
+		struct aj_errors qerr = AJ_ERRORS_INIT;
+
+		if (keep && !keep(ctx, vc)) {
+			aj_vc_release(vc);
+			continue;
+		}
+		if (aj_aml_vc_quotas(a, vc, &qerr) < 0 && unread)
+			unread(ctx, vc, &qerr);
+		aj_errors_release(&qerr);
+		if (kept != i)
+			(*vcs)[kept] = *vc;
+		kept++;
+	}
+	*nr = kept;
+	ret = 0;
+out:
+	aj_errors_release(&e);
+	aj_strlist_release(&subs);
+	return ret;
 }
 
 int aj_aml_vc_quotas(struct aj_arm *a, struct aj_vc *vc, struct aj_errors *err)

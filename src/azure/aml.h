@@ -1,8 +1,9 @@
 /*
  * aml.h - the Azure ML and Singularity calls the job forwarder makes, on
  * top of the ARM client (arm.h): environment and code versions, datastores,
- * command jobs (PUT, GET, cancel), and for Singularity the subscriptions,
- * virtual clusters (Resource Graph) and their quotas (vcselect.h reads them).
+ * command jobs (PUT, GET, cancel), a workspace's computes, and for
+ * Singularity the subscriptions, virtual clusters (Resource Graph) and
+ * their quotas (vcselect.h reads them).
  *
  * Job names are derived from the Kubernetes object (namespace, name and a
  * hash of its uid) so that a PUT repeated after a lost reply, a crash or a
@@ -150,6 +151,15 @@ int aj_aml_job_get(struct aj_arm *a, const struct aj_aml_workspace *ws, const ch
 int aj_aml_job_cancel(struct aj_arm *a, const struct aj_aml_workspace *ws, const char *name,
 		      struct aj_errors *err);
 
+/*
+ * Every compute of the workspace (GET .../computes, its nextLink pages
+ * followed) into *value, an array of the resources as ARM returns them
+ * (the caller's to free). 0, -1 with err and *http_status (0: no answer
+ * came: the endpoint unreachable).
+ */
+int aj_aml_computes(struct aj_arm *a, const struct aj_aml_workspace *ws, cJSON **value,
+		    long *http_status, struct aj_errors *err);
+
 /* Enabled subscriptions the credential sees, appended to out. */
 int aj_aml_subscriptions(struct aj_arm *a, struct aj_strlist *out, struct aj_errors *err);
 
@@ -161,6 +171,17 @@ int aj_aml_vc_discover(struct aj_arm *a, const struct aj_strlist *subscriptions,
 		       struct aj_vc **vcs, size_t *nr, struct aj_errors *err);
 /* Fill vc's quotas from its resource: 0, 1 when the VC does not exist, -1. */
 int aj_aml_vc_quotas(struct aj_arm *a, struct aj_vc *vc, struct aj_errors *err);
+/*
+ * The VCs in subscription sub (NULL: every one the credential sees) that
+ * keep() accepts (NULL: all), with their quotas, appended to *vcs / *nr.
+ * A VC whose quotas cannot be read is kept with none and told to
+ * unread() (may be NULL). 0, -1 with err and *http_status (0: no answer).
+ */
+int aj_aml_vcs_read(struct aj_arm *a, const char *sub,
+		    int (*keep)(const void *ctx, const struct aj_vc *vc),
+		    void (*unread)(const void *ctx, const struct aj_vc *vc, const struct aj_errors *why),
+		    const void *ctx, struct aj_vc **vcs, size_t *nr, long *http_status,
+		    struct aj_errors *err);
 /* Release and free an array of VCs. */
 void aj_aml_vcs_free(struct aj_vc *vcs, size_t nr);
 

@@ -215,6 +215,7 @@ int aj_arm_request(struct aj_arm *a, const char *method, const char *path_or_url
 
 	aj_arm_response_release(out);
 	aj_http_response_init(&resp);
+	a->last_status = 0;
 	if (build_url(a, path_or_url, api_version, &url) ||
 	    aj_http_url_redacted(&where, aj_buf_cstr(&url)) ||
 	    aj_http_uuid(client_id)) {
@@ -227,6 +228,7 @@ int aj_arm_request(struct aj_arm *a, const char *method, const char *path_or_url
 	}
 	if (arm_exchange(a, method, aj_buf_cstr(&url), text, client_id, &resp, &sent, err))
 		goto done;
+	a->last_status = resp.status;
 	aj_azure_logf(&a->http.hooks, "ARM %s %s: %ld (x-ms-request-id %s, x-ms-client-request-id %s, %d attempt%s)",
 		      method, aj_buf_cstr(&where), resp.status,
 		      aj_http_header(&resp, AJ_HDR_REQUEST_ID) ?

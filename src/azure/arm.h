@@ -53,6 +53,7 @@ struct aj_arm {
 	struct aj_retry_policy retry;
 	int64_t poll_default_ms;
 	int64_t poll_max_ms;
+	long last_status;          /* the last request's HTTP status; 0: no answer came */
 };
 
 int aj_arm_init(struct aj_arm *a, const struct aj_arm_config *c,
