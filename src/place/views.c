@@ -591,7 +591,9 @@ static const struct aj_fit_cluster_queue *find_cq(const struct aj_views *v, cons
 static void unknown(struct aj_fit_result *out, const char *what, const char *why)
 {
 	out->state = AJ_PLACE_UNKNOWN;
-	snprintf(out->reason, sizeof(out->reason), "%s unknown: %s", what, why);
+	/* a long why is cut: the reason stays one line */
+	if (snprintf(out->reason, sizeof(out->reason), "%s unknown: %s", what, why) < 0)
+		out->reason[0] = '\0';
 }
 
 /* The gate's answer into gate: 1 when it decided (FULL or UNKNOWN) */

@@ -47,7 +47,7 @@
 #include "azure/vcselect.h"
 #include "place/fit.h"
 
-#define AJ_VIEWS_WHY_MAX 160
+#define AJ_VIEWS_WHY_MAX AJ_PLACE_REASON_MAX
 
 struct aj_views_local_queue {
 	char *ns;

@@ -17,6 +17,10 @@ Serves, on 127.0.0.1 and a free port:
                             GET .../workspaces/{ws}/datastores[?isDefault=true]
                             (every workspace has the default datastore
                             workspaceblobstore of setting default_datastore)
+  * ARM / Azure ML computes GET .../workspaces/{ws}/computes (paged by nextLink),
+                            GET .../workspaces/{ws}/computes/{name}: the
+                            AmlCompute resources of setting computes, with
+                            their scaleSettings and nodeStateCounts
   * Azure ML data plane     GET .../workspaces/{ws} (properties.discoveryUrl),
                             GET /discovery (the "api" endpoint: this peer),
                             GET /history/v1.0/{ws id}/runs/{run}/details
@@ -98,6 +102,10 @@ DEFAULTS = {
     "subscriptions": [],         # [{"subscriptionId", "state"}]
     "vcs": [],                   # [{"subscriptionId", "resourceGroup", "name", "resource": {...}}]
     "graph_page_size": 2,        # virtual clusters per Resource Graph page
+    # every workspace's computes: name -> {"max", "current", "idle", "running", "preparing",
+    # "unusable", "leaving", "preempted", "type", "state"} (missing counts 0)
+    "computes": {},
+    "computes_page_size": 2,     # computes per list page
     "images": {},                # subscription -> [image resources]
     "storage_jwt": False,        # Entra: storage-scope tokens as unsigned JWTs (for Azurite)
     # properties of each workspace's workspaceblobstore; None: no default datastore
@@ -119,6 +127,8 @@ VC_RE = re.compile(r"^/subscriptions/([^/]+)/resourceGroups/([^/]+)/providers/"
 IMAGES_RE = re.compile(r"^/subscriptions/([^/]+)/providers/Microsoft\.Singularity/images$")
 WORKSPACE_RE = re.compile(r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
                           r"Microsoft\.MachineLearningServices/workspaces/([^/]+)$")
+COMPUTES_RE = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
+                         r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/computes(?:/([^/]+))?$")
 DETAILS_RE = re.compile(r"^/history/v1\.0(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/"
                         r"Microsoft\.MachineLearningServices/workspaces/[^/]+)/runs/([^/]+)/details$")
 LOG_SAS = "sv=2024-11-04&sr=b&sp=r&se=2099-01-01T00%3A00%3A00Z&sig=c2FzLXNlY3JldC1zaWc%3D"
@@ -447,6 +457,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.list_datastores(m.group(1))
         if m:
             return self.datastore(path)
+        m = COMPUTES_RE.match(path)
+        if m and self.command == "GET":
+            return self.computes(m.group(1), m.group(2))
         m = WS_RE.match(path)
         if not m:
             return self.arm_error(404, "NotFound", "No route for %s %s" % (self.command, path))
@@ -625,6 +638,39 @@ class Handler(BaseHTTPRequestHandler):
         return {"id": path, "name": "workspaceblobstore",
                 "type": "Microsoft.MachineLearningServices/workspaces/datastores",
                 "properties": dict(props, isDefault=True), "systemData": system_data()}
+
+    def compute_resource(self, ws, name, c):
+        """A compute as ARM returns it (Microsoft's ComputeResource with AmlCompute properties)."""
+        counts = {k + "NodeCount": c.get(k, 0) for k in
+                  ("idle", "running", "preparing", "unusable", "leaving", "preempted")}
+        return {"id": "%s/computes/%s" % (ws, name), "name": name, "location": "westus2",
+                "type": "Microsoft.MachineLearningServices/workspaces/computes",
+                "properties": {"computeType": c.get("type", "AmlCompute"), "computeLocation": "westus2",
+                               "provisioningState": c.get("state", "Succeeded"),
+                               "isAttachedCompute": False, "disableLocalAuth": True,
+                               "properties": {"vmSize": "STANDARD_ND96AMSR_A100_V4", "vmPriority": "Dedicated",
+                                              "scaleSettings": {"maxNodeCount": c.get("max", 0), "minNodeCount": 0,
+                                                                "nodeIdleTimeBeforeScaleDown": "PT120S"},
+                                              "allocationState": "Steady",
+                                              "currentNodeCount": c.get("current", 0),
+                                              "targetNodeCount": c.get("current", 0),
+                                              "nodeStateCounts": counts}}}
+
+    def computes(self, ws, name):
+        with STATE.lock:
+            computes = copy.deepcopy(STATE.config["computes"])
+            size = STATE.config["computes_page_size"]
+        if name is not None:
+            if name not in computes:
+                return self.arm_error(404, "ResourceNotFound", "Compute %s not found" % name)
+            return self.reply(200, self.compute_resource(ws, name, computes[name]))
+        names = sorted(computes)
+        skip = int(self.q.get("$skip", "0") or 0)
+        page = {"value": [self.compute_resource(ws, n, computes[n]) for n in names[skip:skip + size]]}
+        if skip + size < len(names):
+            page["nextLink"] = "%s%s/computes?api-version=%s&$skip=%d" % (
+                self.base_url(), ws, self.q.get("api-version"), skip + size)
+        self.reply(200, page)
 
     def list_datastores(self, ws):
         with STATE.lock:

@@ -1,6 +1,7 @@
 #include "azure.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "azure/arm.h"
 #include "azure/vcselect.h"
@@ -8,17 +9,27 @@
 #include "core/error.h"
 #include "place/views.h"
 
-/* Why a read failed, into why: unreachable, not found, or ARM's words. */
+/*
+ * Why a read failed, into why: unreachable, not found, refused with who
+ * was refused and the role it needs (arm.c's hint, first: the request and
+ * ARM's words would crowd it out), or ARM's words.
+ */
 static void failed(const char *what, long status, const struct aj_errors *err, char *why,
 		   size_t size)
 {
 	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_SMALL);
+	const char *hint;
 
 	aj_errors_format_line(err, &text);
+	hint = strstr(aj_buf_cstr(&text), "aj acted as ");
+	if (!hint)
+		hint = strstr(aj_buf_cstr(&text), "the token of ");
 	if (!status)
 		snprintf(why, size, "Azure is unreachable: %s", aj_buf_cstr(&text));
 	else if (status == 404)
 		snprintf(why, size, "%s: not found", what);
+	else if ((status == 401 || status == 403) && hint)
+		snprintf(why, size, "%s: refused (HTTP %ld): %s", what, status, hint);
 	else
 		snprintf(why, size, "%s: %s", what, aj_buf_cstr(&text));
 	aj_buf_release(&text);
@@ -63,6 +74,7 @@ int aj_views_read_azure(struct aj_arm *arm, const struct aj_views_azure_scope *s
 	}
 	aj_views_set_vcs(a, vcs, nr);
 	vcs = NULL;
+	nr = 0;
 	rc = 0;
 out:
 	aj_aml_vcs_free(vcs, nr);
