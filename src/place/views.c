@@ -661,7 +661,6 @@ static int fit_vc(const struct aj_views_azure *az, const struct aj_views_ask *a,
 		  struct aj_fit_result *out)
 {
 	struct aj_errors problems = AJ_ERRORS_INIT;
-	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_vc_request req;
 	struct aj_vc_choice choice;
 	struct aj_vc *mine;
@@ -697,15 +696,16 @@ static int fit_vc(const struct aj_views_azure *az, const struct aj_views_ask *a,
 			 "virtual cluster %s/%s/%s: %s quota for %d x %s (%ld units), %ld left",
 			 c->vc->subscription, c->vc->resource_group, c->vc->name,
 			 aj_tier_name(c->tier), req.nodes, c->instance_type, c->units, c->remaining);
-	} else if (problems.oom || aj_errors_format_line(&problems, &text)) {
+	} else if (problems.oom) {
 		rc = -1;
 	} else {
+		/* the selection's words without the template key it would blame */
 		out->state = AJ_PLACE_FULL;
-		snprintf(out->reason, sizeof(out->reason), "%s", aj_buf_cstr(&text));
+		snprintf(out->reason, sizeof(out->reason), "%s",
+			 problems.nr ? problems.items[0].message : "no virtual cluster");
 	}
 	aj_vc_choice_release(&choice);
 	aj_errors_release(&problems);
-	aj_buf_release(&text);
 	aj_free(mine);
 	return rc;
 }

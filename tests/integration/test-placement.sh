@@ -11,6 +11,11 @@
 #     queue's capability grows;
 #   - fail-over: a candidate whose job does not start within max_wait is cancelled, and once
 #     its object is gone the job is placed among the rest; with none left it fails;
+#   - Azure candidates (the loopback Azure peer as ARM): an aml candidate on a full compute is
+#     passed over with the compute's node counts, one with free nodes goes first; a sing
+#     candidate is judged by the VCs' quotas (placed with the VC in its reason, or waiting with
+#     each VC's shortfall); with Azure unreachable the Azure rows are Unknown with why and the
+#     job goes to a cluster candidate;
 #   - the controller SIGKILLed while many placement AjJobs arrive: every one placed once.
 # A watcher checks, every half second, that no AjJob ever has more than one backend object.
 source "$(dirname "$0")/lib.sh"
@@ -51,6 +56,32 @@ config:
 tpl place-giveup "base: []
 config:
   placement: {candidates: [p-stuck], max_wait: 30s}"
+# Azure: computes gpu-cluster (6 of 8 nodes free) and gpu-full (none), VCs vc-big and vc-small;
+# each case beside a Volcano candidate of its own (no wait history ranks it first).
+tpl p-aml "base: aml
+config:
+  target: {namespace: $ns, name: gpu-cluster}"
+tpl p-aml-full "base: aml
+config:
+  target: {namespace: $ns, name: gpu-full}"
+tpl p-sing "base: sing
+config:
+  target: {namespace: $ns}"
+for i in 1 2 3; do tpl "p-az-vq$i" "base: volcano
+config:
+  target: {namespace: $ns}"; done
+tpl place-aml-full "base: []
+config:
+  placement: {candidates: [p-aml-full, p-az-vq1]}"
+tpl place-aml "base: []
+config:
+  placement: {candidates: [p-aml, p-az-vq2]}"
+tpl place-sing "base: []
+config:
+  placement: {candidates: [p-sing, p-b200]}"
+tpl place-azure-down "base: []
+config:
+  placement: {candidates: [p-aml, p-sing, p-az-vq3]}"
 
 # Kueue's LocalQueue team-a here, in front of the cluster's ClusterQueue team-a (64 GPUs in two
 # flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate creating the
@@ -91,7 +122,31 @@ metadata: {name: nomatch, namespace: $ns}
 spec: {clusterQueue: $ns-nomatch}
 YAML
 trap 'k delete queues.scheduling.volcano.sh "$ns-tight" "$ns-any" --wait=false >/dev/null 2>&1;
-  k delete clusterqueues.kueue.x-k8s.io "$ns-nomatch" --wait=false >/dev/null 2>&1; cluster_cleanup' EXIT
+  k delete clusterqueues.kueue.x-k8s.io "$ns-nomatch" --wait=false >/dev/null 2>&1;
+  [[ -n ${peer_pid:-} ]] && kill "$peer_pid" 2>/dev/null; cluster_cleanup' EXIT
+
+# The Azure peer as ARM and IMDS; the controller forwards aml and sing with its managed identity.
+sub=00000000-1111-2222-3333-444444444444
+start_azure_peer "$work"
+vc() { # vc NAME LIMIT USED: a VC with Premium NDv4 (40 GB A100) quota, in GPUs
+  printf '{"subscriptionId": "%s", "resourceGroup": "sing-rg", "name": "%s", "resource": {"location": "westus2",
+    "properties": {"managed": {"quotas": {"westus2": {"limits": [
+    {"id": "NDv4", "slaTier": "Premium", "limit": %d, "used": %d}]}}}}}}' "$sub" "$1" "$2" "$3"
+}
+peer_post config '{"status_sequence": ["NotStarted", "Queued", "Running"],
+  "subscriptions": [{"subscriptionId": "'$sub'", "state": "Enabled"}],
+  "vcs": ['"$(vc vc-small 32 31), $(vc vc-big 64 16)"'],
+  "computes": {"gpu-cluster": {"max": 8, "current": 2, "running": 2},
+               "gpu-full": {"max": 4, "current": 4, "running": 3, "unusable": 1}}}'
+cat >"$work/aj-controller-azure" <<SH
+#!/bin/sh
+exec env -u AZURE_CLIENT_ID -u AZURE_TENANT_ID -u AZURE_CLIENT_SECRET -u AZURE_FEDERATED_TOKEN_FILE \
+  AZURE_POD_IDENTITY_AUTHORITY_HOST="$peer" PATH=/nonexistent "$AJ_CONTROLLER_BIN" "\$@" \
+  --azure-workspace "$sub/ml-rg/ws-main" --azure-arm-endpoint "$peer" --azure-poll 1 \
+  --azure-allow "$ns=workspace:*/ml-rg/ws-main,vc:$sub/sing-rg/*"
+SH
+chmod +x "$work/aj-controller-azure"
+AJ_CONTROLLER_BIN=$work/aj-controller-azure
 
 # place NAME TEMPLATE NODES: the AjJob aj run writes for the placement leaf, without code (kwok
 # runs no container), applied in $ns.
@@ -134,6 +189,49 @@ echo $! >"$work/copies.watch"
 : >"$work/violations"
 
 start_controller main
+
+# --- Azure candidates, judged from the compute's nodes and the VCs' quotas ---
+place paf place-aml-full 1
+expect_ok "AjJob paf: the aml candidate's compute is full, placed on template/p-az-vq1" \
+  wait_for 60 chosen_is paf template/p-az-vq1
+expect_eq "...the aml row says why, from the compute's node counts" \
+  "Waits compute gpu-full: 0 of 4 nodes free (3 running, 1 unusable), the job needs 1" \
+  jpath paf '{.status.placement.candidates[?(@.name=="template/p-aml-full")].state} {.status.placement.candidates[?(@.name=="template/p-aml-full")].reason}'
+expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists paf
+place pa place-aml 2
+expect_ok "AjJob pa: 2 of 6 free nodes, the aml candidate first in the user's order is chosen" \
+  wait_for 60 chosen_is pa template/p-aml
+expect_eq "...with the compute's free nodes as its reason" "compute gpu-cluster: 6 of 8 nodes free" \
+  reason_of pa template/p-aml
+expect_eq "...status.backend is aml" "aml" jpath pa '{.status.backend}'
+expect_ok "...and the Azure ML job runs (the peer's compute)" wait_for 60 phase_is pa Running
+expect_eq "...on the workspace's compute" "1" requests PUT "/workspaces/ws-main/jobs/k8s-$ns-pa-"
+expect_eq "...the computes listed, never one GET per compute" "0" requests GET "/computes/"
+place ps place-sing 2
+expect_ok "AjJob ps: the sing candidate fits vc-big's quota and is chosen" wait_for 60 chosen_is ps template/p-sing
+expect_ok "...its reason names the VC and what is left" bash -c \
+  "r=\$('$AJ_KUBECTL' -n '$ns' get ajjob ps -o jsonpath='{.status.placement.candidates[?(@.name==\"template/p-sing\")].reason}'); echo \"\$r\"; [[ \$r == 'virtual cluster $sub/sing-rg/vc-big: Premium quota for 2 x ND12_v4 (2 units), 46 left' ]]"
+expect_ok "...and it runs on vc-big" wait_for 60 bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get ajjob ps -o jsonpath='{.status.phase} {.status.azure.virtualCluster}') == 'Running vc-big' ]]"
+place psw place-sing 64
+sing_waits() { [[ $(reason_of psw template/p-sing) == "no virtual cluster has Premium quota for 64 x \"Singularity.ND12_v4\" (or a lower tier): $sub/sing-rg/vc-big: NDv4 Premium: 48 free, 64 needed"* ]]; }
+expect_ok "AjJob psw (64 GPUs): waits unplaced with each VC's shortfall" wait_for 60 sing_waits
+expect_eq "...nothing chosen, nothing submitted to Azure" "0" requests PUT "/jobs/k8s-$ns-psw-"
+k -n "$ns" delete ajjob pa ps psw >/dev/null
+expect_ok "the Azure AjJobs deleted: their jobs cancelled, their finalizers gone" wait_for 60 bash -c \
+  "[[ -z \$('$AJ_KUBECTL' -n '$ns' get ajjob pa ps psw -o name 2>/dev/null) ]]"
+# Azure unreachable: the peer stopped; the next Azure read (30 s after the last) fails.
+kill "$peer_pid"
+wait "$peer_pid" 2>/dev/null
+sleep 31
+place pad place-azure-down 1
+expect_ok "AjJob pad, Azure unreachable: placed on template/p-az-vq3" wait_for 90 chosen_is pad template/p-az-vq3
+expect_ok "...the aml row is Unknown: Azure is unreachable" bash -c \
+  "r=\$('$AJ_KUBECTL' -n '$ns' get ajjob pad -o jsonpath='{.status.placement.candidates[?(@.name==\"template/p-aml\")].state} {.status.placement.candidates[?(@.name==\"template/p-aml\")].reason}'); echo \"\$r\"; [[ \$r == 'Unknown Azure ML computes unknown: Azure is unreachable: '* ]]"
+expect_ok "...so is the sing row" bash -c \
+  "r=\$('$AJ_KUBECTL' -n '$ns' get ajjob pad -o jsonpath='{.status.placement.candidates[?(@.name==\"template/p-sing\")].state} {.status.placement.candidates[?(@.name==\"template/p-sing\")].reason}'); echo \"\$r\"; [[ \$r == 'Unknown virtual clusters unknown: Azure is unreachable: '* ]]"
+expect_eq "...both ranked after the one that can start it" "template/p-az-vq3" \
+  jpath pad '{.status.placement.candidates[0].name}'
 
 # --- fail-over: the first candidate does not start within max_wait (first, while no history
 # of waits ranks one that can start before another) ---

@@ -351,7 +351,7 @@ static void azure_candidate(void **state)
 	a.vc = "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.MachineLearningServices/"
 	       "virtualclusters/vc-a";
 	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
-	aj_test_fit_check(&out, AJ_PLACE_FULL, "config.target: no virtual cluster has Premium quota "
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "no virtual cluster has Premium quota "
 			  "for 2 x \"Singularity.ND96amrs_A100_v4\" (or a lower tier): s1/rg/vc-a: "
 			  "ND_A100_v4 Premium: 8 free, 16 needed", "vc short");
 	/* a lower tier serves one that asks for it */
@@ -365,7 +365,7 @@ static void azure_candidate(void **state)
 	a.instances = 7;
 	v.azure.vc_allowed = only_vc_b;
 	assert_int_equal(aj_views_fit(&v, &a, "research", &out), 0);
-	aj_test_fit_check(&out, AJ_PLACE_FULL, "config.target: no virtual cluster has Premium quota "
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "no virtual cluster has Premium quota "
 			  "for 7 x \"Singularity.ND96amrs_A100_v4\" (or a lower tier): s1/rg/vc-b: "
 			  "ND_A100_v4 Premium: 48 free, 56 needed", "allowed");
 	/* vc-c's Standard quota would hold it, in a namespace that may use vc-c */
