@@ -470,6 +470,7 @@ static struct aj_action wait_unplaced(struct aj_run *run, struct aj_errors *err)
 /* --- fail over (place/failover.h) --- */
 
 static const char *backend_of(const struct aj_run *run);
+static int release(struct aj_run *run, struct aj_errors *err);
 
 /* The placement status with the last attempt's fields set (a copy; NULL: out of memory). */
 static cJSON *with_last_attempt(const cJSON *pst, const char *outcome, const char *reason,
@@ -522,6 +523,10 @@ static int record_failover(struct aj_run *run, cJSON *placement, int let_go, str
 	run->service = service;
 	if (r || !let_go)
 		return r;
+	/* a runner's hold on the AjJob goes with its attempt: the next may be another's */
+	if (!run->runner->owns && run->runner->finalizer &&
+	    has_finalizer(run->v.object, run->runner->finalizer) && release(run, err))
+		return -1;
 	{
 		struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, "status" };
 		cJSON *patch = cJSON_CreateObject(), *st, *out = NULL;
@@ -581,8 +586,11 @@ static void attempts_text(const cJSON *pst, struct aj_buf *out)
  * A placed AjJob with max_wait: has its attempt waited too long? One step
  * of aj_failover_decide(). 1 when the step is the reconcile's (*a set),
  * 0 when the runner goes on (*after: when to look again, 0 never).
- * Cluster runners only: their cancel is a delete, which a start does not
- * undo, so an attempt being deleted counts as not started.
+ * A cluster runner's cancel is a delete, which a start does not undo, so
+ * an attempt being deleted counts as not started; a runner whose job lives
+ * elsewhere (Azure) says how its attempt stands (runner->attempt) from a
+ * fresh look, and one that ended on its own while being cancelled is kept
+ * (startedDuringFailover).
  */
 static int failover(struct aj_run *run, struct aj_action *a, double *after, struct aj_errors *err)
 {
@@ -600,19 +608,37 @@ static int failover(struct aj_run *run, struct aj_action *a, double *after, stru
 	*after = 0;
 	memset(&in, 0, sizeof(in));
 	in.max_wait = (long)aj_json_whole(aj_json_get(pst, "maxWaitSeconds"), 1e9, 0);
-	if (!chosen || !last || !in.max_wait || !run->runner->owns)
+	if (!chosen || !last || !in.max_wait || (!run->runner->owns && !run->runner->attempt))
 		return 0;
 	in.now = (double)run->s.now;
 	in.submitted = (double)aj_timestamp_parse(aj_json_str(last, "submitted"), 0);
 	in.cancelling = cancelling;
-	in.started = !cancelling && run->v.has_phase && aj_phase_rank(run->v.phase) >= 2;
-	in.gone = !run->s.exists;
+	if (run->runner->owns) {
+		in.started = !cancelling && run->v.has_phase && aj_phase_rank(run->v.phase) >= 2;
+		in.gone = !run->s.exists;
+	} else if (!cancelling && !run->s.submitted) {
+		return 0;   /* still being submitted: the runner's */
+	} else if (run->runner->observe(run, run->runner->attempt_needs, &run->s, err)) {
+		*a = retry;
+		return 1;
+	} else {
+		/* read now: an attempt that started since the last poll is not cancelled */
+		run->runner->attempt(&run->s, cancelling, &in.started, &in.gone);
+	}
 	in.left = candidates_left(pst, chosen);
 	aj_failover_decide(&in, &out);
 	snprintf(why, sizeof(why), "it did not start within max_wait (%ld s)", in.max_wait);
 	switch (out.step) {
-	case AJ_FAILOVER_NONE:
 	case AJ_FAILOVER_KEEP:
+		/* once: the attempt is kept, no longer being cancelled */
+		if (cancelling &&
+		    record_failover(run, with_last_attempt(pst, "StartedDuringFailover", NULL, NULL), 0,
+				    err)) {
+			*a = retry;
+			return 1;
+		}
+		return 0;
+	case AJ_FAILOVER_NONE:
 		*after = out.again_after;
 		return 0;
 	case AJ_FAILOVER_CANCEL:

@@ -165,6 +165,17 @@ static void decide(const struct aj_seen *s, struct aj_plan *p)
 	}
 }
 
+/* The attempt's state for fail-over (runner.h), from a GET of the job. */
+static void attempt(const struct aj_seen *s, int cancelling, int *started, int *gone)
+{
+	enum aj_aml_state st = aj_aml_state_of(s->o.phase);
+
+	*gone = !s->exists || st == AJ_AML_CANCELED;
+	/* a cancelled job may still say Running (or CancelRequested) until Azure stops it */
+	*started = s->exists && (st == AJ_AML_COMPLETED || st == AJ_AML_FAILED ||
+				 (!cancelling && st == AJ_AML_RUNNING));
+}
+
 /* --- observe and act --- */
 
 /* The reconcile's calls to Azure, made on first use. NULL with err (OOM). */
@@ -405,4 +416,6 @@ const struct aj_runner aj_runner_azure = {
 	.cancel = cancel,
 	.read_views = aj_azure_read_views,
 	.views_every = AJ_AZURE_VIEWS_EVERY,
+	.attempt_needs = NEED_PERMIT | NEED_JOB,
+	.attempt = attempt,
 };

@@ -31,6 +31,13 @@
  * again after the poll interval plus a tenth of the time since the status
  * last changed, at most AJ_AZURE_POLL_STRETCH intervals.
  *
+ * Fail-over (placement's max_wait): an attempt is read with a GET of its
+ * job; it has started when Running (or ended on its own), and once
+ * cancelled it is gone when Azure reports it Canceled (or the job is not
+ * there); only a Completed or Failed end then shows it ran meanwhile. A
+ * job of attempt n > 1 is named from the uid and n (aml.h), so that the
+ * next attempt never meets the Canceled one.
+ *
  * Configuration: its options (--azure-workspace, --azure-allow,
  * --azure-arm-endpoint, --azure-poll and their AJ_AZURE_* variables) and
  * the controller's identity make the struct aj_azure_forwarder its

@@ -23,6 +23,7 @@
 #include "place/read/azure.h"
 #include "place/views.h"
 #include "report.h"
+#include "status.h"
 
 #define INSTANCE_PREFIX "Singularity."
 
@@ -746,6 +747,23 @@ static int submit_workspace(struct aj_azure_call *r, const struct aj_jobspec *sp
 	return -1;
 }
 
+/*
+ * The job name derived for the AjJob's current attempt: from its uid, and
+ * from "uid/n" for placement's attempt n > 1 (the job of the attempt given
+ * up on stays in Azure, Canceled). 0 / -1 (OOM).
+ */
+static int attempt_job_name(const struct aj_ajjob_view *v, struct aj_buf *out)
+{
+	int n = cJSON_GetArraySize(aj_json_get(aj_json_get(v->status, AJ_STATUS_PLACEMENT),
+					       "attempts"));
+	char key[160];
+
+	if (n <= 1)
+		return aj_aml_job_name(v->ns, v->name, v->uid ? v->uid : "", out);
+	snprintf(key, sizeof(key), "%s/%d", v->uid ? v->uid : "", n);
+	return aj_aml_job_name(v->ns, v->name, key, out);
+}
+
 int aj_azure_call_new(const struct aj_azure_forwarder *f, const struct aj_ajjob_view *v,
 		      const struct aj_jobspec *spec, const char *key,
 		      struct aj_azure_call **out, struct aj_errors *err)
@@ -764,8 +782,7 @@ int aj_azure_call_new(const struct aj_azure_forwarder *f, const struct aj_ajjob_
 	name = aj_json_str(aj_json_get(v->status, "azure"), "jobName");
 	if ((spec ? submit_workspace(r, spec, &r->ws) : job_workspace(r, &r->ws)) ||
 	    workspace_id(&r->ws, &r->ws_id) ||
-	    (name ? aj_buf_addstr(&r->name, name)
-		  : aj_aml_job_name(v->ns, v->name, v->uid ? v->uid : "", &r->name))) {
+	    (name ? aj_buf_addstr(&r->name, name) : attempt_job_name(v, &r->name))) {
 		aj_azure_call_free(r);
 		return aj_errors_oom(err);
 	}

@@ -303,6 +303,16 @@ struct aj_runner {
 	 */
 	int (*read_views)(const void *config, struct aj_views_azure *out);
 	int views_every;
+	/*
+	 * Fail-over (place/failover.h) of a runner that owns no cluster object:
+	 * the needs its observe fetches for a submitted attempt's state, and
+	 * that state from them (pure): started (it runs, or ended on its own;
+	 * once a cancel was issued, only an end of its own counts), gone
+	 * (nothing of it left). NULL: its attempts are not failed over. A
+	 * runner that owns an object needs neither: the object is watched.
+	 */
+	unsigned attempt_needs;
+	void (*attempt)(const struct aj_seen *s, int cancelling, int *started, int *gone);
 };
 
 /* --- the table (runner.c); AJ_RUNNERS_MAX rows at most (cache.h) --- */

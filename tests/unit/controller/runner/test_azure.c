@@ -383,6 +383,49 @@ static void the_row(void **state)
 	aj_errors_release(&err);
 }
 
+/* Fail-over's view of an attempt: started and gone, from the job read now. */
+static void attempts_for_failover(void **state)
+{
+	static const struct {
+		const char *status;   /* NULL: the job is not there */
+		int cancelling, started, gone;
+	} looks[] = {
+		{ "NotStarted", 0, 0, 0 },
+		{ "Queued", 0, 0, 0 },
+		{ "Running", 0, 1, 0 },       /* started since the last poll: not cancelled */
+		{ "Completed", 0, 1, 0 },
+		{ "Failed", 0, 1, 0 },
+		{ "Canceled", 0, 0, 1 },      /* cancelled by someone else: the runner's to mirror */
+		{ NULL, 0, 0, 1 },
+		/* a cancel was issued: wait until Azure says Canceled */
+		{ "Queued", 1, 0, 0 },
+		{ "CancelRequested", 1, 0, 0 },
+		{ "Running", 1, 0, 0 },       /* not yet stopped: Azure will cancel it */
+		{ "Canceled", 1, 0, 1 },
+		{ NULL, 1, 0, 1 },
+		/* ended on its own before the cancel took: kept */
+		{ "Completed", 1, 1, 0 },
+		{ "Failed", 1, 1, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	assert_non_null(aj_runner_azure.attempt);
+	assert_int_equal(aj_runner_azure.attempt_needs, PERMIT | GET);
+	for (i = 0; i < sizeof(looks) / sizeof(looks[0]); i++) {
+		struct aj_seen s = { BASE, .submitted = 1, .have = PERMIT | GET,
+				     .exists = looks[i].status != NULL, .o = { looks[i].status, 0, { 0, 0 } } };
+		int started = -1, gone = -1;
+
+		aj_runner_azure.attempt(&s, looks[i].cancelling, &started, &gone);
+		if (started != looks[i].started || gone != looks[i].gone)
+			fail_msg("%s%s: started %d gone %d, want %d %d",
+				 looks[i].status ? looks[i].status : "(none)",
+				 looks[i].cancelling ? " (cancelling)" : "", started, gone,
+				 looks[i].started, looks[i].gone);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +436,7 @@ int main(void)
 		cmocka_unit_test(tasks_follow_the_job),
 		cmocka_unit_test(the_status_has_the_tasks),
 		cmocka_unit_test(the_row),
+		cmocka_unit_test(attempts_for_failover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
