@@ -525,7 +525,7 @@ static int record_failover(struct aj_run *run, cJSON *placement, int let_go, str
 		return r;
 	/* a runner's hold on the AjJob goes with its attempt: the next may be another's */
 	if (!run->runner->owns && run->runner->finalizer &&
-	    has_finalizer(run->v.object, run->runner->finalizer) && release(run, err))
+	    (fetch_ajjob(run, err) || (run->s.held && release(run, err))))
 		return -1;
 	{
 		struct aj_kube_ref ref = { &aj_res_ajjobs, run->v.ns, run->v.name, "status" };
@@ -783,7 +783,8 @@ static int build_objects(struct aj_run *run, struct aj_errors *problems)
 	}
 	if (aj_pipeline_build(&run->pl, &ctx, &run->objects, problems))
 		return problems->oom ? -1 : 1;
-	if (run->attempt > 0) {
+	/* an Azure job body has no metadata: its attempt is in the job's name (azure.h) */
+	if (run->attempt > 0 && run->runner->owns) {
 		/* which attempt the object is: a restarted controller adopts it, never a second */
 		cJSON *meta = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(run->objects, 0),
 							       "metadata");

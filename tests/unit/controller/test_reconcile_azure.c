@@ -4,7 +4,11 @@
  * the identity's IMDS on tests/peers/azure_peer.py, the runner configured
  * through its own configure hook from its option values. An aml AjJob is
  * held by the finalizer, submitted, mirrored, and once deleted cancelled
- * and let go. Expected values written by hand from controller/runner/azure.h.
+ * and let go. A placement AjJob of two aml candidates fails over: its
+ * first attempt's job, still queued past max_wait, is cancelled, given up
+ * once Azure says Canceled (the finalizer let go), and the job placed on
+ * the second under a name of its own. Expected values written by hand
+ * from controller/runner/azure.h and docs/placement.md.
  */
 #include "support.h"
 
@@ -17,6 +21,7 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "identity.h"
+#include "placer.h"
 #include "runner/azure.h"
 
 #define AJJOB "/apis/aj.dev/v1alpha1/namespaces/ml/ajjobs/train"
@@ -129,10 +134,144 @@ static void an_aml_ajjob_is_held_submitted_mirrored_cancelled_and_let_go(void **
 	aj_peer_stop(&azure);
 }
 
+#define CANDIDATE(name, compute) \
+	"\"template/" name "\": {\"base\": [], \"config\": {\"target\": {\"service\": \"aml\"," \
+	" \"name\": \"" compute "\", \"gpus_per_node\": 1}, \"environment\": {\"image\": \"train:1.0\"}," \
+	" \"jobs\": [{\"name\": \"train\", \"sku\": \"G1\"}]}}"
+
+/* What `aj run -t anywhere -n 1` writes for [pa, pb] with max_wait 30s. */
+static const char placement_objects[] =
+	"{\"" AJJOB "\": {\"apiVersion\": \"aj.dev/v1alpha1\", \"kind\": \"AjJob\","
+	" \"metadata\": {\"name\": \"train\", \"namespace\": \"ml\", \"uid\": \"u-2\","
+	"  \"resourceVersion\": \"1\", \"generation\": 1},"
+	" \"spec\": {\"name\": \"template/anywhere\", \"template\": {\"base\": [], \"config\":"
+	"  {\"placement\": {\"candidates\": [\"pa\", \"pb\"], \"max_wait\": \"30s\"}}},"
+	"  \"components\": {" CANDIDATE("pa", "gpu-a") ", " CANDIDATE("pb", "gpu-b") "},"
+	"  \"command\": [\"python\", \"train.py\"], \"nodes\": 1}}}";
+
+/* The AjJob's first attempt made older than max_wait. */
+static void attempt_submitted_long_ago(struct aj_test_api *a)
+{
+	cJSON *ajjob = aj_test_api_get(a, AJJOB), *patch = cJSON_CreateObject(), *st, *pst, *att;
+	char *text;
+
+	pst = cJSON_Duplicate(aj_json_get(aj_json_get(ajjob, "status"), "placement"), 1);
+	att = cJSON_GetArrayItem(cJSON_GetObjectItem(pst, "attempts"), 0);
+	assert_non_null(att);
+	cJSON_ReplaceItemInObject(att, "submitted", cJSON_CreateString("2020-01-01T00:00:00Z"));
+	st = cJSON_AddObjectToObject(patch, "status");
+	cJSON_AddItemToObject(st, "placement", pst);
+	text = cJSON_PrintUnformatted(patch);
+	aj_test_api_patch(a, AJJOB, text);
+	cJSON_free(text);
+	cJSON_Delete(patch);
+	cJSON_Delete(ajjob);
+	aj_test_api_watch_ajjob(a, AJJOB);
+}
+
+static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
+{
+	struct aj_test_api a;
+	struct aj_peer azure;
+	struct aj_placer placer;
+	struct aj_token_cache *tokens = NULL;
+	struct aj_errors err = AJ_ERRORS_INIT;
+	const char *values[AJ_RUNNER_OPTIONS_MAX] = { NULL };
+	void *config = NULL;
+	size_t slot = aj_runner_slot(&aj_runner_azure);
+	cJSON *ajjob;
+	char first[128], path[256];
+	const char *job;
+
+	(void)state;
+	assert_int_equal(aj_peer_start(&azure), 0);
+	/* jobs stay queued: the first attempt never starts */
+	assert_int_equal(aj_peer_control(&azure, "config", "{\"status_sequence\": [\"NotStarted\", \"Queued\"],"
+		" \"computes\": {\"gpu-a\": {\"max\": 4}, \"gpu-b\": {\"max\": 4}}}"), 0);
+	aj_test_api_start(&a, placement_objects);
+	unsetenv("AZURE_CLIENT_ID");
+	unsetenv("AZURE_TENANT_ID");
+	unsetenv("AZURE_CLIENT_SECRET");
+	unsetenv("AZURE_FEDERATED_TOKEN_FILE");
+	setenv("AZURE_POD_IDENTITY_AUTHORITY_HOST", azure.base, 1);
+	if (aj_identity_tokens_new(NULL, NULL, &tokens, &err))
+		fail_msg("identity: %s", aj_test_errors_text(&err));
+	{
+		struct aj_runner_env env = { tokens, NULL, NULL };
+
+		values[0] = SUB "/ml-rg/ws-main";
+		values[1] = "ml=workspace:*/ml-rg/ws-main";
+		values[2] = azure.base;
+		values[3] = "1";
+		if (aj_runner_azure.configure(values, &env, &config, &err))
+			fail_msg("configure: %s", aj_test_errors_text(&err));
+	}
+	a.rec.runner_config[slot] = config;
+	aj_placer_init(&placer);
+	aj_placer_set_azure(&placer, aj_runner_azure.read_views, config, aj_runner_azure.views_every);
+	a.rec.placer = &placer;
+	aj_test_api_watch_ajjob(&a, AJJOB);
+
+	/* placed on pa (both computes have room: the user's order), held, submitted */
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 1, AJ_ACTION_NORMAL);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "placement"), "chosen"),
+			    "template/pa");
+	job = aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "azure"), "jobName");
+	assert_non_null(job);
+	snprintf(first, sizeof(first), "%s", job);
+	cJSON_Delete(ajjob);
+	assert_int_equal(aj_peer_count(&azure, "/computes"), 1);
+
+	/* past max_wait, still queued: cancelled */
+	attempt_submitted_long_ago(&a);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 5, AJ_ACTION_IDLE);
+	snprintf(path, sizeof(path), "/jobs/%s/cancel", first);
+	assert_int_equal(requests(&azure, "POST", path), 1);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_json_str(cJSON_GetArrayItem(aj_json_get(aj_json_get(aj_json_get(ajjob,
+		"status"), "placement"), "attempts"), 0), "outcome"), "Cancelling");
+	cJSON_Delete(ajjob);
+	/* CancelRequested: wait */
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 5, AJ_ACTION_IDLE);
+	/* Canceled: given up, the finalizer let go, placed again */
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 0, AJ_ACTION_NORMAL);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_json_str(cJSON_GetArrayItem(aj_json_get(aj_json_get(aj_json_get(ajjob,
+		"status"), "placement"), "attempts"), 0), "outcome"), "GaveUp");
+	assert_null(aj_test_status_of(ajjob, "backend"));
+	assert_int_equal(cJSON_GetArraySize(aj_json_get(aj_json_get(ajjob, "metadata"), "finalizers")), 0);
+	cJSON_Delete(ajjob);
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 1, AJ_ACTION_NORMAL);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "placement"), "chosen"),
+			    "template/pb");
+	job = aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "azure"), "jobName");
+	assert_non_null(job);
+	/* a job of its own, on the second compute: never the Canceled one */
+	assert_string_not_equal(job, first);
+	snprintf(path, sizeof(path), "/jobs/%s", job);
+	assert_int_equal(requests(&azure, "PUT", path), 1);
+	assert_string_equal(cJSON_GetArrayItem(aj_json_get(aj_json_get(ajjob, "metadata"), "finalizers"),
+					       0)->valuestring, AJ_AZURE_FINALIZER);
+	cJSON_Delete(ajjob);
+
+	aj_placer_release(&placer);
+	aj_runner_azure.config_free(config);
+	aj_token_cache_free(tokens);
+	aj_errors_release(&err);
+	aj_test_api_stop(&a);
+	aj_peer_stop(&azure);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(an_aml_ajjob_is_held_submitted_mirrored_cancelled_and_let_go),
+		cmocka_unit_test(an_azure_attempt_fails_over_once_azure_says_canceled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,5 @@
 #include "api.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,8 @@ void aj_test_api_start(struct aj_test_api *a, const char *objects)
 	aj_kube_set_rate(&a->k, 0, 0);
 
 	assert_int_equal(aj_cache_init(&a->cache), 0);
-	/* as the controller names them (controller.c) */
+	/* as the controller names them (controller.c): a placement AjJob's, then the runners' */
+	a->cache.whole[whole++] = AJ_STATUS_PLACEMENT;
 	for (i = 0; i < aj_runners_nr; i++)
 		if (aj_runners[i]->member_whole)
 			a->cache.whole[whole++] = aj_runners[i]->status_member;
