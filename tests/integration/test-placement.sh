@@ -15,7 +15,8 @@
 #     passed over with the compute's node counts, one with free nodes goes first; a sing
 #     candidate is judged by the VCs' quotas (placed with the VC in its reason, or waiting with
 #     each VC's shortfall); with Azure unreachable the Azure rows are Unknown with why and the
-#     job goes to a cluster candidate;
+#     job goes to a cluster candidate; an aml attempt that does not start within max_wait is
+#     cancelled and, once Azure says Canceled, the job placed on Volcano;
 #   - the controller SIGKILLed while many placement AjJobs arrive: every one placed once.
 # A watcher checks, every half second, that no AjJob ever has more than one backend object.
 source "$(dirname "$0")/lib.sh"
@@ -67,7 +68,7 @@ config:
 tpl p-sing "base: sing
 config:
   target: {namespace: $ns}"
-for i in 1 2 3; do tpl "p-az-vq$i" "base: volcano
+for i in 1 2 3 4; do tpl "p-az-vq$i" "base: volcano
 config:
   target: {namespace: $ns}"; done
 tpl place-aml-full "base: []
@@ -79,6 +80,9 @@ config:
 tpl place-sing "base: []
 config:
   placement: {candidates: [p-sing, p-b200]}"
+tpl place-aml-failover "base: []
+config:
+  placement: {candidates: [p-aml, p-az-vq4], max_wait: 30s}"
 tpl place-azure-down "base: []
 config:
   placement: {candidates: [p-aml, p-sing, p-az-vq3]}"
@@ -217,6 +221,22 @@ place psw place-sing 64
 sing_waits() { [[ $(reason_of psw template/p-sing) == "no virtual cluster has Premium quota for 64 x \"Singularity.ND12_v4\" (or a lower tier): $sub/sing-rg/vc-big: NDv4 Premium: 48 free, 64 needed"* ]]; }
 expect_ok "AjJob psw (64 GPUs): waits unplaced with each VC's shortfall" wait_for 60 sing_waits
 expect_eq "...nothing chosen, nothing submitted to Azure" "0" requests PUT "/jobs/k8s-$ns-psw-"
+# Azure fail-over: jobs now stay queued; past max_wait the Azure job is cancelled, and once Azure
+# says Canceled the job is placed again among the rest.
+peer_post config '{"status_sequence": ["NotStarted", "Queued"]}'
+place pfo place-aml-failover 1
+expect_ok "AjJob pfo: placed on template/p-aml, free nodes and first in order" \
+  wait_for 60 chosen_is pfo template/p-aml
+expect_ok "...its Azure ML job is queued" wait_for 30 phase_is pfo Submitted
+expect_ok "after max_wait (30 s) it moves to template/p-az-vq4" wait_for 120 chosen_is pfo template/p-az-vq4
+expect_eq "...the Azure attempt given up with why, the second submitted" \
+  "template/p-aml GaveUp it did not start within max_wait (30 s) | template/p-az-vq4 Submitted" \
+  jpath pfo '{.status.placement.attempts[0].candidate} {.status.placement.attempts[0].outcome} {.status.placement.attempts[0].reason} | {.status.placement.attempts[1].candidate} {.status.placement.attempts[1].outcome}'
+expect_eq "...its Azure ML job cancelled once" "1" requests POST "/jobs/k8s-$ns-pfo-[^/]*/cancel\$"
+expect_ok "...the azure finalizer gone with the attempt" bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get ajjob pfo -o jsonpath='{.metadata.finalizers}') != *aj.dev/azure-job* ]]"
+expect_ok "...its Volcano Job exists, labelled attempt 2" wait_for 30 bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get jobs.batch.volcano.sh pfo -o jsonpath='{.metadata.labels.aj\\.dev/attempt}') == 2 ]]"
 k -n "$ns" delete ajjob pa ps psw >/dev/null
 expect_ok "the Azure AjJobs deleted: their jobs cancelled, their finalizers gone" wait_for 60 bash -c \
   "[[ -z \$('$AJ_KUBECTL' -n '$ns' get ajjob pa ps psw -o name 2>/dev/null) ]]"
