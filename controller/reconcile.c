@@ -501,6 +501,20 @@ static cJSON *with_last_attempt(const cJSON *pst, const char *outcome, const cha
 	return copy;
 }
 
+/* The placement status with the last attempt kept: Running, startedDuringFailover (a copy; NULL: OOM). */
+static cJSON *kept_attempt(const cJSON *pst)
+{
+	cJSON *copy = with_last_attempt(pst, "Running", NULL, NULL);
+	cJSON *atts = cJSON_GetObjectItemCaseSensitive(copy, "attempts");
+	cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
+
+	if (last && !cJSON_AddTrueToObject(last, "startedDuringFailover")) {
+		cJSON_Delete(copy);
+		return NULL;
+	}
+	return copy;
+}
+
 /*
  * Write status.placement (taken) and, when it gives up on its candidate,
  * clear what named that candidate's object (status.backend, its member,
@@ -630,10 +644,8 @@ static int failover(struct aj_run *run, struct aj_action *a, double *after, stru
 	snprintf(why, sizeof(why), "it did not start within max_wait (%ld s)", in.max_wait);
 	switch (out.step) {
 	case AJ_FAILOVER_KEEP:
-		/* once: the attempt is kept, no longer being cancelled */
-		if (cancelling &&
-		    record_failover(run, with_last_attempt(pst, "StartedDuringFailover", NULL, NULL), 0,
-				    err)) {
+		/* once: kept, no longer being cancelled; its outcome follows its job again (status.c) */
+		if (cancelling && record_failover(run, kept_attempt(pst), 0, err)) {
 			*a = retry;
 			return 1;
 		}
