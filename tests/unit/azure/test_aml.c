@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "../../peers/azure_test.h"
+#include "arm.h"
 #include "azure/aml.h"
 #include "azure/arm.h"
 #include "azure/credential.h"
@@ -29,11 +30,6 @@ static struct aj_peer peer;
 static struct aj_fake_clock fclock;
 static const struct aj_aml_workspace ws = { SUB, "test-rg", "my-aml-workspace", NULL };
 
-struct fixture {
-	struct aj_token_cache *tokens;
-	struct aj_arm arm;
-};
-
 static int group_setup(void **state)
 {
 	(void)state;
@@ -49,29 +45,11 @@ static int group_teardown(void **state)
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct aj_identity_config ic;
-	struct aj_arm_config ac;
-	struct aj_credential *cred;
-	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_test_arm *f = calloc(1, sizeof(*f));
+	struct aj_azure_hooks hooks = aj_fake_hooks(&fclock, (int64_t)time(NULL) * 1000);
 
-	if (!f || aj_peer_control(&peer, "reset", NULL))
-		return -1;
-	aj_identity_config_default(&ic);
-	ic.hooks = aj_fake_hooks(&fclock, (int64_t)time(NULL) * 1000);
-	ic.authority_host = peer.base;
-	ic.tenant_id = "tenant-x";
-	ic.client_id = "client-1";
-	ic.client_secret = "secret";
-	if (aj_credential_secret_new(&ic, &cred, &e) ||
-	    aj_token_cache_new(cred, &ic.hooks, &f->tokens, &e))
-		return -1;
-	aj_arm_config_default(&ac);
-	ac.endpoint = peer.base;
-	ac.hooks = ic.hooks;
-	ac.retry.max_retries = 3;
-	ac.http.timeout_ms = 3000;
-	if (aj_arm_init(&f->arm, &ac, f->tokens, &e))
+	if (!f || aj_peer_control(&peer, "reset", NULL) ||
+	    aj_test_arm_open(f, peer.base, &hooks, 3))
 		return -1;
 	*state = f;
 	return 0;
@@ -79,11 +57,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	aj_arm_release(&f->arm);
-	aj_token_cache_free(f->tokens);
-	free(f);
+	aj_test_arm_close(*state);
+	free(*state);
 	return 0;
 }
 
@@ -147,7 +122,7 @@ static void job_names(void **state)
 
 static void environment_once(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	char version[17], *id = NULL, *id2 = NULL;
 
@@ -177,7 +152,7 @@ static void environment_once(void **state)
 
 static void datastore_once(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	cJSON *all, *r, *put = NULL;
 
@@ -203,7 +178,7 @@ static void datastore_once(void **state)
 
 static void code_version_once(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	const char *uri = "https://wsstore.blob.core.windows.net/azureml-blobstore-0000/aj-code/" DIGEST;
 	char *id = NULL, *id2 = NULL;
@@ -238,7 +213,7 @@ static void code_version_once(void **state)
 
 static void default_datastore(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	struct aj_aml_datastore d;
 	struct aj_buf url = AJ_BUF_INIT(AJ_BUF_SMALL);
@@ -285,7 +260,7 @@ static cJSON *job_body(void)
 }
 
 /* One PUT after the given faults; returns how many jobs the peer holds. */
-static int put_after_faults(struct fixture *f, const char *faults, int *created)
+static int put_after_faults(struct aj_test_arm *f, const char *faults, int *created)
 {
 	struct aj_errors e = AJ_ERRORS_INIT;
 	struct aj_aml_job job;
@@ -314,7 +289,7 @@ static int put_after_faults(struct fixture *f, const char *faults, int *created)
 
 static void put_exactly_once(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	int created;
 
 	assert_int_equal(put_after_faults(f, NULL, &created), 1);
@@ -326,7 +301,7 @@ static void put_exactly_once(void **state)
 
 static void put_throttled(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	int created;
 
 	assert_int_equal(put_after_faults(f, "[{\"path\": \"/jobs/\", \"method\": \"PUT\", \"status\": 429,"
@@ -340,7 +315,7 @@ static void put_throttled(void **state)
 
 static void put_server_error(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	int created;
 
 	assert_int_equal(put_after_faults(f, "[{\"path\": \"/jobs/\", \"method\": \"PUT\", \"status\": 500, \"times\": 2}]",
@@ -352,7 +327,7 @@ static void put_server_error(void **state)
 /* The service created the job but the reply never came: the retry finds it. */
 static void put_reply_lost(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	int created;
 
 	assert_int_equal(put_after_faults(f, "[{\"path\": \"/jobs/\", \"method\": \"PUT\", \"lose_reply\": true}]",
@@ -364,7 +339,7 @@ static void put_reply_lost(void **state)
 /* A token that expired on the service side is replaced, and the PUT lands once. */
 static void put_token_expired(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	struct aj_aml_job job;
 	int created;
@@ -381,7 +356,7 @@ static void put_token_expired(void **state)
 /* A refusal keeps its HTTP status and the service's messages. */
 static void put_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	struct aj_aml_job job;
 	cJSON *body = job_body();
@@ -400,7 +375,7 @@ static void put_refused(void **state)
 
 static void get_and_cancel(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	struct aj_aml_job job;
 	int created;
@@ -459,7 +434,7 @@ static void states(void **state)
 /* Discovery through Resource Graph (paged) and quotas, then selection. */
 static void discover_and_select(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_errors e = AJ_ERRORS_INIT;
 	struct aj_strlist subs = AJ_STRLIST_INIT;
 	struct aj_vc *vcs = NULL;

@@ -54,14 +54,43 @@ static int requests(const struct aj_peer *p, const char *method, const char *fra
 	return n;
 }
 
+/*
+ * The azure runner configured through its own hook, on workspace
+ * ml-rg/ws-main of the peer, with the managed identity through the IMDS
+ * the peer plays (*tokens: the caller's to free).
+ */
+static void *azure_runner(const struct aj_peer *azure, struct aj_token_cache **tokens)
+{
+	struct aj_errors err = AJ_ERRORS_INIT;
+	const char *values[AJ_RUNNER_OPTIONS_MAX] = { NULL };
+	struct aj_runner_env env = { NULL, NULL, NULL };
+	void *config = NULL;
+
+	unsetenv("AZURE_CLIENT_ID");
+	unsetenv("AZURE_TENANT_ID");
+	unsetenv("AZURE_CLIENT_SECRET");
+	unsetenv("AZURE_FEDERATED_TOKEN_FILE");
+	setenv("AZURE_POD_IDENTITY_AUTHORITY_HOST", azure->base, 1);
+	if (aj_identity_tokens_new(NULL, NULL, tokens, &err))
+		fail_msg("identity: %s", aj_test_errors_text(&err));
+	env.tokens = *tokens;
+	values[0] = SUB "/ml-rg/ws-main";           /* --azure-workspace */
+	values[1] = "ml=workspace:*/ml-rg/ws-main";  /* --azure-allow */
+	values[2] = azure->base;                     /* --azure-arm-endpoint */
+	values[3] = "1";                             /* --azure-poll */
+	if (aj_runner_azure.configure(values, &env, &config, &err))
+		fail_msg("configure: %s", aj_test_errors_text(&err));
+	assert_non_null(config);
+	aj_errors_release(&err);
+	return config;
+}
+
 static void an_aml_ajjob_is_held_submitted_mirrored_cancelled_and_let_go(void **state)
 {
 	struct aj_test_api a;
 	struct aj_peer azure;
 	struct aj_token_cache *tokens = NULL;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	const char *values[AJ_RUNNER_OPTIONS_MAX] = { NULL };
-	void *config = NULL;
+	void *config;
 	size_t slot = aj_runner_slot(&aj_runner_azure);
 	cJSON *ajjob;
 	const char *job;
@@ -72,25 +101,7 @@ static void an_aml_ajjob_is_held_submitted_mirrored_cancelled_and_let_go(void **
 	assert_int_equal(aj_peer_start(&azure), 0);
 	assert_int_equal(aj_peer_control(&azure, "config", "{\"status_sequence\": [\"NotStarted\", \"Running\"]}"), 0);
 	aj_test_api_start(&a, objects);
-	/* the managed identity through IMDS, which the peer plays */
-	unsetenv("AZURE_CLIENT_ID");
-	unsetenv("AZURE_TENANT_ID");
-	unsetenv("AZURE_CLIENT_SECRET");
-	unsetenv("AZURE_FEDERATED_TOKEN_FILE");
-	setenv("AZURE_POD_IDENTITY_AUTHORITY_HOST", azure.base, 1);
-	if (aj_identity_tokens_new(NULL, NULL, &tokens, &err))
-		fail_msg("identity: %s", aj_test_errors_text(&err));
-	{
-		struct aj_runner_env env = { tokens, NULL, NULL };
-
-		values[0] = SUB "/ml-rg/ws-main";           /* --azure-workspace */
-		values[1] = "ml=workspace:*/ml-rg/ws-main";  /* --azure-allow */
-		values[2] = azure.base;                      /* --azure-arm-endpoint */
-		values[3] = "1";                             /* --azure-poll */
-		if (aj_runner_azure.configure(values, &env, &config, &err))
-			fail_msg("configure: %s", aj_test_errors_text(&err));
-	}
-	assert_non_null(config);
+	config = azure_runner(&azure, &tokens);
 	a.rec.runner_config[slot] = config;
 	aj_test_api_watch_ajjob(&a, AJJOB);
 
@@ -130,7 +141,6 @@ static void an_aml_ajjob_is_held_submitted_mirrored_cancelled_and_let_go(void **
 
 	aj_runner_azure.config_free(config);
 	aj_token_cache_free(tokens);
-	aj_errors_release(&err);
 	aj_test_api_stop(&a);
 	aj_peer_stop(&azure);
 }
@@ -177,9 +187,7 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	struct aj_peer azure;
 	struct aj_placer placer;
 	struct aj_token_cache *tokens = NULL;
-	struct aj_errors err = AJ_ERRORS_INIT;
-	const char *values[AJ_RUNNER_OPTIONS_MAX] = { NULL };
-	void *config = NULL;
+	void *config;
 	size_t slot = aj_runner_slot(&aj_runner_azure);
 	cJSON *ajjob;
 	char first[128], path[256];
@@ -191,23 +199,7 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	assert_int_equal(aj_peer_control(&azure, "config", "{\"status_sequence\": [\"NotStarted\", \"Queued\"],"
 		" \"computes\": {\"gpu-a\": {\"max\": 4}, \"gpu-b\": {\"max\": 4}}}"), 0);
 	aj_test_api_start(&a, placement_objects);
-	unsetenv("AZURE_CLIENT_ID");
-	unsetenv("AZURE_TENANT_ID");
-	unsetenv("AZURE_CLIENT_SECRET");
-	unsetenv("AZURE_FEDERATED_TOKEN_FILE");
-	setenv("AZURE_POD_IDENTITY_AUTHORITY_HOST", azure.base, 1);
-	if (aj_identity_tokens_new(NULL, NULL, &tokens, &err))
-		fail_msg("identity: %s", aj_test_errors_text(&err));
-	{
-		struct aj_runner_env env = { tokens, NULL, NULL };
-
-		values[0] = SUB "/ml-rg/ws-main";
-		values[1] = "ml=workspace:*/ml-rg/ws-main";
-		values[2] = azure.base;
-		values[3] = "1";
-		if (aj_runner_azure.configure(values, &env, &config, &err))
-			fail_msg("configure: %s", aj_test_errors_text(&err));
-	}
+	config = azure_runner(&azure, &tokens);
 	a.rec.runner_config[slot] = config;
 	aj_placer_init(&placer);
 	aj_placer_set_azure(&placer, aj_runner_azure.read_views, config, aj_runner_azure.views_every);
@@ -286,7 +278,6 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	aj_placer_release(&placer);
 	aj_runner_azure.config_free(config);
 	aj_token_cache_free(tokens);
-	aj_errors_release(&err);
 	aj_test_api_stop(&a);
 	aj_peer_stop(&azure);
 }

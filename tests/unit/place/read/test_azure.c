@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "../../../peers/azure_test.h"
+#include "arm.h"
 #include "azure/aml.h"
 #include "azure/arm.h"
-#include "azure/credential.h"
 #include "core/error.h"
 #include "place/read/azure.h"
 #include "place/views.h"
@@ -24,11 +24,6 @@
 
 static struct aj_peer peer;
 static struct aj_fake_clock fclock;
-
-struct fixture {
-	struct aj_token_cache *tokens;
-	struct aj_arm arm;
-};
 
 static int group_setup(void **state)
 {
@@ -43,31 +38,13 @@ static int group_teardown(void **state)
 	return 0;
 }
 
+/* One retry: the reads fail fast, as the controller's do. */
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct aj_identity_config ic;
-	struct aj_arm_config ac;
-	struct aj_credential *cred;
-	struct aj_errors e = AJ_ERRORS_INIT;
+	struct aj_test_arm *f = calloc(1, sizeof(*f));
+	struct aj_azure_hooks hooks = aj_fake_hooks(&fclock, (int64_t)time(NULL) * 1000);
 
-	if (!f || aj_peer_control(&peer, "reset", NULL))
-		return -1;
-	aj_identity_config_default(&ic);
-	ic.hooks = aj_fake_hooks(&fclock, (int64_t)time(NULL) * 1000);
-	ic.authority_host = peer.base;
-	ic.tenant_id = "tenant-x";
-	ic.client_id = "client-1";
-	ic.client_secret = "secret";
-	if (aj_credential_secret_new(&ic, &cred, &e) ||
-	    aj_token_cache_new(cred, &ic.hooks, &f->tokens, &e))
-		return -1;
-	aj_arm_config_default(&ac);
-	ac.endpoint = peer.base;
-	ac.hooks = ic.hooks;
-	ac.retry.max_retries = 1;
-	ac.http.timeout_ms = 3000;
-	if (aj_arm_init(&f->arm, &ac, f->tokens, &e))
+	if (!f || aj_peer_control(&peer, "reset", NULL) || aj_test_arm_open(f, peer.base, &hooks, 1))
 		return -1;
 	*state = f;
 	return 0;
@@ -75,11 +52,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	aj_arm_release(&f->arm);
-	aj_token_cache_free(f->tokens);
-	free(f);
+	aj_test_arm_close(*state);
+	free(*state);
 	return 0;
 }
 
@@ -92,7 +66,7 @@ static int no_vc_b(const void *ctx, const struct aj_vc *vc)
 /* Three computes over two pages, two of three VCs kept, one compute judged. */
 static void read_computes_and_vcs(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_views_azure_scope s = { { SUB, "ml-rg", "ws-main", NULL }, NULL, no_vc_b, NULL };
 	struct aj_views v;
 	struct aj_views_ask a;
@@ -141,7 +115,7 @@ static void read_computes_and_vcs(void **state)
 /* A workspace not found, a refusal, no answer: each part says why. */
 static void unreadable(void **state)
 {
-	struct fixture *f = *state;
+	struct aj_test_arm *f = *state;
 	struct aj_views_azure_scope s = { { SUB, "ml-rg", "ws-main", NULL }, NULL, NULL, NULL };
 	struct aj_views_azure a;
 	struct aj_arm_config ac;
