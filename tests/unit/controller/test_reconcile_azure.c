@@ -160,6 +160,18 @@ static const char placement_objects[] =
 	"  \"components\": {" CANDIDATE("pa", "gpu-a") ", " CANDIDATE("pb", "gpu-b") "},"
 	"  \"command\": [\"python\", \"train.py\"], \"nodes\": 1}}}";
 
+/* status.placement.<key> of the AjJob on the server, and its attempt i's fields (cJSON_Delete). */
+static cJSON *placement_of(const struct aj_test_api *a, const char *key, int i, const cJSON **att,
+			   const char **value)
+{
+	cJSON *ajjob = aj_test_api_get(a, AJJOB);
+	const cJSON *pst = aj_json_get(aj_json_get(ajjob, "status"), "placement");
+
+	*att = cJSON_GetArrayItem(aj_json_get(pst, "attempts"), i);
+	*value = aj_json_str(pst, key);
+	return ajjob;
+}
+
 /* The AjJob's last attempt made older than max_wait. */
 static void attempt_submitted_long_ago(struct aj_test_api *a)
 {
@@ -191,7 +203,8 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	size_t slot = aj_runner_slot(&aj_runner_azure);
 	cJSON *ajjob;
 	char first[128], path[256];
-	const char *job;
+	const char *job, *chosen;
+	const cJSON *att;
 
 	(void)state;
 	assert_int_equal(aj_peer_start(&azure), 0);
@@ -208,9 +221,8 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 
 	/* placed on pa (both computes have room: the user's order), held, submitted */
 	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 1, AJ_ACTION_NORMAL);
-	ajjob = aj_test_api_get(&a, AJJOB);
-	assert_string_equal(aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "placement"), "chosen"),
-			    "template/pa");
+	ajjob = placement_of(&a, "chosen", 0, &att, &chosen);
+	assert_string_equal(chosen, "template/pa");
 	job = aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "azure"), "jobName");
 	assert_non_null(job);
 	snprintf(first, sizeof(first), "%s", job);
@@ -222,9 +234,8 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 5, AJ_ACTION_IDLE);
 	snprintf(path, sizeof(path), "/jobs/%s/cancel", first);
 	assert_int_equal(requests(&azure, "POST", path), 1);
-	ajjob = aj_test_api_get(&a, AJJOB);
-	assert_string_equal(aj_json_str(cJSON_GetArrayItem(aj_json_get(aj_json_get(aj_json_get(ajjob,
-		"status"), "placement"), "attempts"), 0), "outcome"), "Cancelling");
+	ajjob = placement_of(&a, "chosen", 0, &att, &chosen);
+	assert_string_equal(aj_json_str(att, "outcome"), "Cancelling");
 	cJSON_Delete(ajjob);
 	/* CancelRequested: wait */
 	aj_test_api_watch_ajjob(&a, AJJOB);
@@ -232,17 +243,16 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	/* Canceled: given up, the finalizer let go, placed again */
 	aj_test_api_watch_ajjob(&a, AJJOB);
 	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 0, AJ_ACTION_NORMAL);
-	ajjob = aj_test_api_get(&a, AJJOB);
-	assert_string_equal(aj_json_str(cJSON_GetArrayItem(aj_json_get(aj_json_get(aj_json_get(ajjob,
-		"status"), "placement"), "attempts"), 0), "outcome"), "GaveUp");
+	ajjob = placement_of(&a, "chosen", 0, &att, &chosen);
+	assert_string_equal(aj_json_str(att, "outcome"), "GaveUp");
+	assert_null(chosen);
 	assert_null(aj_test_status_of(ajjob, "backend"));
 	assert_int_equal(cJSON_GetArraySize(aj_json_get(aj_json_get(ajjob, "metadata"), "finalizers")), 0);
 	cJSON_Delete(ajjob);
 	aj_test_api_watch_ajjob(&a, AJJOB);
 	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 1, AJ_ACTION_NORMAL);
-	ajjob = aj_test_api_get(&a, AJJOB);
-	assert_string_equal(aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "placement"), "chosen"),
-			    "template/pb");
+	ajjob = placement_of(&a, "chosen", 1, &att, &chosen);
+	assert_string_equal(chosen, "template/pb");
 	job = aj_json_str(aj_json_get(aj_json_get(ajjob, "status"), "azure"), "jobName");
 	assert_non_null(job);
 	/* a job of its own, on the second compute: never the Canceled one */
@@ -262,16 +272,11 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	assert_int_equal(aj_peer_control(&azure, "job-status", path), 0);
 	aj_test_api_watch_ajjob(&a, AJJOB);
 	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL);
-	ajjob = aj_test_api_get(&a, AJJOB);
-	{
-		const cJSON *second = cJSON_GetArrayItem(aj_json_get(aj_json_get(aj_json_get(ajjob,
-			"status"), "placement"), "attempts"), 1);
-
-		assert_true(cJSON_IsTrue(aj_json_get(second, "startedDuringFailover")));
-		/* its outcome follows the job again, to its end */
-		assert_string_equal(aj_json_str(second, "outcome"), "Succeeded");
-		assert_non_null(aj_json_str(second, "ended"));
-	}
+	ajjob = placement_of(&a, "chosen", 1, &att, &chosen);
+	assert_true(cJSON_IsTrue(aj_json_get(att, "startedDuringFailover")));
+	/* its outcome follows the job again, to its end */
+	assert_string_equal(aj_json_str(att, "outcome"), "Succeeded");
+	assert_non_null(aj_json_str(att, "ended"));
 	assert_string_equal(aj_test_status_of(ajjob, "phase"), "Succeeded");
 	cJSON_Delete(ajjob);
 
