@@ -40,6 +40,12 @@ static int judge_one(const struct aj_views *v, const struct aj_pipeline *pl,
 		goto out;
 	}
 	r = aj_views_ask_read(cJSON_GetArrayItem(objects, 0), &a);
+	if (r > 0 && a.supercomputer) {
+		/* where the forwarder chooses the VC: the target's, which the body does not say */
+		a.vc_subscription = pl->spec.target.subscription_id;
+		a.vc_resource_group = pl->spec.target.resource_group;
+		a.vc_name = pl->spec.target.name;
+	}
 	if (r > 0 && aj_views_fit(v, &a, ctx->namespace_, &out))
 		r = -1;
 	if (r > 0) {

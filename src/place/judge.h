@@ -4,7 +4,8 @@
  *
  * A valid candidate's objects are built as its runner would build them
  * and the ask read from the first (views.h), an Azure one's from the job
- * body (its compute's free nodes or a VC's quota; UNKNOWN when the views
+ * body (its compute's free nodes or a VC's quota, the VCs chosen where its
+ * target says, as the forwarder chooses them; UNKNOWN when the views
  * hold no Azure part, or its target names a workspace other than the one
  * whose computes were read). A candidate left out when it was loaded, or that the
  * caller does not serve, is EXCLUDED with its reason. Each row gets the

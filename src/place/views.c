@@ -687,6 +687,16 @@ static int fit_vc(const struct aj_views_azure *az, const struct aj_views_ask *a,
 		req.subscription = sub;
 		req.resource_group = rg;
 		req.vc = name;
+	} else {
+		req.subscription = a->vc_subscription;
+		req.resource_group = a->vc_resource_group;
+		req.vc = a->vc_name;
+		/* a VC named alone is in the workspace's subscription and resource group */
+		if (a->vc_name && *a->vc_name && !arm_id_parts(az->workspace, sub, rg, name)) {
+			req.subscription = a->vc_subscription && *a->vc_subscription ? a->vc_subscription : sub;
+			req.resource_group = a->vc_resource_group && *a->vc_resource_group ?
+					     a->vc_resource_group : rg;
+		}
 	}
 	if (!aj_vc_select(&req, mine, n, &choice, &problems)) {
 		const struct aj_vc_candidate *c = &choice.chosen;

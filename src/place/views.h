@@ -137,6 +137,13 @@ struct aj_views_ask {
 	size_t instance_types_nr;
 	const char *tier;            /* its slaTier; NULL: Premium */
 	const char *vc;              /* its VirtualClusterArmId; NULL: any VC */
+	/*
+	 * Without one, the template's target as the forwarder reads it (the
+	 * body does not carry it; set by the caller): the VC named (in the
+	 * workspace's subscription and resource group unless given), or the
+	 * subscription and resource group the VCs are chosen in. NULL: any.
+	 */
+	const char *vc_subscription, *vc_resource_group, *vc_name;
 };
 
 /*

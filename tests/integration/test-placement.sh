@@ -59,15 +59,17 @@ config:
   placement: {candidates: [p-stuck], max_wait: 30s}"
 # Azure: computes gpu-cluster (6 of 8 nodes free) and gpu-full (none), VCs vc-big and vc-small;
 # each case beside a Volcano candidate of its own (no wait history ranks it first).
+# (the examples' account names a workspace and subscription of their own: the peer's here)
+sub=00000000-1111-2222-3333-444444444444
 tpl p-aml "base: aml
 config:
-  target: {namespace: $ns, name: gpu-cluster}"
+  target: {namespace: $ns, name: gpu-cluster, workspace_name: ws-main}"
 tpl p-aml-full "base: aml
 config:
-  target: {namespace: $ns, name: gpu-full}"
+  target: {namespace: $ns, name: gpu-full, workspace_name: ws-main}"
 tpl p-sing "base: sing
 config:
-  target: {namespace: $ns}"
+  target: {namespace: $ns, subscription_id: $sub, resource_group: sing-rg, workspace_name: ws-main}"
 for i in 1 2 3 4; do tpl "p-az-vq$i" "base: volcano
 config:
   target: {namespace: $ns}"; done
@@ -130,7 +132,6 @@ trap 'k delete queues.scheduling.volcano.sh "$ns-tight" "$ns-any" --wait=false >
   [[ -n ${peer_pid:-} ]] && kill "$peer_pid" 2>/dev/null; cluster_cleanup' EXIT
 
 # The Azure peer as ARM and IMDS; the controller forwards aml and sing with its managed identity.
-sub=00000000-1111-2222-3333-444444444444
 start_azure_peer "$work"
 vc() { # vc NAME LIMIT USED: a VC with Premium NDv4 (40 GB A100) quota, in GPUs
   printf '{"subscriptionId": "%s", "resourceGroup": "sing-rg", "name": "%s", "resource": {"location": "westus2",

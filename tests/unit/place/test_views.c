@@ -360,6 +360,18 @@ static void azure_candidate(void **state)
 	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
 	aj_test_fit_check(&out, AJ_PLACE_FITS, "virtual cluster s1/rg/vc-c: Standard quota for 2 x "
 			  "ND96amrs_A100_v4 (16 units), 496 left", "standard");
+	/* the template's target: a VC named alone is the workspace's subscription's and group's */
+	a.vc_name = "vc-c";
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "virtual cluster s1/rg/vc-c: Standard quota for 2 x "
+			  "ND96amrs_A100_v4 (16 units), 496 left", "named vc");
+	/* VCs chosen in another subscription: none there */
+	a.vc_name = NULL;
+	a.vc_subscription = "s2";
+	assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FULL, "no virtual cluster has Standard quota for 2 x "
+			  "\"Singularity.ND96amrs_A100_v4\" (or a lower tier): none found", "other sub");
+	a.vc_subscription = NULL;
 	/* only the VCs the namespace may use */
 	a.tier = NULL;
 	a.instances = 7;
