@@ -454,8 +454,8 @@ static void judge_azure_rows(void **state)
 	struct files f = { 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_build_ctx ctx = { "job", "training", NULL, NULL, NULL, 0 };
-	struct aj_place_row rows[4];
-	char where[4][AJ_PLACE_WHERE_MAX];
+	struct aj_place_row rows[5];
+	char where[5][AJ_PLACE_WHERE_MAX];
 	struct aj_candidates c;
 	struct aj_views v;
 	struct aj_waits w;
@@ -476,8 +476,11 @@ static void judge_azure_rows(void **state)
 		  " workspace_name: other}\n  environment: {image: img:1}\n  jobs: [{name: train, sku: G8}]\n");
 	files_add(&f, "template/sing", "base: []\nconfig:\n  target: {service: sing}\n"
 		  "  environment: {image: img:1}\n  jobs: [{name: train, sku: \"{nodes}x80G8-A100\"}]\n");
+	/* (another SKU: the same body would be kept once) */
+	files_add(&f, "template/singother", "base: []\nconfig:\n  target: {service: sing, subscription_id: s2}\n"
+		  "  environment: {image: img:1}\n  jobs: [{name: train, sku: \"{nodes}x80G4-A100\"}]\n");
 	if (load_any(&f, "base: []\nconfig:\n  placement:\n"
-		     "    candidates: [aml, amlother, sing, volcano]\n", "training", &c, &err))
+		     "    candidates: [aml, amlother, sing, volcano, singother]\n", "training", &c, &err))
 		fail_msg("%s", aj_test_errors_text(&err));
 	aj_views_init(&v);
 	aj_waits_init(&w);
@@ -501,10 +504,13 @@ static void judge_azure_rows(void **state)
 	assert_int_equal(rows[2].state, AJ_PLACE_FITS);
 	assert_string_equal(rows[2].reason, "virtual cluster s/rg/vc-a: Premium quota for 2 x "
 			    "ND96amrs_A100_v4 (16 units), 16 left");
-	aj_place_rank(rows, 4);
+	/* the VCs of the target's subscription only, as the forwarder would choose: none there */
+	assert_int_equal(rows[4].state, AJ_PLACE_FULL);
+	assert_non_null(strstr(rows[4].reason, "none found"));
+	aj_place_rank(rows, 5);
 	assert_string_equal(rows[0].name, "template/sing");
 	assert_string_equal(rows[1].name, "template/aml");
-	assert_int_equal(aj_place_pick(rows, 4), 0);
+	assert_int_equal(aj_place_pick(rows, 5), 0);
 	/* more nodes free: the first in the user's order wins among those that fit */
 	cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(computes, 0),
 		"properties"), "properties"), "currentNodeCount")->valuedouble = 2;
@@ -515,7 +521,7 @@ static void judge_azure_rows(void **state)
 					       computes), 0);
 	snprintf(v.azure.vcs_why, sizeof(v.azure.vcs_why), "Azure is unreachable");
 	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, NULL, NULL, rows, where, &err), 0);
-	aj_place_rank(rows, 4);
+	aj_place_rank(rows, 5);
 	assert_string_equal(rows[0].name, "template/aml");
 	assert_string_equal(rows[0].reason, "compute gpu-cluster: 6 of 8 nodes free");
 	/* no VC read: the sing row is unknown and ranks after every known one, in the user's order */
