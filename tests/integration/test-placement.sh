@@ -299,7 +299,8 @@ expect_ok "aj status pi: the placement table, the chosen candidate marked, ranke
   grep -qE '^  \* +1 +template/p-vq +volcano +'"$ns"'/default +CanStartNow +([0-9]+s|-) +queue default' "$work/pi.status"
 expect_ok "...the other one Waits with its reason" \
   grep -qE '^  - +2 +template/p-b200 +volcano +'"$ns/$ns-any"' +Waits +- +no schedulable node has nvidia.com/gpu.product=B200$' "$work/pi.status"
-expect_ok "...and its one attempt" grep -qE '^  1 +template/p-vq +[0-9TZ:-]+ +- +Submitted +-$' "$work/pi.status"
+expect_ok "...and its one attempt, which followed its job to the end" \
+  grep -qE '^  1 +template/p-vq +[0-9TZ:-]+ +[0-9TZ:-]+ +Succeeded +-$' "$work/pi.status"
 
 # --- a full Kueue ClusterQueue sends the job to Volcano ---
 place pk place-kueue 5
