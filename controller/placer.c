@@ -3,11 +3,8 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "core/json.h"
-#include "core/timestamp.h"
 #include "place/judge.h"
 #include "place/read/cluster.h"
-#include "status.h"
 
 void aj_placer_init(struct aj_placer *p)
 {
@@ -63,21 +60,8 @@ int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candi
 
 void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob)
 {
-	const cJSON *status = aj_json_get(ajjob, "status");
-	const cJSON *atts = aj_json_get(aj_json_get(status, AJ_STATUS_PLACEMENT), "attempts");
-	const cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
-	const char *cand = aj_json_str(last, "candidate");
-	long long sub = aj_timestamp_parse(aj_json_str(last, "submitted"), 0);
-	long long run = aj_status_true_since(status, "Running");
-	long gpus = (long)aj_json_whole(aj_json_get(last, "gpus"), 1e9, 0);
-
-	/* a short job may end before its Running is written: its end bounds its start */
-	if (run <= 0)
-		run = aj_status_true_since(status, "Succeeded");
-	if (!cand || sub <= 0 || run <= 0 || run < sub)
-		return;
 	pthread_mutex_lock(&p->lock);
 	/* out of memory: one sample fewer, nothing else */
-	(void)aj_waits_add(&p->waits, cand, aj_waits_band(gpus, 1), (long)(run - sub), (long)run);
+	(void)aj_waits_learn(&p->waits, ajjob);
 	pthread_mutex_unlock(&p->lock);
 }

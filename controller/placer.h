@@ -41,12 +41,9 @@ void aj_placer_release(struct aj_placer *p);
 
 /*
  * Learn from an AjJob as a watch brings it (the start-up list, then each
- * change): a placed one running on its last attempt gives one sample of
- * that candidate's wait (Running's transition minus the attempt's
- * submission; for one that succeeded before its Running was written, its
- * end), in the band of the attempt's GPUs; seen again, it counts
- * once (waits.h). No store of its own: a restarted controller learns it
- * all again from the AjJobs.
+ * change), as aj_waits_learn() says (`aj place` learns the same way); seen
+ * again, it counts once. No store of its own: a restarted controller
+ * learns it all again from the AjJobs.
  */
 void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob);
 
