@@ -337,6 +337,14 @@ int aj_cli_kube_open(struct aj_kube *k, const struct aj_cli_opts *o,
 		     const char *context, const struct aj_node *context_node,
 		     struct aj_errors *err);
 /*
+ * Connect k to the cluster of a loaded pipeline as aj run does (aj-net:
+ * cli_submit.c): the lead's target.context unless --context; the AjJob's
+ * namespace becomes the context's when neither --namespace nor
+ * target.namespace names one. 0 / -1.
+ */
+int aj_cli_pipeline_connect(struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
+			    struct aj_kube *k, struct aj_errors *err);
+/*
  * aj_cli_kube_submit: create the AjJob `job` (its metadata names it) and
  * print its name, or the created object with -o. 0 / -1.
  * aj_cli_kube_wait: follow that AjJob to the end (--wait). Returns -1 with

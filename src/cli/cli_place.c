@@ -17,7 +17,6 @@
 #include "cli.h"
 #include "cli_kube.h"
 #include "core/error.h"
-#include "core/node.h"
 #include "kube/client.h"
 #include "kube/status.h"
 #include "place/judge.h"
@@ -115,13 +114,8 @@ int aj_cli_place_run(const struct aj_cli_opts *o)
 	p.placement_only = 1;
 	/* nothing is created: the placeholder digest builds every candidate's objects */
 	rc = aj_cli_pipeline_load(o, canonical, AJ_CLI_DIGEST_PLACEHOLDER, &p, &err);
-	if (!rc) {
-		rc = aj_cli_kube_open(&kube, o, p.lead->spec.target.context,
-				      aj_node_at(p.lead->tpl.config, "target.context"), &err);
-		/* Neither --namespace nor target.namespace: the context's, as aj run says. */
-		if (!rc && !o->namespace_ && !p.lead->spec.target.namespace_)
-			p.namespace_ = kube.cfg.namespace;
-	}
+	if (!rc)
+		rc = aj_cli_pipeline_connect(&p, o, &kube, &err);
 	if (!rc)
 		rc = learn_waits(&kube, p.namespace_, &waits, &err);
 	if (!rc)
