@@ -1,5 +1,6 @@
 #include "placer.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -11,32 +12,41 @@ void aj_placer_init(struct aj_placer *p)
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->lock, NULL);
 	aj_views_init(&p->views);
+	aj_views_init(&p->empty);
 	aj_waits_init(&p->waits);
 }
 
 void aj_placer_release(struct aj_placer *p)
 {
 	aj_waits_release(&p->waits);
+	aj_views_release(&p->empty);
 	aj_views_release(&p->views);
 	pthread_mutex_destroy(&p->lock);
+}
+
+/* *cur read again with read when older than max_age seconds at now (under the lock). 0 / -1. */
+static int refresh(struct aj_views *cur, long long *at, long long max_age, struct aj_kube *k,
+		   long long now, int (*read)(struct aj_kube *k, struct aj_views *v))
+{
+	struct aj_views v;
+
+	if (*at && now - *at < max_age && now >= *at)
+		return 0;
+	aj_views_init(&v);
+	if (read(k, &v)) {
+		aj_views_release(&v);
+		return -1;
+	}
+	aj_views_release(cur);
+	*cur = v;
+	*at = now;
+	return 0;
 }
 
 /* The snapshot, read again when stale (under the lock). 0 / -1. */
 static int fresh(struct aj_placer *p, struct aj_kube *k, long long now)
 {
-	struct aj_views v;
-
-	if (p->read_at && now - p->read_at < AJ_PLACER_FRESH && now >= p->read_at)
-		return 0;
-	aj_views_init(&v);
-	if (aj_views_read_cluster(k, &v)) {
-		aj_views_release(&v);
-		return -1;
-	}
-	aj_views_release(&p->views);
-	p->views = v;
-	p->read_at = now;
-	return 0;
+	return refresh(&p->views, &p->read_at, AJ_PLACER_FRESH, k, now, aj_views_read_cluster);
 }
 
 int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candidates *c,
@@ -64,4 +74,28 @@ void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob)
 	/* out of memory: one sample fewer, nothing else */
 	(void)aj_waits_learn(&p->waits, ajjob);
 	pthread_mutex_unlock(&p->lock);
+}
+
+int aj_placer_never_fits(struct aj_placer *p, struct aj_kube *k, const cJSON *obj, long long now,
+			 char *out, size_t size)
+{
+	struct aj_fit_result r;
+	struct aj_views_ask a;
+	int got = 0;
+
+	out[0] = '\0';
+	memset(&a, 0, sizeof(a));
+	pthread_mutex_lock(&p->lock);
+	/* a refused list keeps why: no fact until the next read */
+	if (refresh(&p->empty, &p->empty_at, AJ_PLACER_NODES_FRESH, k, now, aj_views_read_nodes))
+		got = -1;
+	else if (!p->empty.nodes_why[0])
+		got = aj_views_ask_read(obj, &a);
+	if (got > 0 && aj_fit_nodes_empty(p->empty.nodes, p->empty.nodes_nr, &a.ask, &r))
+		got = -1;
+	if (got > 0 && r.state == AJ_PLACE_FULL)
+		snprintf(out, size, "%s", r.reason);
+	pthread_mutex_unlock(&p->lock);
+	aj_views_ask_release(&a);
+	return got < 0 ? -1 : 0;
 }

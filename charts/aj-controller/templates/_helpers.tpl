@@ -116,7 +116,8 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
   verbs: [get, list, watch]
 # Placement AjJobs: what limits a start, listed at most every few seconds for
 # all of them together (the nodes and their pods' requests, Volcano's
-# Queues, Kueue's queues and flavors); never written.
+# Queues, Kueue's queues and flavors); never written. The nodes alone, at
+# most every 30 s: whether a job the scheduler cannot place could ever fit.
 - apiGroups: [""]
   resources: [nodes]
   verbs: [list]

@@ -77,3 +77,13 @@ out:
 	cJSON_Delete(f);
 	return rc;
 }
+
+int aj_views_read_nodes(struct aj_kube *k, struct aj_views *v)
+{
+	cJSON *n = NULL;
+	int a = list(k, &nodes, NULL, &n, v->nodes_why, sizeof(v->nodes_why));
+	int rc = a < 0 || (!a && aj_views_set_nodes(v, n, NULL)) ? -1 : 0;
+
+	cJSON_Delete(n);
+	return rc;
+}

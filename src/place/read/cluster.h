@@ -20,5 +20,10 @@ struct aj_views;
 
 /* Read every cluster part of the views into v. 0 / -1 (out of memory). */
 int aj_views_read_cluster(struct aj_kube *k, struct aj_views *v);
+/*
+ * The nodes alone into v (one list, no pods: each node's free room is its
+ * allocatable), for aj_fit_nodes_empty. 0 / -1 (out of memory).
+ */
+int aj_views_read_nodes(struct aj_kube *k, struct aj_views *v);
 
 #endif
