@@ -104,7 +104,7 @@ apiVersion: authorization.k8s.io/v1
 kind: SubjectAccessReview
 spec:
   user: $sa
-  resourceAttributes: {verb: $1, group: $2, resource: $3, namespace: $4}
+  resourceAttributes: {verb: "$1", group: "$2", resource: "$3", namespace: "$4"}
 YAML
 }
 may_read_workloads() {
