@@ -414,6 +414,7 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 	struct ctl *c = ctx;
 	const char *q = "name=\"ajjob\"";
 	struct aj_jobtally tally;
+	struct mallinfo2 heap;
 
 	aj_metrics_set(&c->metrics, "workqueue_depth", q, (double)aj_workqueue_len(&c->queue));
 	pthread_mutex_lock(&c->queue.lock);
@@ -424,6 +425,10 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 		       atomic_load(&c->leader) ? 1 : 0);
 	aj_metrics_set(&c->metrics, "aj_ajjobs_cached", "", (double)aj_cache_ajjob_count(&c->cache));
 	aj_metrics_set(&c->metrics, "aj_cache_bytes", "", (double)aj_cache_bytes(&c->cache));
+	/* what the heap holds: live allocations, and free chunks malloc keeps (resident or not) */
+	heap = mallinfo2();
+	aj_metrics_set(&c->metrics, "aj_heap_in_use_bytes", "", (double)heap.uordblks);
+	aj_metrics_set(&c->metrics, "aj_heap_free_bytes", "", (double)heap.fordblks);
 	aj_jobtally_init(&tally);
 	aj_cache_ajjob_phases(&c->cache, tally_one, &tally);
 	aj_jobmetrics_tally(&c->metrics, &tally);
@@ -456,6 +461,10 @@ static int register_metrics(struct aj_metrics *m)
 				   "AjJobs held in the controller's cache.", NULL, 0) ||
 	       aj_metrics_register(m, "aj_cache_bytes", AJ_METRIC_GAUGE,
 				   "Bytes the cache holds for AjJobs and the objects they own.", NULL, 0) ||
+	       aj_metrics_register(m, "aj_heap_in_use_bytes", AJ_METRIC_GAUGE,
+				   "Bytes of the heap in live allocations (mallinfo2 uordblks).", NULL, 0) ||
+	       aj_metrics_register(m, "aj_heap_free_bytes", AJ_METRIC_GAUGE,
+				   "Bytes of free heap chunks malloc keeps (mallinfo2 fordblks).", NULL, 0) ||
 	       aj_metrics_register(m, "rest_client_requests_total", AJ_METRIC_COUNTER,
 				   "Number of HTTP requests, partitioned by status code and method.",
 				   NULL, 0) ||
