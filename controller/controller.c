@@ -26,6 +26,7 @@
 #include "lease.h"
 #include "log.h"
 #include "metrics.h"
+#include "place/read/cluster.h"
 #include "placer.h"
 #include "reconcile.h"
 #include "resources.h"
@@ -328,7 +329,7 @@ static void check_permissions(struct ctl *c, struct aj_kube *k, const char *leas
 	static const struct aj_access lease = { "update", "coordination.k8s.io", "leases", NULL };
 	const char *ns = c->o->watch_namespace && c->o->watch_namespace[0] ? c->o->watch_namespace : NULL;
 	struct aj_buf miss = AJ_BUF_INIT(sizeof(c->missing) - 1);
-	const struct aj_placer_list *l;
+	const struct aj_views_list *l;
 	const struct aj_access *a;
 	size_t i;
 
@@ -339,7 +340,7 @@ static void check_permissions(struct ctl *c, struct aj_kube *k, const char *leas
 			check_one(k, a, ns, ns ? ns : "all namespaces", NULL, &miss);
 	if (lease_ns)
 		check_one(k, &lease, lease_ns, lease_ns, NULL, &miss);
-	for (l = aj_placer_lists; l->res; l++) {
+	for (l = aj_views_cluster_lists; l->res; l++) {
 		struct aj_access list = { "list", l->res->group, l->res->plural, NULL };
 
 		check_one(k, &list, NULL, l->res->namespaced ? "all namespaces" : "the cluster",

@@ -7,19 +7,6 @@
 #include "place/judge.h"
 #include "place/read/cluster.h"
 
-#define NODES_UNKNOWN "every cluster candidate of a placement is ranked unknown (the nodes' free room cannot be read)"
-#define KUEUE_UNKNOWN "a candidate with a Kueue queue is ranked unknown"
-
-const struct aj_placer_list aj_placer_lists[] = {
-	{ &nodes, NODES_UNKNOWN },
-	{ &aj_res_pods, NODES_UNKNOWN },
-	{ &queues, "a Volcano candidate of a placement is ranked unknown" },
-	{ &cqs, KUEUE_UNKNOWN },
-	{ &lqs, KUEUE_UNKNOWN },
-	{ &flavors, KUEUE_UNKNOWN },
-	{ NULL, NULL }
-};
-
 void aj_placer_init(struct aj_placer *p)
 {
 	memset(p, 0, sizeof(*p));

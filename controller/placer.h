@@ -31,23 +31,10 @@
 
 struct aj_errors;
 struct aj_kube;
-struct aj_kube_resource;
 
 #define AJ_PLACER_FRESH 5
 /* The nodes alone (aj_placer_never_fits) are listed again when older than this (seconds). */
 #define AJ_PLACER_NODES_FRESH 30
-
-/*
- * The lists the views are read with, each in all namespaces whatever the
- * controller watches, and what placement loses when that list is refused:
- * the start-up permission check (controller.c) warns with it. Ends with a
- * NULL res.
- */
-struct aj_placer_list {
-	const struct aj_kube_resource *res;
-	const char *without;
-};
-extern const struct aj_placer_list aj_placer_lists[];
 
 struct aj_placer {
 	pthread_mutex_t lock;
