@@ -58,23 +58,7 @@ PY
   metrics >"$tmp/m1"
   kill "$pid"; wait "$pid" 2>/dev/null || true
   echo "$ctl: $n Volcano Jobs in $(python3 -c "print('%.1f' % ($t1 - $t0))") s; requests per AjJob:"
-  python3 - "$tmp/m0" "$tmp/m1" "$n" <<'PY'
-import re, sys
-def load(f):
-    out = {}
-    for line in open(f):
-        m = re.match(r'apiserver_request_total\{(.*)\} (\S+)', line)
-        if m:
-            lab = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
-            key = (lab.get("verb"), lab.get("resource"), lab.get("subresource", ""))
-            out[key] = out.get(key, 0) + float(m.group(2))
-    return out
-a, b, n = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3])
-for k in sorted(b):
-    d = b[k] - a.get(k, 0)
-    if d >= n / 10:  # the controller's own, not the API server's background
-        print("  %-7s %-10s %-7s %.2f" % (k[0], k[1], k[2], d / n))
-PY
+  python3 bench/apiserver_requests.py "$tmp/m0" "$tmp/m1" "$n"
 }
 
 echo "load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -26,6 +26,7 @@
 #include "lease.h"
 #include "log.h"
 #include "metrics.h"
+#include "place/read/cluster.h"
 #include "placer.h"
 #include "reconcile.h"
 #include "resources.h"
@@ -283,9 +284,13 @@ static int allowed(struct aj_kube *k, const char *ns, const char *verb, const ch
 	return ok;
 }
 
-/* Is verb on resource allowed in ns? Says what is missing in miss when not. */
+/*
+ * Is verb on resource allowed in ns? When not, a permission the controller
+ * cannot work without (without NULL) is an error added to miss; one whose
+ * lack only degrades something is a warning saying what (without).
+ */
 static void check_one(struct aj_kube *k, const struct aj_access *a, const char *ns,
-		      const char *where, struct aj_buf *miss)
+		      const char *where, const char *without, struct aj_buf *miss)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	int r = allowed(k, ns, a->verb, a->group, a->resource, a->sub, &err);
@@ -296,8 +301,13 @@ static void check_one(struct aj_kube *k, const struct aj_access *a, const char *
 		snprintf(what, sizeof(what), "%s %s%s%s%s%s in %s", a->verb, a->resource,
 			 a->sub ? "/" : "", a->sub ? a->sub : "", a->group[0] ? "." : "", a->group,
 			 where);
-		aj_log(AJ_LOG_ERROR, "missing permission", "permission", what, AJ_LOG_END);
-		aj_buf_addf(miss, "%s%s", miss->len ? "; " : "", what);
+		if (without) {
+			aj_log(AJ_LOG_WARN, "missing permission", "permission", what, "consequence",
+			       without, AJ_LOG_END);
+		} else {
+			aj_log(AJ_LOG_ERROR, "missing permission", "permission", what, AJ_LOG_END);
+			aj_buf_addf(miss, "%s%s", miss->len ? "; " : "", what);
+		}
 	} else if (r < 0) {
 		aj_log(AJ_LOG_WARN, "could not check a permission", "error",
 		       err.nr ? err.items[0].message : "out of memory", AJ_LOG_END);
@@ -305,7 +315,10 @@ static void check_one(struct aj_kube *k, const struct aj_access *a, const char *
 	aj_errors_release(&err);
 }
 
-/* Check every write (and unwatched read) the controller makes; record what is missing. */
+/*
+ * Check every write (and unwatched read) the controller makes; record what is
+ * missing. The placer's lists only degrade placement: warned of, never unready.
+ */
 static void check_permissions(struct ctl *c, struct aj_kube *k, const char *lease_ns)
 {
 	static const struct aj_access common[] = {
@@ -316,16 +329,23 @@ static void check_permissions(struct ctl *c, struct aj_kube *k, const char *leas
 	static const struct aj_access lease = { "update", "coordination.k8s.io", "leases", NULL };
 	const char *ns = c->o->watch_namespace && c->o->watch_namespace[0] ? c->o->watch_namespace : NULL;
 	struct aj_buf miss = AJ_BUF_INIT(sizeof(c->missing) - 1);
+	const struct aj_views_list *l;
 	const struct aj_access *a;
 	size_t i;
 
 	for (a = common; a->verb; a++)
-		check_one(k, a, ns, ns ? ns : "all namespaces", &miss);
+		check_one(k, a, ns, ns ? ns : "all namespaces", NULL, &miss);
 	for (i = 0; i < aj_runners_nr; i++)
 		for (a = aj_runners[i]->access; a && a->verb; a++)
-			check_one(k, a, ns, ns ? ns : "all namespaces", &miss);
+			check_one(k, a, ns, ns ? ns : "all namespaces", NULL, &miss);
 	if (lease_ns)
-		check_one(k, &lease, lease_ns, lease_ns, &miss);
+		check_one(k, &lease, lease_ns, lease_ns, NULL, &miss);
+	for (l = aj_views_cluster_lists; l->res; l++) {
+		struct aj_access list = { "list", l->res->group, l->res->plural, NULL };
+
+		check_one(k, &list, NULL, l->res->namespaced ? "all namespaces" : "the cluster",
+			  l->without, &miss);
+	}
 	pthread_mutex_lock(&c->lock);
 	snprintf(c->missing, sizeof(c->missing), "%s", aj_buf_cstr(&miss));
 	pthread_mutex_unlock(&c->lock);
@@ -395,6 +415,7 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 	struct ctl *c = ctx;
 	const char *q = "name=\"ajjob\"";
 	struct aj_jobtally tally;
+	struct mallinfo2 heap;
 
 	aj_metrics_set(&c->metrics, "workqueue_depth", q, (double)aj_workqueue_len(&c->queue));
 	pthread_mutex_lock(&c->queue.lock);
@@ -405,6 +426,10 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 		       atomic_load(&c->leader) ? 1 : 0);
 	aj_metrics_set(&c->metrics, "aj_ajjobs_cached", "", (double)aj_cache_ajjob_count(&c->cache));
 	aj_metrics_set(&c->metrics, "aj_cache_bytes", "", (double)aj_cache_bytes(&c->cache));
+	/* what the heap holds: live allocations, and free chunks malloc keeps (resident or not) */
+	heap = mallinfo2();
+	aj_metrics_set(&c->metrics, "aj_heap_in_use_bytes", "", (double)heap.uordblks);
+	aj_metrics_set(&c->metrics, "aj_heap_free_bytes", "", (double)heap.fordblks);
 	aj_jobtally_init(&tally);
 	aj_cache_ajjob_phases(&c->cache, tally_one, &tally);
 	aj_jobmetrics_tally(&c->metrics, &tally);
@@ -437,6 +462,10 @@ static int register_metrics(struct aj_metrics *m)
 				   "AjJobs held in the controller's cache.", NULL, 0) ||
 	       aj_metrics_register(m, "aj_cache_bytes", AJ_METRIC_GAUGE,
 				   "Bytes the cache holds for AjJobs and the objects they own.", NULL, 0) ||
+	       aj_metrics_register(m, "aj_heap_in_use_bytes", AJ_METRIC_GAUGE,
+				   "Bytes of the heap in live allocations (mallinfo2 uordblks).", NULL, 0) ||
+	       aj_metrics_register(m, "aj_heap_free_bytes", AJ_METRIC_GAUGE,
+				   "Bytes of free heap chunks malloc keeps (mallinfo2 fordblks).", NULL, 0) ||
 	       aj_metrics_register(m, "rest_client_requests_total", AJ_METRIC_COUNTER,
 				   "Number of HTTP requests, partitioned by status code and method.",
 				   NULL, 0) ||

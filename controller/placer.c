@@ -1,25 +1,25 @@
 #include "placer.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "core/json.h"
-#include "core/timestamp.h"
 #include "place/judge.h"
 #include "place/read/cluster.h"
-#include "status.h"
 
 void aj_placer_init(struct aj_placer *p)
 {
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->lock, NULL);
 	aj_views_init(&p->views);
+	aj_views_init(&p->empty);
 	aj_waits_init(&p->waits);
 }
 
 void aj_placer_release(struct aj_placer *p)
 {
 	aj_waits_release(&p->waits);
+	aj_views_release(&p->empty);
 	aj_views_release(&p->views);
 	pthread_mutex_destroy(&p->lock);
 }
@@ -38,24 +38,38 @@ static int stale(long long read_at, long long now, long long every)
 	return !read_at || now - read_at >= every || now < read_at;
 }
 
-/* The snapshot, each part read again when stale (under the lock). 0 / -1. */
-static int fresh(struct aj_placer *p, struct aj_kube *k, long long now)
+/* *cur read again with read when older than max_age seconds at now (under the lock). 0 / -1. */
+static int refresh(struct aj_views *cur, long long *at, long long max_age, struct aj_kube *k,
+		   long long now, int (*read)(struct aj_kube *k, struct aj_views *v))
 {
 	struct aj_views v;
 
-	if (stale(p->read_at, now, AJ_PLACER_FRESH)) {
-		aj_views_init(&v);
-		if (aj_views_read_cluster(k, &v)) {
-			aj_views_release(&v);
-			return -1;
-		}
-		/* the Azure part has its own pace: kept */
-		v.azure = p->views.azure;
-		memset(&p->views.azure, 0, sizeof(p->views.azure));
-		aj_views_release(&p->views);
-		p->views = v;
-		p->read_at = now;
+	if (!stale(*at, now, max_age))
+		return 0;
+	aj_views_init(&v);
+	if (read(k, &v)) {
+		aj_views_release(&v);
+		return -1;
 	}
+	aj_views_release(cur);
+	*cur = v;
+	*at = now;
+	return 0;
+}
+
+/* The snapshot, each part read again when stale (under the lock). 0 / -1. */
+static int fresh(struct aj_placer *p, struct aj_kube *k, long long now)
+{
+	struct aj_views_azure azure = p->views.azure;
+
+	/* the Azure part has its own pace: kept across the cluster's reads */
+	memset(&p->views.azure, 0, sizeof(p->views.azure));
+	if (refresh(&p->views, &p->read_at, AJ_PLACER_FRESH, k, now, aj_views_read_cluster)) {
+		p->views.azure = azure;
+		return -1;
+	}
+	aj_views_azure_release(&p->views.azure);
+	p->views.azure = azure;
 	if (p->read_azure && stale(p->azure_read_at, now, p->azure_every)) {
 		aj_views_azure_release(&p->views.azure);
 		if (p->read_azure(p->azure_config, &p->views.azure))
@@ -86,21 +100,32 @@ int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candi
 
 void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob)
 {
-	const cJSON *status = aj_json_get(ajjob, "status");
-	const cJSON *atts = aj_json_get(aj_json_get(status, AJ_STATUS_PLACEMENT), "attempts");
-	const cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
-	const char *cand = aj_json_str(last, "candidate");
-	long long sub = aj_timestamp_parse(aj_json_str(last, "submitted"), 0);
-	long long run = aj_status_true_since(status, "Running");
-	long gpus = (long)aj_json_whole(aj_json_get(last, "gpus"), 1e9, 0);
-
-	/* a short job may end before its Running is written: its end bounds its start */
-	if (run <= 0)
-		run = aj_status_true_since(status, "Succeeded");
-	if (!cand || sub <= 0 || run <= 0 || run < sub)
-		return;
 	pthread_mutex_lock(&p->lock);
 	/* out of memory: one sample fewer, nothing else */
-	(void)aj_waits_add(&p->waits, cand, aj_waits_band(gpus, 1), (long)(run - sub), (long)run);
+	(void)aj_waits_learn(&p->waits, ajjob);
 	pthread_mutex_unlock(&p->lock);
+}
+
+int aj_placer_never_fits(struct aj_placer *p, struct aj_kube *k, const cJSON *obj, long long now,
+			 char *out, size_t size)
+{
+	struct aj_fit_result r;
+	struct aj_views_ask a;
+	int got = 0;
+
+	out[0] = '\0';
+	memset(&a, 0, sizeof(a));
+	pthread_mutex_lock(&p->lock);
+	/* a refused list keeps why: no fact until the next read */
+	if (refresh(&p->empty, &p->empty_at, AJ_PLACER_NODES_FRESH, k, now, aj_views_read_nodes))
+		got = -1;
+	else if (!p->empty.nodes_why[0])
+		got = aj_views_ask_read(obj, &a);
+	if (got > 0 && aj_fit_nodes_empty(p->empty.nodes, p->empty.nodes_nr, &a.ask, &r))
+		got = -1;
+	if (got > 0 && r.state == AJ_PLACE_FULL)
+		snprintf(out, size, "%s", r.reason);
+	pthread_mutex_unlock(&p->lock);
+	aj_views_ask_release(&a);
+	return got < 0 ? -1 : 0;
 }

@@ -12,6 +12,11 @@
  * cluster's reads. The candidates are judged against it as
  * place/judge.h says, the same rows `aj place` prints.
  *
+ * Beside it, the nodes alone (their allocatable, no pods) tell a job
+ * the scheduler calls unschedulable when it could never fit them at all
+ * (aj_placer_never_fits); listed at most every AJ_PLACER_NODES_FRESH
+ * seconds for all of those jobs together.
+ *
  * Ownership: struct aj_placer owns its snapshot (aj_placer_release); rows
  * borrow their names from the candidates. Thread-safe: the snapshot is
  * read and judged under the placer's lock.
@@ -32,6 +37,8 @@ struct aj_errors;
 struct aj_kube;
 
 #define AJ_PLACER_FRESH 5
+/* The nodes alone (aj_placer_never_fits) are listed again when older than this (seconds). */
+#define AJ_PLACER_NODES_FRESH 30
 
 struct aj_placer {
 	pthread_mutex_t lock;
@@ -43,6 +50,8 @@ struct aj_placer {
 	const void *azure_config;
 	int azure_every;          /* seconds */
 	long long azure_read_at;  /* Unix seconds; 0: never read */
+	struct aj_views empty;    /* the nodes alone, with their allocatable (no pods listed) */
+	long long empty_at;       /* Unix seconds; 0: never read */
 };
 
 void aj_placer_init(struct aj_placer *p);
@@ -55,12 +64,9 @@ void aj_placer_set_azure(struct aj_placer *p,
 
 /*
  * Learn from an AjJob as a watch brings it (the start-up list, then each
- * change): a placed one running on its last attempt gives one sample of
- * that candidate's wait (Running's transition minus the attempt's
- * submission; for one that succeeded before its Running was written, its
- * end), in the band of the attempt's GPUs; seen again, it counts
- * once (waits.h). No store of its own: a restarted controller learns it
- * all again from the AjJobs.
+ * change), as aj_waits_learn() says (`aj place` learns the same way); seen
+ * again, it counts once. No store of its own: a restarted controller
+ * learns it all again from the AjJobs.
  */
 void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob);
 
@@ -77,5 +83,18 @@ int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candi
 		   const struct aj_build_ctx *ctx, const int *served, const char *const *why_not,
 		   long long now, struct aj_place_row *rows, char (*where)[AJ_PLACE_WHERE_MAX],
 		   struct aj_errors *err);
+
+/*
+ * aj's own fact when the job of obj (an object of a kind views.h reads, as
+ * the cluster holds it) could never fit the schedulable nodes, were they
+ * empty (aj_fit_nodes_empty), into out: "asks 40 pods × 8 nvidia.com/gpu =
+ * 320; the schedulable nodes hold 64". "" when it could, when obj is of
+ * no kind the views know, or when the nodes could not be listed. The
+ * nodes come from a view of their own shared by every worker, listed (the
+ * nodes alone) when older than AJ_PLACER_NODES_FRESH at `now`: never a
+ * list per job. 0 / -1 (out of memory).
+ */
+int aj_placer_never_fits(struct aj_placer *p, struct aj_kube *k, const cJSON *obj, long long now,
+			 char *out, size_t size);
 
 #endif

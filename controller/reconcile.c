@@ -236,37 +236,17 @@ static void build_failed(struct aj_run *run, const struct aj_errors *problems)
 #define AJ_PLACE_WAIT 10.0
 
 /*
- * status.placement of rows (rank order): the candidates, the choice, the
- * attempts before (had) and the new one, and max_wait (seconds; 0: none).
+ * status.placement of rows (rank order) as aj_place_status_json() writes
+ * it (the candidates, the choice, max_wait), with the attempts before
+ * (had) and the new one.
  */
 static cJSON *placement_status(const struct aj_run *run, const struct aj_place_row *rows,
 			       size_t n, const char *chosen, const cJSON *had, long max_wait)
 {
-	cJSON *pl = cJSON_CreateObject(), *list, *c, *a;
-	size_t i;
+	cJSON *pl = aj_place_status_json(rows, n, chosen, max_wait), *list, *a;
 
-	if (!pl || (chosen && !cJSON_AddStringToObject(pl, "chosen", chosen)) ||
-	    (max_wait && !cJSON_AddNumberToObject(pl, "maxWaitSeconds", (double)max_wait)) ||
-	    !(list = cJSON_AddArrayToObject(pl, "candidates")))
-		goto oom;
-	for (i = 0; i < n; i++) {
-		const struct aj_place_row *r = &rows[i];
-
-		if (!(c = cJSON_CreateObject()) || !cJSON_AddItemToArray(list, c)) {
-			cJSON_Delete(c);
-			goto oom;
-		}
-		if (!cJSON_AddStringToObject(c, "name", r->name) ||
-		    !cJSON_AddStringToObject(c, "backend", r->backend) ||
-		    !cJSON_AddStringToObject(c, "where", r->where) ||
-		    !cJSON_AddNumberToObject(c, "rank", (double)r->rank) ||
-		    !cJSON_AddBoolToObject(c, "canStartNow", r->state == AJ_PLACE_FITS) ||
-		    !cJSON_AddStringToObject(c, "state", aj_place_state_name(r->state)) ||
-		    (r->expected_wait >= 0 &&
-		     !cJSON_AddNumberToObject(c, "expectedWaitSeconds", (double)r->expected_wait)) ||
-		    !cJSON_AddStringToObject(c, "reason", r->reason))
-			goto oom;
-	}
+	if (!pl)
+		return NULL;
 	if (!(list = had ? cJSON_Duplicate(had, 1) : cJSON_CreateArray()) ||
 	    !cJSON_AddItemToObject(pl, "attempts", list)) {
 		cJSON_Delete(list);

@@ -6,35 +6,10 @@
 #include "core/timestamp.h"
 #include "core/json.h"
 
-static const cJSON *prev_condition(const cJSON *prev, const char *type)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(prev, "conditions")) {
-		const char *t = aj_json_str(c, "type");
-
-		if (t && !strcmp(t, type))
-			return c;
-	}
-	return NULL;
-}
-
-long long aj_status_true_since(const cJSON *status, const char *type)
-{
-	const cJSON *c = prev_condition(status, type);
-	const char *on = aj_json_str(c, "status");
-	long long t;
-
-	if (!on || strcmp(on, "True"))
-		return 0;
-	t = aj_timestamp_parse(aj_json_str(c, "lastTransitionTime"), 0);
-	return t > 0 ? t : 0;
-}
-
 static int add_condition(cJSON *list, const cJSON *prev, const char *type, int on,
 			 const char *message, const struct aj_status *st, const char *now)
 {
-	const cJSON *old = prev_condition(prev, type);
+	const cJSON *old = aj_status_condition(prev, type);
 	const char *status = on ? "True" : "False";
 	const char *since = now;
 	cJSON *c = cJSON_CreateObject();

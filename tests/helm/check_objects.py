@@ -31,7 +31,11 @@ RULES = [
     ([""], ["events"], ["list"]),
     # controller/runner/kube.c: what Kueue says of a queued Job (its Workload)
     (["kueue.x-k8s.io"], ["workloads"], ["get", "list", "watch"]),
-    # controller/placer.c: what limits a start, for placement AjJobs
+]
+# controller/placer.c: what limits a start, for placement AjJobs, listed cluster-wide whatever
+# namespace is watched: in the controller's ClusterRole, or with a watched namespace in a
+# ClusterRole of their own with the pods of every namespace (a Role cannot grant them).
+PLACEMENT_RULES = [
     ([""], ["nodes"], ["list"]),
     (["scheduling.volcano.sh"], ["queues"], ["list"]),
     (["kueue.x-k8s.io"], ["clusterqueues", "localqueues", "resourceflavors"], ["list"]),
@@ -116,13 +120,28 @@ def main():
     # RBAC: exactly the rules above, cluster-wide or in the watched namespace.
     watch = params.get("watch", "")
     role_kind = "Role" if watch else "ClusterRole"
-    roles = [r for r in by_kind.get("Role", []) + by_kind.get("ClusterRole", []) if not r["metadata"]["name"].endswith("-leader-election")]
+    own = lambda o: not o["metadata"]["name"].endswith(("-leader-election", "-placement"))
+    roles = [r for r in by_kind.get("Role", []) + by_kind.get("ClusterRole", []) if own(r)]
     check("one %s for the controller" % role_kind, [r["kind"] for r in roles] == [role_kind], str([r["kind"] for r in roles]))
     if roles:
-        check("its rules are exactly what the controller uses", rules_of(roles[0]) == RULES, str(rules_of(roles[0])))
+        want = RULES if watch else RULES + PLACEMENT_RULES
+        check("its rules are exactly what the controller uses", rules_of(roles[0]) == want, str(rules_of(roles[0])))
         if watch:
             check("the Role is in the watched namespace", roles[0]["metadata"].get("namespace") == watch)
-    bindings = [b for b in by_kind.get("RoleBinding", []) + by_kind.get("ClusterRoleBinding", []) if not b["metadata"]["name"].endswith("-leader-election")]
+    place = [r for r in by_kind.get("ClusterRole", []) if r["metadata"]["name"].endswith("-placement")]
+    place_b = [b for b in by_kind.get("ClusterRoleBinding", []) if b["metadata"]["name"].endswith("-placement")]
+    check("a placement ClusterRole exactly when a namespace is watched", bool(place) == bool(watch) and
+          bool(place_b) == bool(watch), str([r["metadata"]["name"] for r in place + place_b]))
+    if place:
+        check("...listing the pods of every namespace and what limits a start, nothing more",
+              rules_of(place[0]) == [([""], ["pods"], ["list"])] + PLACEMENT_RULES, str(rules_of(place[0])))
+    if place_b:
+        check("...bound to the ServiceAccount",
+              place and place_b[0]["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                                  "name": place[0]["metadata"]["name"]} and
+              place_b[0]["subjects"] == [{"kind": "ServiceAccount", "name": sa_name, "namespace": ns}],
+              str(place_b[0].get("subjects")))
+    bindings = [b for b in by_kind.get("RoleBinding", []) + by_kind.get("ClusterRoleBinding", []) if own(b)]
     if bindings:
         b = bindings[0]
         check("the binding grants it to the ServiceAccount",

@@ -104,7 +104,7 @@ apiVersion: authorization.k8s.io/v1
 kind: SubjectAccessReview
 spec:
   user: $sa
-  resourceAttributes: {verb: $1, group: $2, resource: $3, namespace: $4}
+  resourceAttributes: {verb: "$1", group: "$2", resource: "$3", namespace: "$4"}
 YAML
 }
 may_read_workloads() {
@@ -113,6 +113,16 @@ may_read_workloads() {
   echo "${got[*]}"
 }
 expect_eq "...read Kueue's Workloads (why a queued Job waits), Kueue installed or not" "true true true" may_read_workloads
+# placement's views (controller/placer.c): listed in all namespaces, the start-up check asks for them
+may_list_views() {
+  local gr got=()
+  for gr in /nodes /pods scheduling.volcano.sh/queues kueue.x-k8s.io/clusterqueues \
+            kueue.x-k8s.io/localqueues kueue.x-k8s.io/resourceflavors; do
+    got+=("$(may list "${gr%%/*}" "${gr#*/}" "")")
+  done
+  echo "${got[*]}"
+}
+expect_eq "...list in every namespace what placement ranks candidates by" "true true true true true true" may_list_views
 expect_eq "...but not write them" "false" may update kueue.x-k8s.io workloads "$other"
 expect_eq "...and not read their logs" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' get pods/log -n '$other' || true"
 expect_eq "...nor read secrets" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' get secrets -n '$ns' || true"

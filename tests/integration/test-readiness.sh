@@ -116,6 +116,20 @@ stop_controller
 kc=$(sa_kubeconfig full "$root/deploy/rbac.yaml") || fail "set up a ServiceAccount with deploy/rbac.yaml"
 start_controller "$kc"
 expect_ok "with exactly deploy/rbac.yaml the controller becomes ready" wait_readyz 20 '^200 ok$'
+expect_ok "...and its start-up check finds nothing missing" bash -c "! grep -q 'missing permission' '$work/ctl.log'"
+stop_controller
+
+# 2b. no list on nodes: placement's views lack them, which only degrades placement: the start-up
+#     check warns naming the rule and what is lost, and the controller becomes ready.
+sed '/apiGroups: \[""\]/{N;/resources: \[nodes\]/{N;d}}' "$root/deploy/rbac.yaml" >"$work/no-nodes.yaml"
+expect_ok "the edited RBAC really lacks nodes, and only them" \
+  bash -c "! grep -qF 'resources: [nodes]' '$work/no-nodes.yaml' && [ \$(diff '$root/deploy/rbac.yaml' '$work/no-nodes.yaml' | grep -c '^<') = 3 ]"
+kc=$(sa_kubeconfig nonodes "$work/no-nodes.yaml") || fail "set up a ServiceAccount without list on nodes"
+start_controller "$kc"
+expect_ok "without list on nodes the controller still becomes ready" wait_readyz 20 '^200 ok$'
+expect_ok "...and a warning names the rule and its consequence" \
+  grep -qF '"msg":"missing permission","permission":"list nodes in the cluster","consequence":"every cluster candidate of a placement is ranked unknown' "$work/ctl.log"
+expect_ok "...and no other rule is missing" bash -c "[ \$(grep -c 'missing permission' '$work/ctl.log') = 1 ]"
 stop_controller
 
 # 3. no create on Volcano Jobs: the controller asks the API server about its

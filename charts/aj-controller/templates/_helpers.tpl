@@ -114,9 +114,22 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloads]
   verbs: [get, list, watch]
+{{- if not .Values.watchNamespace }}
+{{ include "aj-controller.placementRules" . }}
+{{- end }}
+{{- end }}
+
+{{/*
+What placement reads besides the pods, in the whole cluster whatever
+namespace is watched: with watchNamespace set these, and the pods of every
+namespace, are a ClusterRole of their own (rbac.yaml), as a Role cannot
+grant them.
+*/}}
+{{- define "aj-controller.placementRules" -}}
 # Placement AjJobs: what limits a start, listed at most every few seconds for
 # all of them together (the nodes and their pods' requests, Volcano's
-# Queues, Kueue's queues and flavors); never written.
+# Queues, Kueue's queues and flavors); never written. The nodes alone, at
+# most every 30 s: whether a job the scheduler cannot place could ever fit.
 - apiGroups: [""]
   resources: [nodes]
   verbs: [list]

@@ -15,6 +15,19 @@ static const struct aj_kube_resource cqs = { "kueue.x-k8s.io", "v1beta2", "clust
 static const struct aj_kube_resource lqs = { "kueue.x-k8s.io", "v1beta2", "localqueues", 1 };
 static const struct aj_kube_resource flavors = { "kueue.x-k8s.io", "v1beta2", "resourceflavors", 0 };
 
+#define NODES_UNKNOWN "every cluster candidate of a placement is ranked unknown (the nodes' free room cannot be read)"
+#define KUEUE_UNKNOWN "a candidate with a Kueue queue is ranked unknown"
+
+const struct aj_views_list aj_views_cluster_lists[] = {
+	{ &nodes, NODES_UNKNOWN },
+	{ &pods_res, NODES_UNKNOWN },
+	{ &queues, "a Volcano candidate of a placement is ranked unknown" },
+	{ &cqs, KUEUE_UNKNOWN },
+	{ &lqs, KUEUE_UNKNOWN },
+	{ &flavors, KUEUE_UNKNOWN },
+	{ NULL, NULL }
+};
+
 /*
  * Every object of res (all namespaces) into *out; 0, or 1 with why (the CRD
  * not installed, the list refused, the server's words), -1 out of memory.
@@ -75,5 +88,15 @@ out:
 	cJSON_Delete(c);
 	cJSON_Delete(l);
 	cJSON_Delete(f);
+	return rc;
+}
+
+int aj_views_read_nodes(struct aj_kube *k, struct aj_views *v)
+{
+	cJSON *n = NULL;
+	int a = list(k, &nodes, NULL, &n, v->nodes_why, sizeof(v->nodes_why));
+	int rc = a < 0 || (!a && aj_views_set_nodes(v, n, NULL)) ? -1 : 0;
+
+	cJSON_Delete(n);
 	return rc;
 }

@@ -16,9 +16,27 @@
 #define AJ_PLACE_READ_CLUSTER_H
 
 struct aj_kube;
+struct aj_kube_resource;
 struct aj_views;
+
+/*
+ * The lists the views are read with, each in all namespaces whatever a
+ * controller watches, and what placement loses when that list is refused
+ * (the controller's start-up permission check warns with it). Ends with a
+ * NULL res.
+ */
+struct aj_views_list {
+	const struct aj_kube_resource *res;
+	const char *without;
+};
+extern const struct aj_views_list aj_views_cluster_lists[];
 
 /* Read every cluster part of the views into v. 0 / -1 (out of memory). */
 int aj_views_read_cluster(struct aj_kube *k, struct aj_views *v);
+/*
+ * The nodes alone into v (one list, no pods: each node's free room is its
+ * allocatable), for aj_fit_nodes_empty. 0 / -1 (out of memory).
+ */
+int aj_views_read_nodes(struct aj_kube *k, struct aj_views *v);
 
 #endif

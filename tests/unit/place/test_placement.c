@@ -2,7 +2,8 @@
  * Placement: the template key (core/placement.c), its candidates loaded
  * through the pipeline (pipeline/candidates.c), judged against the views
  * (place/judge.c), the ranking and the pick (place/rank.c),
- * the wait history (place/waits.c) and the fail-over steps
+ * the ranking as status.placement writes it, the wait history and what
+ * it learns from AjJobs (place/waits.c) and the fail-over steps
  * (place/failover.c). Expected values are written by hand.
  */
 #include <setjmp.h>
@@ -576,6 +577,137 @@ static void wait_history(void **state)
 	aj_waits_release(&w);
 }
 
+/* An AjJob's status with one condition and the given attempts (JSON text). */
+static cJSON *ajjob_with(const char *cond, const char *cond_status, const char *since,
+			 const char *attempts)
+{
+	char text[1024];
+	cJSON *job;
+
+	snprintf(text, sizeof(text),
+		 "{\"status\":{\"conditions\":[{\"type\":\"Submitted\",\"status\":\"True\","
+		 "\"lastTransitionTime\":\"2026-03-01T09:00:00Z\"},{\"type\":\"%s\","
+		 "\"status\":\"%s\",\"lastTransitionTime\":\"%s\"}],"
+		 "\"placement\":{\"chosen\":\"x\",\"attempts\":%s}}}",
+		 cond, cond_status, since, attempts);
+	job = cJSON_Parse(text);
+	assert_non_null(job);
+	return job;
+}
+
+/* What an AjJob's status teaches: its last attempt's wait until Running (else its end). */
+static void wait_learning(void **state)
+{
+	static const struct {
+		const char *cond, *on, *since, *attempts;
+	} teach_nothing[] = {
+		/* not running yet */
+		{ "Running", "False", "2026-03-01T10:02:30Z",
+		  "[{\"candidate\":\"template/sing\",\"submitted\":\"2026-03-01T10:00:00Z\"}]" },
+		/* Running before its submission: the clocks disagree, no sample */
+		{ "Running", "True", "2026-03-01T09:59:00Z",
+		  "[{\"candidate\":\"template/sing\",\"submitted\":\"2026-03-01T10:00:00Z\"}]" },
+		/* no attempt, an attempt with no time or no candidate */
+		{ "Running", "True", "2026-03-01T10:02:30Z", "[]" },
+		{ "Running", "True", "2026-03-01T10:02:30Z", "[{\"candidate\":\"template/sing\"}]" },
+		{ "Running", "True", "2026-03-01T10:02:30Z",
+		  "[{\"submitted\":\"2026-03-01T10:00:00Z\"}]" },
+		/* failed: it never ran */
+		{ "Failed", "True", "2026-03-01T10:02:30Z",
+		  "[{\"candidate\":\"template/sing\",\"submitted\":\"2026-03-01T10:00:00Z\"}]" },
+	};
+	struct aj_waits w;
+	cJSON *job;
+	size_t i;
+
+	(void)state;
+	aj_waits_init(&w);
+	/* the last attempt counts: 4 GPUs on kube, Running 150 s after its submission */
+	job = ajjob_with("Running", "True", "2026-03-01T10:02:30Z",
+			 "[{\"candidate\":\"template/volcano\",\"submitted\":\"2026-03-01T09:00:00Z\","
+			 "\"outcome\":\"GaveUp\"},{\"candidate\":\"template/kube\","
+			 "\"submitted\":\"2026-03-01T10:00:00Z\",\"gpus\":4}]");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_GPU_8), 150);
+	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_CPU), -1);
+	assert_int_equal(aj_waits_expected(&w, "template/volcano", AJ_BAND_GPU_8), -1);
+	/* the same AjJob again (each status write brings it back) is one sample */
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	job = ajjob_with("Running", "True", "2026-03-01T11:00:10Z",
+			 "[{\"candidate\":\"template/kube\",\"submitted\":\"2026-03-01T11:00:00Z\","
+			 "\"gpus\":8}]");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	/* 10 and 150 (not 10, 150, 150): the lower median */
+	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_GPU_8), 10);
+	/* done before its Running was written: its end bounds its start; no gpus: the CPU band */
+	job = ajjob_with("Succeeded", "True", "2026-03-01T10:00:30Z",
+			 "[{\"candidate\":\"template/volcano\",\"submitted\":\"2026-03-01T10:00:00Z\"}]");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	assert_int_equal(aj_waits_expected(&w, "template/volcano", AJ_BAND_CPU), 30);
+	for (i = 0; i < sizeof(teach_nothing) / sizeof(teach_nothing[0]); i++) {
+		job = ajjob_with(teach_nothing[i].cond, teach_nothing[i].on, teach_nothing[i].since,
+				 teach_nothing[i].attempts);
+		assert_int_equal(aj_waits_learn(&w, job), 0);
+		cJSON_Delete(job);
+		assert_int_equal(aj_waits_expected(&w, "template/sing", AJ_BAND_CPU), -1);
+	}
+	/* an AjJob that is no placement's, or none at all */
+	job = cJSON_Parse("{\"status\":{\"phase\":\"Running\"}}");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	assert_int_equal(aj_waits_learn(&w, NULL), 0);
+	aj_waits_release(&w);
+}
+
+/* The ranking as status.placement (and aj place -o json) says it. */
+static void status_json(void **state)
+{
+	struct aj_place_row rows[] = {
+		{ "template/kube", "kube", "training/team-a", 1, AJ_PLACE_FITS, 40, "fits", 1, 0 },
+		{ "template/sing", "sing", "s/rg/ws/vc", 2, AJ_PLACE_UNKNOWN, -1, "unread", 2, 0 },
+		{ "template/gone", "", "", 0, AJ_PLACE_EXCLUDED, -1, "left out", 0, 0 },
+	};
+	const cJSON *c;
+	cJSON *pl;
+
+	(void)state;
+	pl = aj_place_status_json(rows, 3, "template/kube", 900);
+	assert_non_null(pl);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(pl, "chosen")->valuestring,
+			    "template/kube");
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(pl, "maxWaitSeconds")->valueint, 900);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pl, "candidates")), 3);
+	c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pl, "candidates"), 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring, "template/kube");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "backend")->valuestring, "kube");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "where")->valuestring,
+			    "training/team-a");
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(c, "rank")->valueint, 1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "canStartNow")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "state")->valuestring, "CanStartNow");
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(c, "expectedWaitSeconds")->valueint, 40);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "reason")->valuestring, "fits");
+	c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pl, "candidates"), 1);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "canStartNow")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "state")->valuestring, "Unknown");
+	/* no history: no expectedWaitSeconds */
+	assert_null(cJSON_GetObjectItemCaseSensitive(c, "expectedWaitSeconds"));
+	c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pl, "candidates"), 2);
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(c, "rank")->valueint, 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "state")->valuestring, "Excluded");
+	cJSON_Delete(pl);
+	/* waiting unplaced, no max_wait: neither chosen nor maxWaitSeconds */
+	pl = aj_place_status_json(rows, 1, NULL, 0);
+	assert_non_null(pl);
+	assert_null(cJSON_GetObjectItemCaseSensitive(pl, "chosen"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(pl, "maxWaitSeconds"));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pl, "candidates")), 1);
+	cJSON_Delete(pl);
+}
+
 static void failover_steps(void **state)
 {
 	static const struct {
@@ -626,6 +758,8 @@ int main(void)
 		cmocka_unit_test(judge_rows),
 		cmocka_unit_test(judge_azure_rows),
 		cmocka_unit_test(wait_history),
+		cmocka_unit_test(wait_learning),
+		cmocka_unit_test(status_json),
 		cmocka_unit_test(failover_steps),
 	};
 
