@@ -26,6 +26,7 @@
 #include "lease.h"
 #include "log.h"
 #include "metrics.h"
+#include "place/read/cluster.h"
 #include "placer.h"
 #include "reconcile.h"
 #include "resources.h"
@@ -328,7 +329,7 @@ static void check_permissions(struct ctl *c, struct aj_kube *k, const char *leas
 	static const struct aj_access lease = { "update", "coordination.k8s.io", "leases", NULL };
 	const char *ns = c->o->watch_namespace && c->o->watch_namespace[0] ? c->o->watch_namespace : NULL;
 	struct aj_buf miss = AJ_BUF_INIT(sizeof(c->missing) - 1);
-	const struct aj_placer_list *l;
+	const struct aj_views_list *l;
 	const struct aj_access *a;
 	size_t i;
 
@@ -339,7 +340,7 @@ static void check_permissions(struct ctl *c, struct aj_kube *k, const char *leas
 			check_one(k, a, ns, ns ? ns : "all namespaces", NULL, &miss);
 	if (lease_ns)
 		check_one(k, &lease, lease_ns, lease_ns, NULL, &miss);
-	for (l = aj_placer_lists; l->res; l++) {
+	for (l = aj_views_cluster_lists; l->res; l++) {
 		struct aj_access list = { "list", l->res->group, l->res->plural, NULL };
 
 		check_one(k, &list, NULL, l->res->namespaced ? "all namespaces" : "the cluster",
@@ -414,6 +415,7 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 	struct ctl *c = ctx;
 	const char *q = "name=\"ajjob\"";
 	struct aj_jobtally tally;
+	struct mallinfo2 heap;
 
 	aj_metrics_set(&c->metrics, "workqueue_depth", q, (double)aj_workqueue_len(&c->queue));
 	pthread_mutex_lock(&c->queue.lock);
@@ -424,6 +426,10 @@ static int render_metrics(void *ctx, struct aj_buf *out)
 		       atomic_load(&c->leader) ? 1 : 0);
 	aj_metrics_set(&c->metrics, "aj_ajjobs_cached", "", (double)aj_cache_ajjob_count(&c->cache));
 	aj_metrics_set(&c->metrics, "aj_cache_bytes", "", (double)aj_cache_bytes(&c->cache));
+	/* what the heap holds: live allocations, and free chunks malloc keeps (resident or not) */
+	heap = mallinfo2();
+	aj_metrics_set(&c->metrics, "aj_heap_in_use_bytes", "", (double)heap.uordblks);
+	aj_metrics_set(&c->metrics, "aj_heap_free_bytes", "", (double)heap.fordblks);
 	aj_jobtally_init(&tally);
 	aj_cache_ajjob_phases(&c->cache, tally_one, &tally);
 	aj_jobmetrics_tally(&c->metrics, &tally);
@@ -456,6 +462,10 @@ static int register_metrics(struct aj_metrics *m)
 				   "AjJobs held in the controller's cache.", NULL, 0) ||
 	       aj_metrics_register(m, "aj_cache_bytes", AJ_METRIC_GAUGE,
 				   "Bytes the cache holds for AjJobs and the objects they own.", NULL, 0) ||
+	       aj_metrics_register(m, "aj_heap_in_use_bytes", AJ_METRIC_GAUGE,
+				   "Bytes of the heap in live allocations (mallinfo2 uordblks).", NULL, 0) ||
+	       aj_metrics_register(m, "aj_heap_free_bytes", AJ_METRIC_GAUGE,
+				   "Bytes of free heap chunks malloc keeps (mallinfo2 fordblks).", NULL, 0) ||
 	       aj_metrics_register(m, "rest_client_requests_total", AJ_METRIC_COUNTER,
 				   "Number of HTTP requests, partitioned by status code and method.",
 				   NULL, 0) ||

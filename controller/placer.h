@@ -2,18 +2,16 @@
  * placer.h - the controller's views of what limits a start (place/views.h)
  * and the ranking of one placement AjJob's candidates from them.
  *
- * The views are one snapshot shared by every worker: read again, by the
- * worker that needs them, when older than AJ_PLACER_FRESH seconds, with
- * one list each of the nodes, the pods not finished, Volcano's Queues and
- * Kueue's ClusterQueues, LocalQueues and ResourceFlavors (never a list per
- * AjJob: a burst of AjJobs shares one snapshot). A part whose list fails
- * keeps why (its CRD not installed, the list refused), and the candidates
- * that need it are UNKNOWN with that reason.
+ * The views are one snapshot shared by every worker: read again
+ * (place/read/cluster.h), by the worker that needs them, when older than
+ * AJ_PLACER_FRESH seconds (never a list per AjJob: a burst of AjJobs
+ * shares one snapshot). The candidates are judged against it as
+ * place/judge.h says, the same rows `aj place` prints.
  *
- * Each valid candidate's objects are built as the runner would build them
- * and its ask read from the first (views.h); a candidate whose objects go
- * outside the cluster (Azure) is UNKNOWN: the controller reads no Azure
- * capacity for placement yet.
+ * Beside it, the nodes alone (their allocatable, no pods) tell a job
+ * the scheduler calls unschedulable when it could never fit them at all
+ * (aj_placer_never_fits); listed at most every AJ_PLACER_NODES_FRESH
+ * seconds for all of those jobs together.
  *
  * Ownership: struct aj_placer owns its snapshot (aj_placer_release); rows
  * borrow their names from the candidates. Thread-safe: the snapshot is
@@ -26,33 +24,25 @@
 
 #include "backend/backend.h"
 #include "pipeline/candidates.h"
+#include "place/judge.h"
 #include "place/rank.h"
 #include "place/views.h"
 #include "place/waits.h"
 
 struct aj_errors;
 struct aj_kube;
-struct aj_kube_resource;
 
 #define AJ_PLACER_FRESH 5
-
-/*
- * The lists the views are read with, each in all namespaces whatever the
- * controller watches, and what placement loses when that list is refused:
- * the start-up permission check (controller.c) warns with it. Ends with a
- * NULL res.
- */
-struct aj_placer_list {
-	const struct aj_kube_resource *res;
-	const char *without;
-};
-extern const struct aj_placer_list aj_placer_lists[];
+/* The nodes alone (aj_placer_never_fits) are listed again when older than this (seconds). */
+#define AJ_PLACER_NODES_FRESH 30
 
 struct aj_placer {
 	pthread_mutex_t lock;
 	struct aj_views views;
 	long long read_at;        /* Unix seconds; 0: never read */
 	struct aj_waits waits;    /* submission to Running of placed AjJobs, by candidate and band */
+	struct aj_views empty;    /* the nodes alone, with their allocatable (no pods listed) */
+	long long empty_at;       /* Unix seconds; 0: never read */
 };
 
 void aj_placer_init(struct aj_placer *p);
@@ -60,12 +50,9 @@ void aj_placer_release(struct aj_placer *p);
 
 /*
  * Learn from an AjJob as a watch brings it (the start-up list, then each
- * change): a placed one running on its last attempt gives one sample of
- * that candidate's wait (Running's transition minus the attempt's
- * submission; for one that succeeded before its Running was written, its
- * end), in the band of the attempt's GPUs; seen again, it counts
- * once (waits.h). No store of its own: a restarted controller learns it
- * all again from the AjJobs.
+ * change), as aj_waits_learn() says (`aj place` learns the same way); seen
+ * again, it counts once. No store of its own: a restarted controller
+ * learns it all again from the AjJobs.
  */
 void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob);
 
@@ -80,7 +67,20 @@ void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob);
  */
 int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candidates *c,
 		   const struct aj_build_ctx *ctx, const int *served, const char *const *why_not,
-		   long long now, struct aj_place_row *rows, char (*where)[128],
+		   long long now, struct aj_place_row *rows, char (*where)[AJ_PLACE_WHERE_MAX],
 		   struct aj_errors *err);
+
+/*
+ * aj's own fact when the job of obj (an object of a kind views.h reads, as
+ * the cluster holds it) could never fit the schedulable nodes, were they
+ * empty (aj_fit_nodes_empty), into out: "asks 40 pods × 8 nvidia.com/gpu =
+ * 320; the schedulable nodes hold 64". "" when it could, when obj is of
+ * no kind the views know, or when the nodes could not be listed. The
+ * nodes come from a view of their own shared by every worker, listed (the
+ * nodes alone) when older than AJ_PLACER_NODES_FRESH at `now`: never a
+ * list per job. 0 / -1 (out of memory).
+ */
+int aj_placer_never_fits(struct aj_placer *p, struct aj_kube *k, const cJSON *obj, long long now,
+			 char *out, size_t size);
 
 #endif

@@ -223,7 +223,7 @@ static int fetch_ajjob(struct aj_run *run, struct aj_errors *err)
 /* The AjJob's problems as the build error (s.build_error). */
 static void build_failed(struct aj_run *run, const struct aj_errors *problems)
 {
-	aj_report_errors_text(problems, &run->build_msg);
+	aj_errors_format_line(problems, &run->build_msg);
 	run->s.build_error = run->build_msg.failed ? "invalid template (message too long)"
 						   : aj_buf_cstr(&run->build_msg);
 }
@@ -236,37 +236,17 @@ static void build_failed(struct aj_run *run, const struct aj_errors *problems)
 #define AJ_PLACE_WAIT 10.0
 
 /*
- * status.placement of rows (rank order): the candidates, the choice, the
- * attempts before (had) and the new one, and max_wait (seconds; 0: none).
+ * status.placement of rows (rank order) as aj_place_status_json() writes
+ * it (the candidates, the choice, max_wait), with the attempts before
+ * (had) and the new one.
  */
 static cJSON *placement_status(const struct aj_run *run, const struct aj_place_row *rows,
 			       size_t n, const char *chosen, const cJSON *had, long max_wait)
 {
-	cJSON *pl = cJSON_CreateObject(), *list, *c, *a;
-	size_t i;
+	cJSON *pl = aj_place_status_json(rows, n, chosen, max_wait), *list, *a;
 
-	if (!pl || (chosen && !cJSON_AddStringToObject(pl, "chosen", chosen)) ||
-	    (max_wait && !cJSON_AddNumberToObject(pl, "maxWaitSeconds", (double)max_wait)) ||
-	    !(list = cJSON_AddArrayToObject(pl, "candidates")))
-		goto oom;
-	for (i = 0; i < n; i++) {
-		const struct aj_place_row *r = &rows[i];
-
-		if (!(c = cJSON_CreateObject()) || !cJSON_AddItemToArray(list, c)) {
-			cJSON_Delete(c);
-			goto oom;
-		}
-		if (!cJSON_AddStringToObject(c, "name", r->name) ||
-		    !cJSON_AddStringToObject(c, "backend", r->backend) ||
-		    !cJSON_AddStringToObject(c, "where", r->where) ||
-		    !cJSON_AddNumberToObject(c, "rank", (double)r->rank) ||
-		    !cJSON_AddBoolToObject(c, "canStartNow", r->state == AJ_PLACE_FITS) ||
-		    !cJSON_AddStringToObject(c, "state", aj_place_state_name(r->state)) ||
-		    (r->expected_wait >= 0 &&
-		     !cJSON_AddNumberToObject(c, "expectedWaitSeconds", (double)r->expected_wait)) ||
-		    !cJSON_AddStringToObject(c, "reason", r->reason))
-			goto oom;
-	}
+	if (!pl)
+		return NULL;
 	if (!(list = had ? cJSON_Duplicate(had, 1) : cJSON_CreateArray()) ||
 	    !cJSON_AddItemToObject(pl, "attempts", list)) {
 		cJSON_Delete(list);
@@ -305,9 +285,8 @@ static int gave_up(const cJSON *attempts, const char *name)
 
 /*
  * The candidate to run: the one status.placement chose (a restarted
- * controller keeps it), else the first of the ranking that can start now;
- * when none can but some are only full, none (run->placing_wait: it waits
- * unplaced); when every one is unknown, the first. 0, 1 (problems), -1.
+ * controller keeps it), else the ranking's pick (aj_place_pick(); none:
+ * run->placing_wait, it waits unplaced). 0, 1 (problems), -1.
  */
 static int place(struct aj_run *run, const struct aj_pipeline_in *in, struct aj_errors *problems)
 {
@@ -315,13 +294,13 @@ static int place(struct aj_run *run, const struct aj_pipeline_in *in, struct aj_
 	const cJSON *had = aj_json_get(pst, "attempts");
 	const char *chosen = aj_json_str(pst, "chosen");
 	struct aj_place_row rows[AJ_PLACEMENT_MAX_CANDIDATES];
-	char where[AJ_PLACEMENT_MAX_CANDIDATES][128], why[AJ_PLACEMENT_MAX_CANDIDATES][128];
+	char where[AJ_PLACEMENT_MAX_CANDIDATES][AJ_PLACE_WHERE_MAX], why[AJ_PLACEMENT_MAX_CANDIDATES][128];
 	const char *why_not[AJ_PLACEMENT_MAX_CANDIDATES];
 	int served[AJ_PLACEMENT_MAX_CANDIDATES];
 	struct aj_build_ctx ctx = { run->v.name, run->v.ns, run->v.uid, run->v.name, AJ_API_VERSION, 0 };
 	struct aj_candidates c;
 	size_t i, pick = AJ_PLACEMENT_MAX_CANDIDATES;
-	int ret = 1, some_full = 0;
+	int ret = 1;
 
 	aj_candidates_init(&c);
 	if (aj_candidates_load(in, &run->pl.tpl, &c, problems))
@@ -362,10 +341,7 @@ static int place(struct aj_run *run, const struct aj_pipeline_in *in, struct aj_
 			ret = -1;
 			goto out;
 		}
-		for (i = 0; i < c.nr; i++)
-			some_full |= rows[i].state == AJ_PLACE_FULL;
-		if (c.nr && (rows[0].state == AJ_PLACE_FITS ||
-			     (rows[0].state == AJ_PLACE_UNKNOWN && !some_full))) {
+		if (aj_place_pick(rows, c.nr) < c.nr) {
 			for (i = 0; i < c.nr && pick == AJ_PLACEMENT_MAX_CANDIDATES; i++)
 				if (!strcmp(c.items[i].name, rows[0].name))
 					pick = i;
@@ -919,7 +895,7 @@ static int write_storage(struct aj_run *run, struct aj_errors *err)
 	}
 	run->s.storage_written = (long long)renew;
 	if (s != AJ_STORAGE_OK) {
-		aj_report_errors_text(&problems, &run->storage_msg);
+		aj_errors_format_line(&problems, &run->storage_msg);
 		run->s.storage_error = run->storage_msg.failed ? "the storage Secret could not be written"
 							       : aj_buf_cstr(&run->storage_msg);
 		run->s.storage_retry = s == AJ_STORAGE_RETRY;
@@ -973,7 +949,7 @@ static int create(struct aj_run *run, struct aj_errors *err)
 		if (ks.message)
 			aj_buf_addstr(&run->create_msg, ks.message);
 		else
-			aj_report_errors_text(&cerr, &run->create_msg);
+			aj_errors_format_line(&cerr, &run->create_msg);
 		run->s.create_error = run->create_msg.failed ? "(message too long)"
 							     : aj_buf_cstr(&run->create_msg);
 	} else {

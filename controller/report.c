@@ -196,14 +196,3 @@ int aj_report_fail(struct aj_report *rep, const char *backend, const char *reaso
 	       "message", message, AJ_LOG_END);
 	return 0;
 }
-
-void aj_report_errors_text(const struct aj_errors *problems, struct aj_buf *out)
-{
-	size_t i, n = aj_errors_count(problems);
-
-	for (i = 0; i < n; i++) {
-		if (i)
-			aj_buf_addstr(out, "; ");
-		aj_errors_format(problems, i, out);
-	}
-}

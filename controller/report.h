@@ -63,7 +63,4 @@ void aj_report_event(struct aj_report *rep, int warning, const char *reason,
 int aj_report_fail(struct aj_report *rep, const char *backend, const char *reason,
 		   const char *action, const char *message, struct aj_errors *err);
 
-/* Every error of problems, "; "-separated, into out. */
-void aj_report_errors_text(const struct aj_errors *problems, struct aj_buf *out);
-
 #endif

@@ -6,35 +6,10 @@
 #include "core/timestamp.h"
 #include "core/json.h"
 
-static const cJSON *prev_condition(const cJSON *prev, const char *type)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(prev, "conditions")) {
-		const char *t = aj_json_str(c, "type");
-
-		if (t && !strcmp(t, type))
-			return c;
-	}
-	return NULL;
-}
-
-long long aj_status_true_since(const cJSON *status, const char *type)
-{
-	const cJSON *c = prev_condition(status, type);
-	const char *on = aj_json_str(c, "status");
-	long long t;
-
-	if (!on || strcmp(on, "True"))
-		return 0;
-	t = aj_timestamp_parse(aj_json_str(c, "lastTransitionTime"), 0);
-	return t > 0 ? t : 0;
-}
-
 static int add_condition(cJSON *list, const cJSON *prev, const char *type, int on,
 			 const char *message, const struct aj_status *st, const char *now)
 {
-	const cJSON *old = prev_condition(prev, type);
+	const cJSON *old = aj_status_condition(prev, type);
 	const char *status = on ? "True" : "False";
 	const char *since = now;
 	cJSON *c = cJSON_CreateObject();
@@ -118,6 +93,30 @@ static int add_tasks(cJSON *s, const struct aj_status *st)
 	return cJSON_AddStringToObject(s, "tasksSummary", line) ? 0 : -1;
 }
 
+/*
+ * A placement's last attempt follows the job it made: Running once it
+ * runs, its outcome and end once it ends. An attempt a fail-over is moving
+ * (Cancelling, GaveUp) is the fail-over's to write. 0 / -1.
+ */
+static int follow_attempt(cJSON *s, enum aj_phase phase, const char *now)
+{
+	cJSON *atts = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(s, AJ_STATUS_PLACEMENT), "attempts");
+	cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
+	const char *was = aj_json_str(last, "outcome"), *to = aj_phase_name(phase);
+
+	if (!was || (strcmp(was, "Submitted") && strcmp(was, "Running")) || !strcmp(was, to) ||
+	    (phase != AJ_PHASE_RUNNING && !aj_phase_terminal(phase)))
+		return 0;
+	cJSON_DeleteItemFromObjectCaseSensitive(last, "outcome");
+	if (!cJSON_AddStringToObject(last, "outcome", to))
+		return -1;
+	if (!aj_phase_terminal(phase))
+		return 0;
+	cJSON_DeleteItemFromObjectCaseSensitive(last, "ended");
+	return cJSON_AddStringToObject(last, "ended", now) ? 0 : -1;
+}
+
 cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 		      const char *now, int *changed)
 {
@@ -178,6 +177,8 @@ cJSON *aj_status_next(const cJSON *prev, const struct aj_status *st,
 			goto fail;
 		}
 	}
+	if (follow_attempt(s, st->phase, now))
+		goto fail;
 	*changed = !prev || !cJSON_Compare(prev, s, 1);
 	return s;
 fail:

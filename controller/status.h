@@ -23,15 +23,13 @@
 
 #include <cjson/cJSON.h>
 
-/* the phases and condition types: the AjJob contract */
+/* the phases, condition types and status.placement: the AjJob contract */
 #include "core/ajjob.h"
 
 /* Bits of aj_status.flags: AJ_STATUS_FLAG(AJ_COND_RESTARTING) and so on. */
 #define AJ_STATUS_FLAG(cond) (1u << (cond))
 /* status.<member> member: when the storage Secret is due for renewal (RFC 3339) */
 #define AJ_STATUS_RENEW "storageRenewAfter"
-/* status.placement: a placement AjJob's candidates, choice and attempts (placer.h), kept whole */
-#define AJ_STATUS_PLACEMENT "placement"
 
 /*
  * One task of a job (status.tasks[]): its pods by state, the same for every
@@ -89,12 +87,6 @@ struct aj_status {
  * succeeded", "1/2 failed, 1 succeeded"). Cut to size, never overrun.
  */
 void aj_status_tasks_summary(const struct aj_task_pods *tasks, size_t n, char *out, size_t size);
-
-/*
- * When condition `type` of status became True (its lastTransitionTime, Unix
- * seconds); 0 when it is not True or says no valid time.
- */
-long long aj_status_true_since(const cJSON *status, const char *type);
 
 /*
  * The status to write, given the current one (prev; NULL or not an object

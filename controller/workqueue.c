@@ -70,9 +70,7 @@ void aj_workqueue_release(struct aj_workqueue *q)
 
 	for (i = 0; i < AJ_WQ_LEVELS; i++)
 		ring_release(&q->ring[i]);
-	for (i = 0; i < q->heap_nr; i++)
-		aj_free(q->heap[i].key);
-	aj_free(q->heap);
+	aj_free(q->heap);   /* its keys are the delayed map's */
 	aj_strmap_release(&q->dirty);
 	aj_strmap_release(&q->processing);
 	aj_strmap_release(&q->failures);
@@ -181,80 +179,56 @@ int aj_workqueue_add_low(struct aj_workqueue *q, const char *key)
 	return r;
 }
 
-static void heap_swap(struct aj_workqueue *q, size_t a, size_t b)
+/*
+ * Put e at heap index i and tell the delayed map where it is: a key already
+ * in the map, so the put allocates nothing and cannot fail.
+ */
+static void heap_set(struct aj_workqueue *q, size_t i, struct aj_workqueue_delayed e)
 {
-	struct aj_workqueue_delayed t = q->heap[a];
-
-	q->heap[a] = q->heap[b];
-	q->heap[b] = t;
+	q->heap[i] = e;
+	(void)aj_strmap_put(&q->delayed, e.key, (void *)(uintptr_t)i, NULL);
 }
 
-static int heap_push(struct aj_workqueue *q, const char *key, double due,
-		     enum aj_workqueue_level level)
+/* Move the entry at i towards the root while it is due sooner than its parent. */
+static void heap_up(struct aj_workqueue *q, size_t i)
 {
-	size_t i;
-	char *copy = aj_strdup(key);
+	struct aj_workqueue_delayed e = q->heap[i];
 
-	if (!copy || AJ_GROW(q->heap, q->heap_nr + 1, q->heap_alloc)) {
-		aj_free(copy);
-		return -1;
-	}
-	i = q->heap_nr++;
-	q->heap[i].due = due;
-	q->heap[i].key = copy;
-	q->heap[i].level = level;
-	while (i > 0 && q->heap[(i - 1) / 2].due > q->heap[i].due) {
-		heap_swap(q, i, (i - 1) / 2);
+	while (i > 0 && q->heap[(i - 1) / 2].due > e.due) {
+		heap_set(q, i, q->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
-	return 0;
+	heap_set(q, i, e);
 }
 
+/* Drop the first entry and its key (the delayed map's). */
 static void heap_pop(struct aj_workqueue *q)
 {
-	size_t i = 0;
+	struct aj_workqueue_delayed e = q->heap[--q->heap_nr];
+	const char *key = q->heap[0].key;
+	size_t i = 0, m;
 
-	aj_free(q->heap[0].key);
-	q->heap[0] = q->heap[--q->heap_nr];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < q->heap_nr && q->heap[l].due < q->heap[m].due)
-			m = l;
-		if (r < q->heap_nr && q->heap[r].due < q->heap[m].due)
-			m = r;
-		if (m == i)
-			break;
-		heap_swap(q, i, m);
-		i = m;
+	if (q->heap_nr) {
+		/* the last entry into the hole at the root, sifted down */
+		while ((m = 2 * i + 1) < q->heap_nr) {
+			if (m + 1 < q->heap_nr && q->heap[m + 1].due < q->heap[m].due)
+				m++;
+			if (q->heap[m].due >= e.due)
+				break;
+			heap_set(q, i, q->heap[m]);
+			i = m;
+		}
+		heap_set(q, i, e);
 	}
-}
-
-/* A due time as a strmap value, and back (the map holds no allocation of its own). */
-_Static_assert(sizeof(double) <= sizeof(void *), "a due time fits in a pointer");
-
-static void *due_value(double due)
-{
-	uintptr_t v = 0;
-
-	memcpy(&v, &due, sizeof(due));
-	return (void *)v;
-}
-
-static double due_of(void *value)
-{
-	uintptr_t v = (uintptr_t)value;
-	double due;
-
-	memcpy(&due, &v, sizeof(due));
-	return due;
+	aj_strmap_remove(&q->delayed, key, NULL);
 }
 
 static int add_after_locked(struct aj_workqueue *q, const char *key, double delay,
 			    enum aj_workqueue_level level)
 {
+	struct aj_workqueue_delayed e;
 	double due;
-	void *had;
+	void *at;
 	int found;
 
 	if (q->shutting_down)
@@ -262,15 +236,28 @@ static int add_after_locked(struct aj_workqueue *q, const char *key, double dela
 	if (delay <= 0)
 		return add_locked(q, key, level);
 	due = now(q) + delay;
-	/* waiting already, as soon or sooner: that add stands */
-	had = aj_strmap_get(&q->delayed, key, &found);
-	if (found && due_of(had) <= due)
-		return 0;
-	if (heap_push(q, key, due, level))
-		return -1;
-	/* unrecorded, the entry pushed would be dropped when due: the add failed */
-	if (aj_strmap_put(&q->delayed, key, due_value(due), NULL))
-		return -1;
+	at = aj_strmap_get(&q->delayed, key, &found);
+	if (found) {
+		size_t i = (size_t)(uintptr_t)at;
+
+		/* waiting already, as soon or sooner: that add stands */
+		if (q->heap[i].due <= due)
+			return 0;
+		/* sooner: its one entry moves up (a min-heap entry only rises when its due drops) */
+		q->heap[i].due = due;
+		q->heap[i].level = level;
+		heap_up(q, i);
+	} else {
+		/* room first: once the map holds the key, nothing may fail */
+		if (AJ_GROW(q->heap, q->heap_nr + 1, q->heap_alloc) ||
+		    aj_strmap_put(&q->delayed, key, (void *)(uintptr_t)q->heap_nr, NULL))
+			return -1;
+		e.due = due;
+		e.key = aj_strmap_key(&q->delayed, key);
+		e.level = level;
+		q->heap[q->heap_nr++] = e;
+		heap_up(q, q->heap_nr - 1);
+	}
 	pthread_cond_signal(&q->cond);
 	return 0;
 }
@@ -357,14 +344,8 @@ static void promote_due(struct aj_workqueue *q)
 	double t = now(q);
 
 	while (q->heap_nr && q->heap[0].due <= t) {
-		void *due = aj_strmap_get(&q->delayed, q->heap[0].key, NULL);
-
-		/* one a sooner add overtook, long since handed out: the reconcile asks again */
-		if (due_of(due) == q->heap[0].due) {
-			if (add_locked(q, q->heap[0].key, q->heap[0].level))
-				return;
-			aj_strmap_remove(&q->delayed, q->heap[0].key, NULL);
-		}
+		if (add_locked(q, q->heap[0].key, q->heap[0].level))
+			return;
 		heap_pop(q);
 	}
 }

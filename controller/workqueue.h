@@ -13,8 +13,9 @@
  *    higher level moves a waiting key up;
  *  - a delayed key is held once, at the earliest time asked: a later
  *    delayed add of a key waiting for a sooner time changes nothing, and a
- *    sooner one supersedes it (client-go's delaying queue does the same;
- *    the reconciler asks again, every time, for each time it still needs);
+ *    sooner one moves its one entry up (client-go's delaying queue does the
+ *    same; the reconciler asks again, every time, for each time it still
+ *    needs);
  *  - failures back off per key exponentially (5 ms doubling to 1000 s) and
  *    all rate-limited adds share one token bucket (10/s, burst 100); the
  *    larger of the two delays wins;
@@ -47,7 +48,7 @@ enum aj_workqueue_level { AJ_WQ_NORMAL, AJ_WQ_LOW, AJ_WQ_IDLE, AJ_WQ_LEVELS };
 
 struct aj_workqueue_delayed {
 	double due;
-	char *key;
+	const char *key;                 /* the delayed map's copy */
 	enum aj_workqueue_level level;   /* where it is queued once due */
 };
 
@@ -63,8 +64,8 @@ struct aj_workqueue {
 	struct aj_strmap dirty;      /* keys that need processing -> level */
 	struct aj_strmap processing; /* keys a worker holds */
 	struct aj_strmap failures;   /* key -> consecutive failures */
-	struct aj_strmap delayed;    /* key -> its earliest due time in heap (the bits of a double) */
-	struct aj_workqueue_delayed *heap;  /* min-heap on due */
+	struct aj_strmap delayed;    /* key -> its one entry's index in heap */
+	struct aj_workqueue_delayed *heap;  /* min-heap on due, one entry per delayed key */
 	size_t heap_nr, heap_alloc;
 
 	double tokens;

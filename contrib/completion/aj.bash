@@ -32,7 +32,7 @@ _aj() {
   COMPREPLY=()
   _aj_files=0   # set when the answer is file names (read by kubectl_complete-aj)
 
-  # The command (and subcommand) typed so far; stop at the user command of run/render.
+  # The command (and subcommand) typed so far; stop at the user command of run/render/place.
   for ((i = 1; i < COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     if [[ -z $cmd ]]; then
@@ -71,13 +71,16 @@ _aj() {
   local cluster="--namespace --context --kubeconfig"
   case $cmd in
     "")
-      mapfile -t COMPREPLY < <(compgen -W "run render list status cancel logs delete template code quota sku image --version --help" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "run render place list status cancel logs delete template code quota sku image --version --help" -- "$cur")
       return 0 ;;
     run)
       opts="-t --template -n --nodes -p --processes --ppn --name -o --output -d --dry-run --digest -w --wait -f --follow -q --quiet --ttl --amlt $cluster --help"
       args=command ;;
     render)
       opts="-t --template -n --nodes -p --processes --ppn --namespace --name -o --output --digest --jobspec --amlt --help"
+      args=command ;;
+    place)
+      opts="-t --template -n --nodes -p --processes --ppn -o --output $cluster --help"
       args=command ;;
     list)
       opts="-A --all-namespaces --phase -l --selector -w --watch -o --output $cluster --help" ;;
@@ -113,7 +116,7 @@ _aj() {
     *) return 0 ;;
   esac
 
-  # run/render: once the user command has started, complete its files.
+  # run/render/place: once the user command has started, complete its files.
   if [[ $args == command ]]; then
     local seen=0 j
     for ((j = 2; j < COMP_CWORD; j++)); do

@@ -253,7 +253,7 @@ static const char *kept_text(struct aj_run *run, const struct aj_errors *problem
 	struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
 	cJSON *text = NULL;
 
-	aj_report_errors_text(problems, &b);
+	aj_errors_format_line(problems, &b);
 	if (sc->keep || (sc->keep = cJSON_CreateArray()))
 		text = cJSON_CreateString(b.failed ? "(message too long)" : aj_buf_cstr(&b));
 	if (text && !cJSON_AddItemToArray(sc->keep, text)) {

@@ -343,7 +343,7 @@ static int discover_vcs(struct aj_azure_call *r, const char *sub, struct aj_vc *
 		if (aj_aml_vc_quotas(&r->arm, vc, &qerr) < 0) {
 			struct aj_buf b = AJ_BUF_INIT(AJ_BUF_SMALL);
 
-			aj_report_errors_text(&qerr, &b);
+			aj_errors_format_line(&qerr, &b);
 			aj_log(AJ_LOG_WARN, "cannot read virtual cluster quotas", "ajjob", r->key,
 			       "virtualCluster", vc->name, "error", aj_buf_cstr(&b), AJ_LOG_END);
 			aj_buf_release(&b);
@@ -659,7 +659,7 @@ int aj_azure_call_submit(struct aj_azure_call *r, const struct aj_jobspec *spec,
 		struct aj_buf msg = AJ_BUF_INIT(AJ_BUF_SMALL);
 
 		*reason = "AzureRejected";
-		aj_report_errors_text(&perr, &msg);
+		aj_errors_format_line(&perr, &msg);
 		aj_errors_add(problems, NULL, "Azure ML refused the job: %s", aj_buf_cstr(&msg));
 		aj_buf_release(&msg);
 	} else {

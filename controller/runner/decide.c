@@ -138,10 +138,18 @@ void aj_decide_waiting(const struct aj_runner *r, const struct aj_seen *s, unsig
 	p->requeue_idle = 1;
 	if (!why)
 		return;
+	/* aj's fact after the scheduler's words, both as one reason (told again when either changes) */
+	if (asked && s->never && *s->never) {
+		snprintf(p->note, sizeof(p->note), "%s; aj: can never fit: %s", why, s->never);
+		why = p->note;
+	}
 	p->reason = "Unschedulable";
 	p->flags |= unschedulable;
 	p->unschedulable = why;
-	snprintf(p->message, sizeof(p->message), "%s %s is %s: %s", r->kind, s->job, state, why);
+	/* a cut message still starts with the kind, the job and the scheduler's words */
+	if (snprintf(p->message, sizeof(p->message), "%s %s is %s: %s", r->kind, s->job, state,
+		     why) < 0)
+		p->message[0] = '\0';
 	/* told when it appears or changes, not on every look */
 	if (!(s->prev_flags & unschedulable) || !s->prev_reason || strcmp(s->prev_reason, why))
 		aj_plan_event(p, 1, "Unschedulable", "Observe", why, 0);

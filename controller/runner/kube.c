@@ -294,8 +294,12 @@ static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct 
 		cJSON_Delete(pods);
 		s->have |= AJ_NEED_PODS;
 	}
-	if (need & NEED_KUEUE)
+	if (need & NEED_KUEUE) {
 		kueue_says(run, s);
+		/* aj's own fact, asked only of a Job Kueue does not admit */
+		if (s->reason && aj_run_never_fits(run, &s->never, err))
+			return -1;
+	}
 	return 0;
 }
 

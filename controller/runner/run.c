@@ -10,6 +10,9 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "kube/client.h"
+#include "log.h"
+#include "placer.h"
+#include "reconcile.h"
 #include "resources.h"
 
 struct aj_kube *aj_run_kube(struct aj_run *run)
@@ -60,6 +63,33 @@ int aj_run_pods(struct aj_run *run, const char *selector, cJSON **out, struct aj
 	memset(&o, 0, sizeof(o));
 	o.label_selector = selector;
 	return aj_kube_list_all(run->k, &ref, &o, out, NULL, err);
+}
+
+int aj_run_never_fits(struct aj_run *run, const char **fact, struct aj_errors *err)
+{
+	struct aj_kube_ref ref = { run->runner->owns, run->v.ns, run->job, NULL };
+	struct aj_errors gerr = AJ_ERRORS_INIT;
+	cJSON *obj = NULL;
+	int rc = 0;
+
+	*fact = NULL;
+	if (!run->r->placer || !ref.res)
+		return 0;
+	if (aj_kube_get(run->k, &ref, &obj, NULL, &gerr)) {
+		if (gerr.oom)
+			rc = aj_errors_oom(err);
+		else if (gerr.nr)
+			aj_log(AJ_LOG_WARN, "could not read the job to tell whether it can ever fit",
+			       "job", run->job, "error", gerr.items[0].message, AJ_LOG_END);
+	} else if (aj_placer_never_fits(run->r->placer, run->k, obj, run->s.now,
+					run->scratch.fact, sizeof(run->scratch.fact))) {
+		rc = aj_errors_oom(err);
+	} else if (run->scratch.fact[0]) {
+		*fact = run->scratch.fact;
+	}
+	cJSON_Delete(obj);
+	aj_errors_release(&gerr);
+	return rc;
 }
 
 int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err)

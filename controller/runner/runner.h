@@ -144,6 +144,8 @@ struct aj_seen {
 	/* runner facts, fetched for its needs */
 	const char *failure;        /* "task worker, pod P: exit code 3 (Error)"; NULL: none */
 	const char *reason;         /* the scheduler's (or queue's) reason; NULL: none found */
+	const char *never;          /* with a reason, aj's fact: the job can never fit the
+				     * schedulable nodes (aj_run_never_fits); NULL or "": it could */
 	const char *admitted_to;    /* the ClusterQueue Kueue admitted the job to; NULL: unknown */
 	long long pods_left;        /* pods still carrying the job's name */
 	const char *forbidden;      /* why the AjJob may not use what it names; NULL: it may */
@@ -325,10 +327,12 @@ long long aj_decide_reason_due(const struct aj_seen *s);
  * reason, message): ask why (need, whose facts set s->reason) once it has
  * waited AJ_REASON_GRACE, then after as long as it has waited
  * (aj_decide_reason_due), on timed turns at the idle level; in between the
- * reason the status holds stays. With a reason: reason and condition
- * Unschedulable (its message the reason), the message "<kind> <job> is
- * <state>: <reason>", and a Warning Event Unschedulable when the reason
- * appears or changes, not on every look.
+ * reason the status holds stays. A reason just asked for that comes with
+ * aj's own fact (s->never: the job can never fit the schedulable nodes) is
+ * "<reason>; aj: can never fit: <fact>". With a reason: reason and
+ * condition Unschedulable (its message the reason), the message "<kind>
+ * <job> is <state>: <reason>", and a Warning Event Unschedulable (its note
+ * the reason) when the reason appears or changes, not on every look.
  */
 void aj_decide_waiting(const struct aj_runner *r, const struct aj_seen *s, unsigned need,
 		       const char *state, struct aj_plan *p);
@@ -419,6 +423,7 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
  */
 struct aj_run_scratch {
 	char text[1024];            /* a fact observe read: a failure, a queue's reason */
+	char fact[256];             /* aj's fact beside the reason (aj_run_never_fits) */
 	cJSON *keep;
 	void *state;
 	void (*state_free)(void *state);
@@ -443,6 +448,14 @@ void *aj_run_config(const struct aj_run *run);
 int aj_run_patch_ajjob(struct aj_run *run, cJSON *patch, struct aj_errors *err);
 /* Delete the owned object, propagation Foreground; gone already is fine. */
 int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err);
+/*
+ * aj's fact when the owned object's job could never fit the schedulable
+ * nodes (the object read with a GET, the nodes from the placer's kept view
+ * of them: aj_placer_never_fits) into *fact (the scratch's), else NULL: it
+ * could, or it is unknown (no placer, a failed read: logged, the fact is a
+ * courtesy). 0 / -1 (out of memory).
+ */
+int aj_run_never_fits(struct aj_run *run, const char **fact, struct aj_errors *err);
 /* The pods in the AjJob's namespace matching a label selector (caller frees *out). */
 int aj_run_pods(struct aj_run *run, const char *selector, cJSON **out, struct aj_errors *err);
 

@@ -278,6 +278,9 @@ static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct 
 	}
 	if (need & NEED_REASON) {
 		s->reason = scheduler_reason(run, s, s->uid, &sc->keep);
+		/* aj's own fact, asked only of a job the scheduler says it cannot place */
+		if (s->reason && aj_run_never_fits(run, &s->never, err))
+			return -1;
 		s->have |= NEED_REASON;
 	}
 	return 0;

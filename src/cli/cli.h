@@ -158,6 +158,7 @@ extern const struct aj_cli_command aj_cli_template_show;
 extern const struct aj_cli_command aj_cli_template_validate;
 extern const struct aj_cli_command aj_cli_run;
 extern const struct aj_cli_command aj_cli_render;
+extern const struct aj_cli_command aj_cli_place;
 extern const struct aj_cli_command aj_cli_code_stats;
 extern const struct aj_cli_command aj_cli_list;
 extern const struct aj_cli_command aj_cli_status;
@@ -178,6 +179,7 @@ int aj_cli_network(const struct aj_cli_command *cmd, const struct aj_cli_opts *o
 
 /* The network commands' code (aj-net only); exit statuses. */
 int aj_cli_run_submit(const struct aj_cli_opts *o);
+int aj_cli_place_run(const struct aj_cli_opts *o);
 int aj_cli_list_run(const struct aj_cli_opts *o);
 int aj_cli_status_run(const struct aj_cli_opts *o);
 int aj_cli_cancel_run(const struct aj_cli_opts *o);
@@ -214,6 +216,7 @@ enum aj_cli_digest {
 
 struct aj_cli_pipeline {
 	const char *cmd;              /* the command, for warnings ("run") */
+	int placement_only;           /* refuse a template that declares no placement (aj place) */
 	struct aj_source src;
 	struct aj_pipeline pl;        /* template, JobSpec, backend (a placement: its leaf only) */
 	struct aj_candidates cands;   /* a placement's candidates (cands.nr 0: none) */
@@ -333,6 +336,14 @@ int aj_cli_kube_config_load(struct aj_kube_config *cfg,
 int aj_cli_kube_open(struct aj_kube *k, const struct aj_cli_opts *o,
 		     const char *context, const struct aj_node *context_node,
 		     struct aj_errors *err);
+/*
+ * Connect k to the cluster of a loaded pipeline as aj run does (aj-net:
+ * cli_submit.c): the lead's target.context unless --context; the AjJob's
+ * namespace becomes the context's when neither --namespace nor
+ * target.namespace names one. 0 / -1.
+ */
+int aj_cli_pipeline_connect(struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
+			    struct aj_kube *k, struct aj_errors *err);
 /*
  * aj_cli_kube_submit: create the AjJob `job` (its metadata names it) and
  * print its name, or the created object with -o. 0 / -1.

@@ -1,7 +1,7 @@
 /*
  * cli_kube.h - what the cluster commands of aj-net share (cli_kube.c,
- * cli_logs.c, cli_status.c): reading AjJobs, ages, connecting, the
- * not-found message.
+ * cli_logs.c, cli_status.c, cli_place.c): reading AjJobs, ages,
+ * connecting, the not-found message, the placement table.
  *
  * Ownership: objects returned through `out` are the caller's
  * (cJSON_Delete); strings returned point into the objects given.
@@ -62,6 +62,15 @@ int aj_cli_kube_done(int rc, struct aj_kube *k, struct aj_errors *err);
  */
 int aj_cli_kube_get_job(struct aj_kube *k, const char *ns, const char *name, cJSON **out,
 			struct aj_errors *err);
+
+/*
+ * A placement's candidates (status.placement as aj_place_status_json()
+ * writes it) as rows of t, which must be empty: RANK, CANDIDATE, BACKEND,
+ * WHERE, STATE, WAIT, REASON, after a column with * for the chosen one
+ * when `mark` (aj status; aj place shows its pick in a line of its own).
+ * Sets t->cols.
+ */
+void aj_cli_candidates_table(struct aj_cli_table *t, const cJSON *placement, int mark);
 
 /* A copy of obj without metadata.managedFields (kubectl hides them too); NULL on OOM. */
 cJSON *aj_cli_printable(const cJSON *obj);

@@ -14,6 +14,7 @@ static const struct {
 	int (*run)(const struct aj_cli_opts *o);
 } network_commands[] = {
 	{ &aj_cli_run, aj_cli_run_submit },
+	{ &aj_cli_place, aj_cli_place_run },
 	{ &aj_cli_list, aj_cli_list_run },
 	{ &aj_cli_status, aj_cli_status_run },
 	{ &aj_cli_cancel, aj_cli_cancel_run },

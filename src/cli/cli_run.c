@@ -1,11 +1,13 @@
 /*
- * cli_run.c - `aj run` and `aj render`: one pipeline, different ends.
+ * cli_run.c - `aj run`, `aj render` and `aj place`: one pipeline,
+ * different ends.
  *
  * Both resolve the template, convert it to a JobSpec with the command line's
  * shape and let the backend validate it. run then creates the AjJob custom
  * resource for the controller (cli_submit.c, in aj-net), prints it with
  * --dry-run, or hands an amlt config to amlt; render prints what the
- * backend would create, the JobSpec, or the amlt config. Neither archives
+ * backend would create, the JobSpec, or the amlt config; place ranks a
+ * placement leaf's candidates (cli_place.c, in aj-net). None archives
  * the tree for the code digest unless --digest asks: they show
  * AJ_CODE_DIGEST_PLACEHOLDER, so their time does not grow with the tree.
  */
@@ -230,6 +232,9 @@ int aj_cli_pipeline_load(const struct aj_cli_opts *o, const char *canonical,
 
 	if (aj_cli_open_home(&p->src, err) || aj_pipeline_resolve(&in, &p->pl, err))
 		return -1;
+	if (p->placement_only && !aj_placement_declared(p->pl.tpl.config))
+		return aj_errors_add(err, NULL, "%s declares no placement: aj %s ranks a placement "
+				     "leaf's candidates", p->pl.tpl.name, p->cmd);
 	if (aj_placement_declared(p->pl.tpl.config)) {
 		if (load_placement(o, &in, digest, p, err))
 			return -1;
@@ -610,12 +615,15 @@ static int render(const struct aj_cli_opts *o)
 	return aj_cli_pipeline_finish(rc, &err, &p, canonical);
 }
 
-#define SHAPE_HELP \
+#define SHAPE_ONLY_HELP \
 	"  -t, --template NAME   the template (<home>/template/NAME.yaml)\n" \
 	"  -n, --nodes N         node count (else jobs[0].instance_count)\n" \
 	"  -p, --processes P     SKU processes per node (else target.gpus_per_node)\n" \
 	"      --ppn K           launcher processes per node (else\n" \
-	"                        jobs[0].process_count_per_node, then 1)\n" \
+	"                        jobs[0].process_count_per_node, then 1)\n"
+
+#define SHAPE_HELP \
+	SHAPE_ONLY_HELP \
 	"      --namespace NS    Kubernetes namespace of the AjJob (else\n" \
 	"                        target.namespace, then the context's namespace;\n" \
 	"                        default when nothing is submitted)\n" \
@@ -685,4 +693,43 @@ const struct aj_cli_command aj_cli_render = {
 	AJ_OPT_DIGEST,
 	AJ_ARGS_COMMAND,
 	render
+};
+
+/* The offline checks here, the ranking in aj-net (cli_place.c). */
+static int place(const struct aj_cli_opts *o)
+{
+	int rc = check_usage(&aj_cli_place, o);
+
+	return rc ? rc : aj_cli_network(&aj_cli_place, o);
+}
+
+const struct aj_cli_command aj_cli_place = {
+	"place",
+	"rank a placement template's candidates as the controller would now",
+	"usage: aj place -t NAME [OPTIONS] [--] [COMMAND [ARGS...]]\n"
+	"\n"
+	"Load the candidates of the placement template NAME as `aj run -t NAME`\n"
+	"would (the same shape, command and namespace), read the cluster once\n"
+	"(nodes, pods, Volcano queues, Kueue queues) and the expected waits of\n"
+	"the AjJobs of the namespace, and print the ranking aj-controller would\n"
+	"make now: one row per candidate (RANK, CANDIDATE, BACKEND, WHERE, STATE,\n"
+	"WAIT, REASON), then the candidate it would submit to, or that the job\n"
+	"would wait unplaced. Nothing is created and no code is read or sent.\n"
+	"Azure candidates show Unknown: no Azure capacity is read for placement.\n"
+	"\n"
+	SHAPE_ONLY_HELP
+	"      --namespace NS    namespace of the AjJob (else target.namespace,\n"
+	"                        then the context's)\n"
+	"      --context NAME    kubeconfig context (else target.context, then\n"
+	"                        the current context)\n"
+	"      --kubeconfig FILE kubeconfig (else $KUBECONFIG, ~/.kube/config)\n"
+	"  -o, --output FORMAT   json or yaml: the ranking as the AjJob's\n"
+	"                        status.placement says it (chosen: the pick)\n"
+	"\n"
+	"Exit status: 0 (whatever the pick), 1 when the template is no placement\n"
+	"or the cluster cannot be read, 2 usage error.\n",
+	AJ_OPT_TEMPLATE | AJ_OPT_NODES | AJ_OPT_PROCESSES | AJ_OPT_PPN | AJ_OPT_NAMESPACE |
+	AJ_OPT_OUTPUT | AJ_OPT_CONTEXT | AJ_OPT_KUBECONFIG,
+	AJ_ARGS_COMMAND,
+	place
 };

@@ -380,46 +380,56 @@ static int print_tasks(const cJSON *tasks, struct aj_errors *err)
 	return print_table("Tasks:\n", &t, err);
 }
 
+void aj_cli_candidates_table(struct aj_cli_table *t, const cJSON *placement, int mark)
+{
+	static const char *const heads[] = { "", "RANK", "CANDIDATE", "BACKEND", "WHERE", "STATE",
+					     "WAIT", "REASON" };
+	const char *chosen = aj_cli_str_at(placement, "chosen");
+	const cJSON *c;
+	size_t i;
+	double v;
+
+	t->cols = mark ? 8 : 7;
+	for (i = 0; i < t->cols; i++)
+		aj_cli_table_add(t, heads[i + !mark]);
+	cJSON_ArrayForEach(c, aj_cli_at(placement, "candidates")) {
+		const char *name = aj_cli_str_at(c, "name");
+
+		if (mark)
+			aj_cli_table_add(t, chosen && name && !strcmp(chosen, name) ? "*" : NULL);
+		if (number_of(c, "rank", &v) && v > 0)
+			aj_cli_table_addf(t, "%.0f", v);
+		else
+			aj_cli_table_add(t, NULL);
+		add_cell(t, c, "name");
+		add_cell(t, c, "backend");
+		add_cell(t, c, "where");
+		add_cell(t, c, "state");
+		if (number_of(c, "expectedWaitSeconds", &v))
+			aj_cli_table_addf(t, "%.0fs", v);
+		else
+			aj_cli_table_add(t, NULL);
+		add_cell(t, c, "reason");
+	}
+}
+
 /*
  * status.placement: the candidates in rank order (the chosen one marked
  * with *), then each attempt.
  */
 static int print_placement(const cJSON *placement, struct aj_errors *err)
 {
-	static const char *const heads[] = { "", "RANK", "CANDIDATE", "BACKEND", "WHERE", "STATE",
-					     "WAIT", "REASON" };
 	static const char *const att_heads[] = { "ATTEMPT", "CANDIDATE", "SUBMITTED", "ENDED",
 						 "OUTCOME", "REASON" };
 	struct aj_cli_table t = AJ_CLI_TABLE_INIT(8), a = AJ_CLI_TABLE_INIT(6);
-	const char *chosen = aj_cli_str_at(placement, "chosen");
 	const cJSON *c;
 	size_t i, n = 0;
-	double v;
 	int rc;
 
 	if (!cJSON_GetArraySize(aj_cli_at(placement, "candidates")))
 		return 0;
 	t.indent = "  ";
-	for (i = 0; i < t.cols; i++)
-		aj_cli_table_add(&t, heads[i]);
-	cJSON_ArrayForEach(c, aj_cli_at(placement, "candidates")) {
-		const char *name = aj_cli_str_at(c, "name");
-
-		aj_cli_table_add(&t, chosen && name && !strcmp(chosen, name) ? "*" : NULL);
-		if (number_of(c, "rank", &v) && v > 0)
-			aj_cli_table_addf(&t, "%.0f", v);
-		else
-			aj_cli_table_add(&t, NULL);
-		add_cell(&t, c, "name");
-		add_cell(&t, c, "backend");
-		add_cell(&t, c, "where");
-		add_cell(&t, c, "state");
-		if (number_of(c, "expectedWaitSeconds", &v))
-			aj_cli_table_addf(&t, "%.0fs", v);
-		else
-			aj_cli_table_add(&t, NULL);
-		add_cell(&t, c, "reason");
-	}
+	aj_cli_candidates_table(&t, placement, 1);
 	rc = print_table("Placement:\n", &t, err);
 	if (rc || !cJSON_GetArraySize(aj_cli_at(placement, "attempts"))) {
 		aj_cli_table_release(&a);

@@ -87,6 +87,18 @@ static int ship_code(struct aj_kube *k, struct aj_cli_pipeline *p, struct aj_err
 	return aj_cli_candidates_one_code(&p->cands, err);
 }
 
+int aj_cli_pipeline_connect(struct aj_cli_pipeline *p, const struct aj_cli_opts *o,
+			    struct aj_kube *k, struct aj_errors *err)
+{
+	int rc = aj_cli_kube_open(k, o, p->lead->spec.target.context,
+				  aj_node_at(p->lead->tpl.config, "target.context"), err);
+
+	/* Neither --namespace nor target.namespace: the context's. */
+	if (!rc && !o->namespace_ && !p->lead->spec.target.namespace_)
+		p->namespace_ = k->cfg.namespace;
+	return rc;
+}
+
 int aj_cli_run_submit(const struct aj_cli_opts *o)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
@@ -102,11 +114,7 @@ int aj_cli_run_submit(const struct aj_cli_opts *o)
 	aj_cli_pipeline_init(&p);
 	rc = aj_cli_pipeline_load(o, canonical, AJ_CLI_DIGEST_NONE, &p, &err);
 	if (!rc) {
-		rc = aj_cli_kube_open(&kube, o, p.lead->spec.target.context,
-				      aj_node_at(p.lead->tpl.config, "target.context"), &err);
-		/* Neither --namespace nor target.namespace: the context's. */
-		if (!rc && !o->namespace_ && !p.lead->spec.target.namespace_)
-			p.namespace_ = kube.cfg.namespace;
+		rc = aj_cli_pipeline_connect(&p, o, &kube, &err);
 	}
 	/* what the controller will build from the AjJob must build here first */
 	if (!rc) {

@@ -15,6 +15,7 @@
 static const struct aj_cli_command *const top_commands[] = {
 	&aj_cli_run,
 	&aj_cli_render,
+	&aj_cli_place,
 	&aj_cli_list,
 	&aj_cli_status,
 	&aj_cli_cancel,

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "node.h"
 #include "resolve.h"
+#include "timestamp.h"
 
 const char *const aj_phase_names[AJ_PHASES + 1] = {
 	"Pending", "Submitted", "Running", "Succeeded", "Failed", "Cancelled", "Cancelling", NULL
@@ -43,6 +44,31 @@ int aj_phase_parse(const char *s, enum aj_phase *out)
 int aj_phase_terminal(enum aj_phase p)
 {
 	return p == AJ_PHASE_SUCCEEDED || p == AJ_PHASE_FAILED || p == AJ_PHASE_CANCELLED;
+}
+
+const cJSON *aj_status_condition(const cJSON *status, const char *type)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(status, "conditions")) {
+		const char *t = aj_json_str(c, "type");
+
+		if (t && !strcmp(t, type))
+			return c;
+	}
+	return NULL;
+}
+
+long long aj_status_true_since(const cJSON *status, const char *type)
+{
+	const cJSON *c = aj_status_condition(status, type);
+	const char *on = aj_json_str(c, "status");
+	long long t;
+
+	if (!on || strcmp(on, "True"))
+		return 0;
+	t = aj_timestamp_parse(aj_json_str(c, "lastTransitionTime"), 0);
+	return t > 0 ? t : 0;
 }
 
 int aj_phase_rank(enum aj_phase p)

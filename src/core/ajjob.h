@@ -12,7 +12,8 @@
  * resolves exactly as the CLI did (the controller may chain it with
  * AjTemplate objects for bases the bundle lacks: AjJobs written by hand).
  * The phases and condition types of the status are here too, so the CLI
- * and the controller name them through one enum. docs/api.md describes the
+ * and the controller name them through one enum, and the status reads
+ * both make (when a condition became True, status.placement). docs/api.md describes the
  * fields; crd/ holds the schema. Core types only.
  *
  * Ownership: aj_ajjob_write() returns a new cJSON object (cJSON_Delete);
@@ -85,6 +86,17 @@ enum aj_condition {
 };
 #define AJ_STATUS_CONDITIONS 7
 extern const char *const aj_status_conditions[AJ_STATUS_CONDITIONS];
+
+/* status.placement: a placement AjJob's candidates, choice and attempts (docs/placement.md) */
+#define AJ_STATUS_PLACEMENT "placement"
+
+/* Condition `type` of status (status.conditions[]), or NULL. */
+const cJSON *aj_status_condition(const cJSON *status, const char *type);
+/*
+ * When condition `type` of status became True (its lastTransitionTime, Unix
+ * seconds); 0 when it is not True or says no valid time.
+ */
+long long aj_status_true_since(const cJSON *status, const char *type);
 
 /*
  * The AjJob for a resolved template and its JobSpec (spec->command is the

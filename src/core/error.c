@@ -133,3 +133,15 @@ int aj_errors_format_all(const struct aj_errors *e, struct aj_buf *out)
 	}
 	return out->failed ? -1 : 0;
 }
+
+int aj_errors_format_line(const struct aj_errors *e, struct aj_buf *out)
+{
+	size_t i, n = aj_errors_count(e);
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			aj_buf_addstr(out, "; ");
+		aj_errors_format(e, i, out);
+	}
+	return out->failed ? -1 : 0;
+}

@@ -77,5 +77,7 @@ void aj_errors_splice(struct aj_errors *dst, struct aj_errors *src);
 int aj_errors_format(const struct aj_errors *e, size_t i, struct aj_buf *out);
 /* Append all entries, one per line. */
 int aj_errors_format_all(const struct aj_errors *e, struct aj_buf *out);
+/* Append all entries on one line, joined by "; " (a status message, a reason). */
+int aj_errors_format_line(const struct aj_errors *e, struct aj_buf *out);
 
 #endif

@@ -90,6 +90,13 @@ void *aj_strmap_get(const struct aj_strmap *m, const char *key, int *found)
 	return i == SIZE_MAX ? NULL : m->slots[i].value;
 }
 
+const char *aj_strmap_key(const struct aj_strmap *m, const char *key)
+{
+	size_t i = find(m, key);
+
+	return i == SIZE_MAX ? NULL : m->slots[i].key;
+}
+
 int aj_strmap_put(struct aj_strmap *m, const char *key, void *value, void **old)
 {
 	size_t i = find(m, key), mask;

@@ -29,6 +29,8 @@ void aj_strmap_release(struct aj_strmap *m);
 
 /* The value for key, or NULL; *found (may be NULL) tells NULL values apart. */
 void *aj_strmap_get(const struct aj_strmap *m, const char *key, int *found);
+/* The map's own copy of key (valid until key is removed), or NULL when absent. */
+const char *aj_strmap_key(const struct aj_strmap *m, const char *key);
 /* Insert or replace; *old (may be NULL) receives a replaced value. 0 / -1. */
 int aj_strmap_put(struct aj_strmap *m, const char *key, void *value, void **old);
 /* Remove key; returns its value (NULL if absent; *found says which). */

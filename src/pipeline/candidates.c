@@ -102,34 +102,44 @@ static void load_one(const struct aj_pipeline_in *in, struct aj_candidates *c, s
 	cand->ok = 1;
 }
 
-/* A valid candidate that runs where an earlier one does is kept once. */
+/*
+ * A valid candidate that would create the same objects as an earlier one
+ * (the same backend, place, pods and all) is kept once: trying it again
+ * would wait in the same place for the same thing. Two in one queue that
+ * ask for different nodes are both kept. Objects are built under one
+ * placeholder name so only what the templates say can differ; one that
+ * does not build is no repeat (its own build reports it).
+ */
 static int drop_repeats(const struct aj_pipeline_in *in, struct aj_candidates *c)
 {
-	struct aj_buf a = AJ_BUF_INIT(AJ_BUF_SMALL), b = AJ_BUF_INIT(AJ_BUF_SMALL);
+	const struct aj_build_ctx ctx = { "aj-candidate", in->namespace_, NULL, NULL, NULL, 1 };
+	cJSON **objects = aj_calloc(c->nr ? c->nr : 1, sizeof(*objects));
 	size_t i, j;
 	int rc = 0;
 
-	for (i = 0; i < c->nr; i++) {
-		for (j = 0; c->items[i].ok && j < i; j++) {
-			if (!c->items[j].ok || c->items[i].p.backend != c->items[j].p.backend)
-				continue;
-			aj_buf_reset(&a);
-			aj_buf_reset(&b);
-			if (aj_candidate_place(&c->items[i], in->namespace_, &a) ||
-			    aj_candidate_place(&c->items[j], in->namespace_, &b)) {
-				rc = -1;
-				break;
-			}
-			if (strcmp(aj_buf_cstr(&a), aj_buf_cstr(&b)))
+	if (!objects)
+		return -1;
+	for (i = 0; !rc && i < c->nr; i++) {
+		struct aj_errors ignored = AJ_ERRORS_INIT;
+
+		if (c->items[i].ok && aj_pipeline_build(&c->items[i].p, &ctx, &objects[i], &ignored))
+			objects[i] = NULL;
+		rc = ignored.oom ? -1 : 0;
+		aj_errors_release(&ignored);
+		for (j = 0; objects[i] && j < i; j++) {
+			if (!objects[j] || c->items[i].p.backend != c->items[j].p.backend ||
+			    !cJSON_Compare(objects[i], objects[j], 1))
 				continue;
 			c->items[i].ok = 0;
 			left_out(&c->items[i], &c->placement.items[i], i,
-				 "%s is left out: it runs where %s does (kept once)",
+				 "%s is left out: it would create the same objects as %s (kept once)",
 				 c->items[i].name, c->items[j].name);
+			break;
 		}
 	}
-	aj_buf_release(&a);
-	aj_buf_release(&b);
+	for (i = 0; i < c->nr; i++)
+		cJSON_Delete(objects[i]);
+	aj_free(objects);
 	return rc;
 }
 

@@ -9,8 +9,10 @@
  * another namespace than the AjJob's is left out: its entry keeps the
  * reason, starting with a line at the candidate's file:line:column. The set
  * is refused only when no candidate is valid. Two valid candidates that
- * would run in the same place (backend and aj_candidate_place()) are kept
- * once: the later one is left out, saying which it repeats.
+ * would create the same objects (backend, place, pods: the same job in the
+ * same place) are kept once: the later one is left out, saying which it
+ * repeats. Two in one place that differ (other nodes, another image) are
+ * both kept.
  *
  * Ownership: struct aj_candidates owns its placement, every candidate's
  * pipeline and errors; aj_candidates_release() frees them. The caller's

@@ -425,6 +425,12 @@ static const struct aj_fit_taint *untolerated(const struct aj_fit_node *n,
 	return NULL;
 }
 
+/* may the job's pods go on n: schedulable, selected, its taints tolerated */
+static int usable(const struct aj_fit_node *n, const struct aj_fit_ask *ask)
+{
+	return !n->unschedulable && selected(n, ask) && !untolerated(n, ask);
+}
+
 /* Why no node is eligible: the first selector label no schedulable node has, ... */
 static void why_none(const struct aj_fit_node *nodes, size_t nr, const struct aj_fit_ask *ask,
 		     struct aj_fit_result *out)
@@ -532,8 +538,7 @@ int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct 
 	if (!eligible || !free || !taken || !order)
 		goto out;
 	for (i = 0; i < nodes_nr; i++)
-		if (!nodes[i].unschedulable && selected(&nodes[i], ask) &&
-		    !untolerated(&nodes[i], ask)) {
+		if (usable(&nodes[i], ask)) {
 			for (r = 0; r < AJ_FIT_RES_NR; r++)
 				free[ne][r] = nodes[i].free.v[r];
 			eligible[ne++] = i;
@@ -586,4 +591,161 @@ out:
 	aj_free(taken);
 	aj_free(order);
 	return rc;
+}
+
+/* --- could it ever fit (the nodes empty) --- */
+
+/*
+ * What the usable nodes hold of r when empty; -1 when it is not limited
+ * (pod slots a node does not state). One pod per node: a node holds one.
+ */
+static long long held(const struct aj_fit_node *nodes, size_t nr, const struct aj_fit_ask *ask,
+		      int r)
+{
+	long long sum = 0, v;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (!usable(&nodes[i], ask))
+			continue;
+		v = nodes[i].alloc.v[r];
+		if (r == AJ_FIT_PODS && ask->one_per_node)
+			v = v < 0 || v >= 1 ? 1 : 0;
+		else if (r == AJ_FIT_PODS && v < 0)
+			return -1;
+		if (v > 0 && (sum += v) > QTY_MAX)
+			sum = QTY_MAX;
+	}
+	return sum;
+}
+
+/* "asks 64 pods × 8 nvidia.com/gpu = 512" (or "asks 520 nvidia.com/gpu over 65 pods" when pods differ) */
+static void asks(const struct aj_fit_ask *ask, int r, long long total, char *out, size_t size)
+{
+	long long per = -1, pods = 0;
+	char a[32], b[32];
+	size_t i;
+
+	if (r == AJ_FIT_PODS) {
+		snprintf(out, size, "asks %lld pods%s", total, ask->one_per_node ? ", one per node" : "");
+		return;
+	}
+	for (i = 0; i < ask->tasks_nr; i++) {
+		const struct aj_fit_task *t = &ask->tasks[i];
+
+		if (t->pods <= 0 || !pod_req(t, r))
+			continue;
+		per = per < 0 || per == pod_req(t, r) ? pod_req(t, r) : 0;
+		pods += t->pods;
+	}
+	fmt_qty(r, total, b, sizeof(b));
+	if (per <= 0) {
+		snprintf(out, size, "asks %s %s over %lld pods", b, res_names[r], pods);
+		return;
+	}
+	fmt_qty(r, per, a, sizeof(a));
+	snprintf(out, size, "asks %lld pod%s × %s %s = %s", pods, pods == 1 ? "" : "s", a,
+		 res_names[r], b);
+}
+
+/* The scarcest resource's total beyond what the usable nodes hold: 1 said, 0 none is. */
+static int over_total(const struct aj_fit_node *nodes, size_t nr, const struct aj_fit_ask *ask,
+		      const char *which, struct aj_fit_result *out)
+{
+	long double worst = 0, ratio;
+	long long want, have, w_want = 0, w_have = 0;
+	char what[160], q[32];
+	int k, r, w = -1;
+
+	for (k = 0; k < AJ_FIT_RES_NR; k++) {
+		r = told[k];
+		want = aj_fit_ask_total(ask, r);
+		have = held(nodes, nr, ask, r);
+		if (!want || have < 0 || want <= have)
+			continue;
+		ratio = have ? (long double)want / (long double)have : (long double)QTY_MAX;
+		if (w < 0 || ratio > worst) {
+			w = r;
+			worst = ratio;
+			w_want = want;
+			w_have = have;
+		}
+	}
+	if (w < 0)
+		return 0;
+	asks(ask, w, w_want, what, sizeof(what));
+	if (w == AJ_FIT_PODS && ask->one_per_node)
+		say(out, AJ_PLACE_FULL, "%s; there are %lld schedulable nodes%s", what, w_have, which);
+	else if (w == AJ_FIT_PODS)
+		say(out, AJ_PLACE_FULL, "%s; the schedulable nodes%s hold %lld pod slots", what, which,
+		    w_have);
+	else {
+		fmt_qty(w, w_have, q, sizeof(q));
+		say(out, AJ_PLACE_FULL, "%s; the schedulable nodes%s hold %s", what, which, q);
+	}
+	return 1;
+}
+
+/* A pod bigger than the largest usable node: 1 said, 0 none is. */
+static int too_big(const struct aj_fit_node *nodes, size_t nr, const struct aj_fit_ask *ask,
+		   const char *which, struct aj_fit_result *out)
+{
+	long long most;
+	char a[32], b[32];
+	size_t i, j;
+	int k, r;
+
+	for (i = 0; i < ask->tasks_nr; i++) {
+		const struct aj_fit_task *t = &ask->tasks[i];
+
+		for (k = 0; k < AJ_FIT_RES_NR && t->pods > 0; k++) {
+			r = told[k];
+			if (r == AJ_FIT_PODS || !pod_req(t, r))
+				continue;
+			most = 0;
+			for (j = 0; j < nr; j++)
+				if (usable(&nodes[j], ask) && nodes[j].alloc.v[r] > most)
+					most = nodes[j].alloc.v[r];
+			if (pod_req(t, r) <= most)
+				continue;
+			fmt_qty(r, pod_req(t, r), a, sizeof(a));
+			fmt_qty(r, most, b, sizeof(b));
+			say(out, AJ_PLACE_FULL, "one pod%s%s asks %s %s; the largest schedulable node%s has %s",
+			    ask->tasks_nr > 1 ? " of task " : "",
+			    ask->tasks_nr > 1 ? (t->name ? t->name : "main") : "", a, res_names[r], which,
+			    b);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int aj_fit_nodes_empty(const struct aj_fit_node *nodes, size_t nodes_nr,
+		       const struct aj_fit_ask *ask, struct aj_fit_result *out)
+{
+	struct aj_fit_node *empty = aj_calloc(nodes_nr ? nodes_nr : 1, sizeof(*empty));
+	struct aj_fit_result packed;
+	size_t i, schedulable = 0, usable_nr = 0;
+	const char *which;
+
+	if (!empty)
+		return -1;
+	for (i = 0; i < nodes_nr; i++) {
+		empty[i] = nodes[i];
+		empty[i].free = nodes[i].alloc;
+		schedulable += !nodes[i].unschedulable;
+		usable_nr += (size_t)usable(&nodes[i], ask);
+	}
+	if (aj_fit_nodes(empty, nodes_nr, ask, &packed)) {
+		aj_free(empty);
+		return -1;
+	}
+	aj_free(empty);
+	/* a selector or taints that leave some out: say so */
+	which = usable_nr < schedulable ? " it may use" : "";
+	if (packed.state != AJ_PLACE_FULL || !usable_nr ||
+	    (!over_total(nodes, nodes_nr, ask, which, out) &&
+	     !too_big(nodes, nodes_nr, ask, which, out)))
+		*out = packed;
+	return 0;
 }

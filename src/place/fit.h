@@ -87,6 +87,7 @@ struct aj_fit_node {
 	const struct aj_fit_taint *taints;
 	size_t taints_nr;
 	struct aj_fit_res_v free; /* allocatable minus the requests of its live pods; -1 not offered */
+	struct aj_fit_res_v alloc; /* status.allocatable (the room of the node empty); -1 not offered */
 };
 
 struct aj_fit_task {
@@ -164,6 +165,24 @@ void aj_fit_cluster_queue(const struct aj_fit_cluster_queue *cq, const struct aj
  */
 int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct aj_fit_ask *ask,
 		 struct aj_fit_result *out);
+
+/*
+ * Could the gang ever fit: do its pods pack onto the nodes were they
+ * empty (aj_fit_nodes with each node's alloc as its free room)? FITS, or
+ * FULL with aj's fact in one line, the first of:
+ *   no schedulable node it may use, as aj_fit_nodes says it
+ *     ("no schedulable node has nvidia.com/gpu.product=X");
+ *   the scarcest resource's total (the most asked against what those nodes
+ *     hold) beyond them ("asks 64 pods × 8 nvidia.com/gpu = 512; the
+ *     schedulable nodes hold 64"; "...nodes it may use hold" when its
+ *     selector or the taints leave some out);
+ *   one pod bigger than the largest of them ("one pod asks 16
+ *     nvidia.com/gpu; the largest schedulable node has 8");
+ *   else the packing's reason (totals suffice, the pods do not pack).
+ * 0, or -1 out of memory (out untouched).
+ */
+int aj_fit_nodes_empty(const struct aj_fit_node *nodes, size_t nodes_nr,
+		       const struct aj_fit_ask *ask, struct aj_fit_result *out);
 
 /* The job's total request of r over all its pods (0 when not asked). */
 long long aj_fit_ask_total(const struct aj_fit_ask *ask, enum aj_fit_res r);

@@ -12,12 +12,15 @@
  * Rows given up on (fail-over) or left out are not ranked.
  *
  * Ownership: rows borrow their strings from the caller; reason is the
- * row's own. Pure: no I/O, no clock.
+ * row's own. aj_place_status_json() returns a new object. Pure: no I/O,
+ * no clock.
  */
 #ifndef AJ_PLACE_RANK_H
 #define AJ_PLACE_RANK_H
 
 #include <stddef.h>
+
+#include <cjson/cJSON.h>
 
 enum aj_place_state {
 	AJ_PLACE_FITS,       /* the whole job can start now */
@@ -45,5 +48,24 @@ const char *aj_place_state_name(enum aj_place_state s);
 
 /* Sort rows into rank order and number the ranked ones from 1. */
 void aj_place_rank(struct aj_place_row *rows, size_t n);
+
+/*
+ * The row to submit to, of rows in rank order: the first when it can
+ * start now, or when no state could be read at all (every one unknown:
+ * trying beats waiting on nothing); n when the job waits unplaced (the
+ * best can only wait, or nothing is ranked).
+ */
+size_t aj_place_pick(const struct aj_place_row *rows, size_t n);
+
+/*
+ * The ranking as the AjJob's status.placement says it (docs/api.md):
+ * "chosen" (when not NULL), "maxWaitSeconds" (when > 0) and "candidates",
+ * one object per row in the order given (name, backend, where, rank,
+ * canStartNow, state, expectedWaitSeconds when known, reason). The
+ * controller adds the attempts; `aj place` prints it as it is. A new
+ * object (the caller's), NULL on out of memory.
+ */
+cJSON *aj_place_status_json(const struct aj_place_row *rows, size_t n, const char *chosen,
+			    long max_wait);
 
 #endif

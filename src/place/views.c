@@ -193,6 +193,7 @@ int aj_views_set_nodes(struct aj_views *v, const cJSON *nodes, const cJSON *pods
 				    !true_condition(e, "Ready", NULL);
 		aj_fit_res_unset(&nd->free);
 		res_map(aj_json_get(aj_json_get(e, "status"), "allocatable"), &nd->free);
+		nd->alloc = nd->free;
 		if (aj_strmap_put(&by_name, nd->name, (void *)(uintptr_t)(n + 1), NULL))
 			goto out;
 		n++;

@@ -3,7 +3,8 @@
  * views, and one candidate's answer from them.
  *
  * A snapshot holds the schedulable nodes with their free allocatable (the
- * requests of the pods bound there and not finished taken off), the
+ * requests of the pods bound there and not finished taken off) beside
+ * their allocatable (what aj_fit_nodes_empty asks of them), the
  * Volcano Queues, and Kueue's ClusterQueues (with their ResourceFlavors'
  * node labels) and LocalQueues. A part that could not be read (its CRD not
  * installed, the list refused) keeps why, and a candidate that needs it is
@@ -64,8 +65,9 @@ void aj_views_release(struct aj_views *v);
 
 /*
  * The nodes from a NodeList and a PodList (pods bound to a node and not
- * Succeeded or Failed take their requests off its allocatable). A node
- * with spec.unschedulable or not Ready is unschedulable. 0 / -1 (OOM).
+ * Succeeded or Failed take their requests off its allocatable; pods NULL:
+ * none). A node with spec.unschedulable or not Ready is unschedulable.
+ * 0 / -1 (OOM).
  */
 int aj_views_set_nodes(struct aj_views *v, const cJSON *nodes, const cJSON *pods);
 /* The Volcano Queues of a QueueList. 0 / -1 (OOM). */

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ajjob.h"
 #include "core/alloc.h"
+#include "core/json.h"
+#include "core/timestamp.h"
 
 struct aj_waits_ring {
 	size_t nr;
@@ -83,6 +86,24 @@ int aj_waits_add(struct aj_waits *w, const char *candidate, enum aj_waits_band b
 	r->wait[i] = wait < 0 ? 0 : wait;
 	r->started[i] = started;
 	return 0;
+}
+
+int aj_waits_learn(struct aj_waits *w, const cJSON *ajjob)
+{
+	const cJSON *status = aj_json_get(ajjob, "status");
+	const cJSON *atts = aj_json_get(aj_json_get(status, AJ_STATUS_PLACEMENT), "attempts");
+	const cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
+	const char *cand = aj_json_str(last, "candidate");
+	long long sub = aj_timestamp_parse(aj_json_str(last, "submitted"), 0);
+	long long run = aj_status_true_since(status, "Running");
+	long gpus = (long)aj_json_whole(aj_json_get(last, "gpus"), 1e9, 0);
+
+	/* a short job may end before its Running is written: its end bounds its start */
+	if (run <= 0)
+		run = aj_status_true_since(status, "Succeeded");
+	if (!cand || sub <= 0 || run <= 0 || run < sub)
+		return 0;
+	return aj_waits_add(w, cand, aj_waits_band(gpus, 1), (long)(run - sub), (long)run);
 }
 
 static int by_value(const void *pa, const void *pb)

@@ -18,6 +18,8 @@
 #ifndef AJ_PLACE_WAITS_H
 #define AJ_PLACE_WAITS_H
 
+#include <cjson/cJSON.h>
+
 #include "core/strmap.h"
 
 #define AJ_WAITS_SAMPLES 16
@@ -47,6 +49,17 @@ enum aj_waits_band aj_waits_band(long gpus_per_pod, long pods);
  */
 int aj_waits_add(struct aj_waits *w, const char *candidate, enum aj_waits_band band,
 		 long wait, long started);
+
+/*
+ * Learn from one AjJob (as the API server returns it): a placed one running
+ * on its last attempt (status.placement.attempts[-1]) gives one sample of
+ * that candidate's wait: Running's transition minus the attempt's
+ * submission (for one that succeeded before its Running was written, its
+ * end), in the band of the attempt's GPUs. Anything else teaches nothing.
+ * The controller learns from every AjJob it watches, `aj place` from those
+ * it can list: both through this. 0 / -1 (out of memory: one sample fewer).
+ */
+int aj_waits_learn(struct aj_waits *w, const cJSON *ajjob);
 
 /* The median of the kept samples, or -1 when there is none. */
 long aj_waits_expected(const struct aj_waits *w, const char *candidate, enum aj_waits_band band);

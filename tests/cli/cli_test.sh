@@ -3,7 +3,7 @@
 #
 #   cli_test.sh AJ_BINARY SOURCE_DIR GROUP [BUNDLE_CHECK_BINARY]
 #
-# GROUP is one of: usage, template, errors, run, render, bundle. JSON output is parsed
+# GROUP is one of: usage, template, errors, run, render, bundle, place. JSON output is parsed
 # back with python3 (standard library only) and checked field by field; every
 # expected value below is derived by hand from the fixture or example files.
 set -uo pipefail
@@ -1087,8 +1087,96 @@ group_bundle() {
 EOF
 }
 
+# aj place offline: what it refuses before it reads any cluster (the
+# ranking itself is checked against the controller's in integration.placement).
+group_place() {
+	export AJ_HOME=$EXAMPLES
+
+	case_ "aj --help lists aj place"
+	aj --help
+	expect_rc 0
+	expect_out "aj place "
+
+	case_ "aj place --help"
+	aj place --help
+	expect_rc 0
+	expect_out "usage: aj place -t NAME"
+	for o in --template --nodes --processes --ppn --namespace --context --kubeconfig --output; do
+		expect_out "$o"
+	done
+	expect_err_empty
+
+	case_ "aj place needs a template"
+	aj place python train.py
+	expect_rc 2
+	expect_err "aj place: no template: use -t NAME"
+	expect_out_empty
+
+	for bad in --dry-run "--name any-1" "--ttl 5m" --amlt "-o wide" --all-namespaces; do
+		case_ "aj place refuses $bad"
+		# shellcheck disable=SC2086
+		aj place -t anywhere $bad python train.py
+		expect_rc 2
+		expect_err "aj place: "
+		expect_out_empty
+	done
+
+	case_ "aj place: a bad -n is a usage error"
+	aj place -t anywhere -n zero python train.py
+	expect_rc 2
+	expect_err "aj place: "
+
+	case_ "aj place: a bad --namespace is a usage error"
+	aj place -t anywhere --namespace Not_A_Namespace python train.py
+	expect_rc 2
+	expect_err "--namespace: 'Not_A_Namespace' is not a valid namespace"
+
+	# no kubeconfig at all: the template is refused before any cluster is looked for
+	case_ "aj place: a template that declares no placement"
+	KUBECONFIG=$tmp/no-such-kubeconfig aj place -t volcano python train.py
+	expect_rc 1
+	expect_err "aj: template/volcano declares no placement: aj place ranks a placement leaf's candidates"
+	expect_err_lines_located
+	expect_out_empty
+
+	case_ "aj place: a template that does not exist"
+	KUBECONFIG=$tmp/no-such-kubeconfig aj place -t nowhere python train.py
+	expect_rc 1
+	expect_err "template/nowhere"
+	expect_out_empty
+
+	case_ "aj place: a placement leaf needs a kubeconfig"
+	KUBECONFIG=$tmp/no-such-kubeconfig aj place -t anywhere python train.py
+	expect_rc 1
+	expect_err "KUBECONFIG=$tmp/no-such-kubeconfig: none of these files exists"
+	expect_out_empty
+
+	# a server that is not there: aj list's error, no table
+	cat >"$tmp/unreachable" <<'KC'
+apiVersion: v1
+kind: Config
+clusters:
+- name: gone
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: u
+  user: {token: not-a-secret}
+contexts:
+- name: gpu-westus3
+  context: {cluster: gone, user: u, namespace: training}
+current-context: gpu-westus3
+KC
+	case_ "aj place: a cluster that cannot be reached"
+	KUBECONFIG=$tmp/unreachable aj place -t anywhere python train.py
+	expect_rc 1
+	expect_err "aj: list ajjobs.aj.dev in namespace training: cannot reach the API server at https://127.0.0.1:1"
+	expect_out_empty
+	KUBECONFIG=$tmp/unreachable aj list
+	expect_err "cannot reach the API server at https://127.0.0.1:1"
+}
+
 case "$GROUP" in
-usage | template | errors | run | render | bundle) "group_$GROUP" ;;
+usage | template | errors | run | render | bundle | place) "group_$GROUP" ;;
 *)
 	echo "unknown group $GROUP" >&2
 	exit 2

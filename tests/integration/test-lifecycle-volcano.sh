@@ -3,9 +3,10 @@
 # controller runs with exactly deploy/rbac.yaml's permissions and watches this script's namespace;
 # kwok runs the pods as their labels say. A failing rank fails the AjJob naming its pod and exit
 # code after Volcano's restarts (phase Running throughout, retryCount shown); a job too big waits
-# with the scheduler's reason; a queue that does not exist fails it with Volcano's message; cancel
-# is Cancelling until the Volcano Job and its pods are gone; abort and resume through Volcano
-# Commands; deleting the AjJob lets the garbage collector take the rest.
+# with the scheduler's reason and aj's fact (it can never fit the nodes); a queue that does not
+# exist fails it with Volcano's message; cancel is Cancelling until the Volcano Job and its pods
+# are gone; abort and resume through Volcano Commands; deleting the AjJob lets the garbage
+# collector take the rest.
 source "$(dirname "$0")/lib.sh"
 cluster_test life
 start_controller main
@@ -39,6 +40,19 @@ reason_shown() { jpath huge '{.status.message}' | tee /dev/stderr | grep -qE '^V
 expect_ok "the message carries the scheduler's reason" wait_for 30 reason_shown
 expect_ok "a Warning Event Unschedulable says why" bash -c \
   "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[*]}{.type}/{.reason} {end}' | grep -q Warning/Unschedulable"
+# aj's own fact follows Volcano's words, with the numbers read here from the nodes: every GPU of
+# the cluster (the kwok GPU nodes, all schedulable) against the 40 x 8 asked; the real nodes'
+# taint, which the job does not tolerate, leaves them out ("it may use")
+gpus=$(k get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}' | awk '{ s += $1 } END { print s + 0 }')
+real=$(k get nodes -l aj.dev/node=real -o name | grep -c . || true)
+fact="; aj: can never fit: asks 40 pods × 8 nvidia.com/gpu = 320; the schedulable nodes$( ((real)) && echo " it may use") hold $gpus"
+fact_shown() { [[ $(jpath huge '{.status.message}') == "Volcano Job huge is Pending: "*"$fact" ]]; }
+expect_ok "...followed by aj's fact: 320 GPUs asked, the cluster's $gpus held" wait_for 30 fact_shown
+jpath huge '{.status.message}' >&2; echo >&2
+expect_ok "...on the Unschedulable condition too" bash -c \
+  "[[ \$('$AJ_KUBECTL' -n '$ns' get ajjob huge -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}') == *'$fact' ]]"
+expect_ok "...and in a Warning Event's note" bash -c \
+  "'$AJ_KUBECTL' -n '$ns' get events.events.k8s.io -o jsonpath='{range .items[?(@.reason==\"Unschedulable\")]}{.note}{\"\\n\"}{end}' | grep -qF -- '$fact'"
 
 # --- a queue that does not exist: Volcano's admission says no, the AjJob fails, no retry ---
 submit_ajjob noqueue volcano-cpu 1 '{"target": {"queue": "research"}}'

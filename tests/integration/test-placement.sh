@@ -11,7 +11,9 @@
 #     queue's capability grows;
 #   - fail-over: a candidate whose job does not start within max_wait is cancelled, and once
 #     its object is gone the job is placed among the rest; with none left it fails;
-#   - the controller SIGKILLed while many placement AjJobs arrive: every one placed once.
+#   - the controller SIGKILLed while many placement AjJobs arrive: every one placed once;
+#   - `aj place` run just before (or while it waits) ranks and picks as the controller did:
+#     its -o json is the AjJob's status.placement ranking, and it creates nothing.
 # A watcher checks, every half second, that no AjJob ever has more than one backend object.
 source "$(dirname "$0")/lib.sh"
 cluster_test place
@@ -53,8 +55,8 @@ config:
   placement: {candidates: [p-stuck], max_wait: 30s}"
 
 # Kueue's LocalQueue team-a here, in front of the cluster's ClusterQueue team-a (64 GPUs in two
-# flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate in the same
-# queue as another would be kept once).
+# flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate creating the
+# same objects as another would be kept once).
 k apply -f - >/dev/null <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
@@ -104,6 +106,25 @@ job = json.load(sys.stdin)
 job["spec"].pop("code", None)
 print(json.dumps(job))' | k apply -f - >/dev/null
 }
+# aj_place TEMPLATE NODES [ARGS...]: what aj place prints for the job place() would write
+aj_place() {
+  (cd "$work/src" && "$AJ_BIN" place -t "$1" --namespace "$ns" -n "$2" "${@:3}" -- python train.py)
+}
+# same_ranking FILE AJJOB: aj place's -o json in FILE is the AjJob's status.placement ranking
+# (every candidate's fields in rank order, the pick, max_wait)
+same_ranking() {
+  k -n "$ns" get ajjob "$2" -o json | python3 -c '
+import json, sys
+mine = json.load(open(sys.argv[1]))
+st = json.load(sys.stdin)["status"]["placement"]
+for key in ("chosen", "maxWaitSeconds", "candidates"):
+    if mine.get(key) != st.get(key):
+        print(key + ": aj place says", json.dumps(mine.get(key)), "the controller", json.dumps(st.get(key)))
+        sys.exit(1)
+print(" > ".join(c["name"] + " " + c["state"] for c in mine["candidates"]), "; chosen:", mine.get("chosen"))
+' "$1"
+}
+ajjobs_count() { k -n "$ns" get ajjob -o name | wc -l; }
 chosen() { jpath "$1" '{.status.placement.chosen}'; }
 chosen_is() { [[ $(chosen "$1") == "$2" ]]; }
 reason_of() { # reason_of AJJOB CANDIDATE
@@ -161,6 +182,22 @@ expect_eq "...with every attempt's reason" \
 expect_eq "...and nothing of it left" "" objects pg
 
 # --- an infeasible first candidate is skipped with its reason ---
+mkdir -p "$work/src"
+before=$(ajjobs_count)
+aj_place place-infeasible 1 -o json >"$work/pi.place.json" 2>"$work/pi.place.err"
+echo $? >"$work/pi.place.rc"
+expect_eq "aj place -t place-infeasible -o json: exit 0" "0" cat "$work/pi.place.rc"
+expect_eq "...nothing on stderr" "" cat "$work/pi.place.err"
+aj_place place-infeasible 1 >"$work/pi.place" 2>&1
+cat "$work/pi.place"
+expect_ok "aj place -t place-infeasible: a table like kubectl get" \
+  grep -qE '^RANK +CANDIDATE +BACKEND +WHERE +STATE +WAIT +REASON$' "$work/pi.place"
+expect_ok "...template/p-vq ranked first, CanStartNow" \
+  grep -qE '^1 +template/p-vq +volcano +'"$ns"'/default +CanStartNow +([0-9]+s|-) +queue default' "$work/pi.place"
+expect_ok "...template/p-b200 second, Waits, with the GPU product on no node" \
+  grep -qE '^2 +template/p-b200 +volcano +'"$ns/$ns-any"' +Waits +- +no schedulable node has nvidia.com/gpu.product=B200$' "$work/pi.place"
+expect_ok "...then what the controller would do" grep -qx 'would submit to template/p-vq' "$work/pi.place"
+expect_eq "...and it created nothing" "$before" ajjobs_count
 place pi place-infeasible 1
 expect_ok "AjJob pi: placed on template/p-vq" wait_for 60 chosen_is pi template/p-vq
 expect_eq "...the GPU product on no node is the first candidate's reason" \
@@ -182,9 +219,18 @@ expect_ok "...the other one Waits with its reason" \
   grep -qE '^  - +2 +template/p-b200 +volcano +'"$ns/$ns-any"' +Waits +- +no schedulable node has nvidia.com/gpu.product=B200$' "$work/pi.status"
 expect_ok "...and its one attempt" grep -qE '^  1 +template/p-vq +[0-9TZ:-]+ +- +Submitted +-$' "$work/pi.status"
 
+expect_ok "aj place before pi ranked and picked as the controller then did" same_ranking "$work/pi.place.json" pi
+
 # --- a full Kueue ClusterQueue sends the job to Volcano ---
+aj_place place-kueue 5 -o json >"$work/pk.place.json"
+aj_place place-kueue 5 >"$work/pk.place" 2>&1
+cat "$work/pk.place"
+expect_ok "aj place -t place-kueue -n 5: template/p-kq Waits on its ClusterQueue's quota" \
+  grep -qE '^2 +template/p-kq +kube +'"$ns"'/team-a +Waits +- +ClusterQueue team-a: .*the job asks 40$' "$work/pk.place"
+expect_ok "...would submit to template/p-vq" grep -qx 'would submit to template/p-vq' "$work/pk.place"
 place pk place-kueue 5
 expect_ok "AjJob pk (5 x 8 GPUs, over a flavor's 32): placed on template/p-vq" wait_for 60 chosen_is pk template/p-vq
+expect_ok "aj place before pk ranked and picked as the controller then did" same_ranking "$work/pk.place.json" pk
 expect_ok "...the ClusterQueue's reason names the quota" bash -c \
   "r=\$('$AJ_KUBECTL' -n '$ns' get ajjob pk -o jsonpath='{.status.placement.candidates[?(@.name==\"template/p-kq\")].reason}'); echo \"\$r\"; [[ \$r == 'ClusterQueue team-a: '*'the job asks 40' ]]"
 expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists pk
@@ -203,6 +249,13 @@ place pw place-wait 2
 waits_with_reason() { [[ $(reason_of pw template/p-tight) == "queue $ns-tight: capability nvidia.com/gpu 8, allocated 0, the job asks 16" ]]; }
 expect_ok "AjJob pw (16 GPUs, queue of 8): waits with the queue's reason" wait_for 60 waits_with_reason
 expect_eq "...nothing chosen" "" chosen pw
+aj_place place-wait 2 -o json >"$work/pw.place.json"
+aj_place place-wait 2 >"$work/pw.place" 2>&1
+cat "$work/pw.place"
+expect_ok "aj place -t place-wait -n 2 while pw waits: the same ranking, nothing picked" \
+  same_ranking "$work/pw.place.json" pw
+expect_ok "...the job would wait unplaced" \
+  grep -qx 'would wait unplaced: no candidate can start now' "$work/pw.place"
 expect_eq "...no backend object" "" objects pw
 sleep 12
 expect_eq "...still none after another look" "" objects pw

@@ -51,8 +51,12 @@ def merge(target, patch):
 
 
 def depth(path):
-    """Segments before the resource name: 4 for /api/v1/namespaces/NS, 5 for /apis/G/V/namespaces/NS."""
-    return 4 if path.startswith("/api/") else 5
+    """Segments before the resource name: 4 for /api/v1/namespaces/NS, 5 for /apis/G/V/namespaces/NS;
+    2 and 3 for a cluster-scoped one (/api/v1/nodes)."""
+    core = path.startswith("/api/")
+    if "/namespaces/" in path:
+        return 4 if core else 5
+    return 2 if core else 3
 
 
 class Store:

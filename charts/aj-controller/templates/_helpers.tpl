@@ -128,7 +128,8 @@ grant them.
 {{- define "aj-controller.placementRules" -}}
 # Placement AjJobs: what limits a start, listed at most every few seconds for
 # all of them together (the nodes and their pods' requests, Volcano's
-# Queues, Kueue's queues and flavors); never written.
+# Queues, Kueue's queues and flavors); never written. The nodes alone, at
+# most every 30 s: whether a job the scheduler cannot place could ever fit.
 - apiGroups: [""]
   resources: [nodes]
   verbs: [list]

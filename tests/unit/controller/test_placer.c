@@ -8,6 +8,7 @@
 #include "core/node.h"
 #include "core/yaml.h"
 #include "kube/client.h"
+#include "place/read/cluster.h"
 #include "placer.h"
 #include "runner/runner.h"
 
@@ -87,7 +88,7 @@ static void test_lists_are_the_views(void **state)
 
 	(void)state;
 	for (i = 0; i < nr; i++) {
-		const struct aj_placer_list *l = &aj_placer_lists[i];
+		const struct aj_views_list *l = &aj_views_cluster_lists[i];
 
 		assert_non_null(l->res);
 		assert_string_equal(l->res->group, want[i][0]);
@@ -95,22 +96,22 @@ static void test_lists_are_the_views(void **state)
 		assert_non_null(l->without);
 		assert_non_null(strstr(l->without, "ranked unknown"));
 	}
-	assert_null(aj_placer_lists[nr].res);
-	assert_string_equal(aj_placer_lists[0].without, aj_placer_lists[1].without);
-	assert_non_null(strstr(aj_placer_lists[2].without, "Volcano"));
-	assert_non_null(strstr(aj_placer_lists[3].without, "Kueue"));
+	assert_null(aj_views_cluster_lists[nr].res);
+	assert_string_equal(aj_views_cluster_lists[0].without, aj_views_cluster_lists[1].without);
+	assert_non_null(strstr(aj_views_cluster_lists[2].without, "Volcano"));
+	assert_non_null(strstr(aj_views_cluster_lists[3].without, "Kueue"));
 }
 
 /* deploy/rbac.yaml (the chart's default RBAC) grants what the start-up check asks for. */
 static void test_chart_grants_the_checked_rules(void **state)
 {
 	cJSON *rules = cluster_role_rules();
-	const struct aj_placer_list *l;
+	const struct aj_views_list *l;
 	const struct aj_access *a;
 	size_t i;
 
 	(void)state;
-	for (l = aj_placer_lists; l->res; l++)
+	for (l = aj_views_cluster_lists; l->res; l++)
 		if (!granted(rules, "list", l->res->group, l->res->plural))
 			fail_msg("%s grants no list on %s in group \"%s\"", RBAC, l->res->plural,
 				 l->res->group);

@@ -12,6 +12,7 @@
 
 #include "api.h"
 #include "core/json.h"
+#include "placer.h"
 #include "runner/volcano.h"
 
 #define AJJOB "/apis/aj.dev/v1alpha1/namespaces/ml/ajjobs/train"
@@ -86,6 +87,75 @@ static void a_volcano_ajjob_from_creation_to_expiry(void **state)
 	aj_test_api_stop(&a);
 }
 
+/*
+ * A job the scheduler cannot place and that could never fit the nodes: aj's
+ * fact follows Volcano's words, the nodes listed by the placer once for
+ * both looks (one node of 1 cpu; the job asks one pod of 2).
+ */
+static void a_job_that_can_never_fit_says_so(void **state)
+{
+#define PG_WORDS "0/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable"
+#define FACT "; aj: can never fit: asks 1 pod × 2 cpu = 2; the schedulable nodes hold 1"
+	static const char more[] =
+		", \"/api/v1/nodes/n0\": {\"metadata\": {\"name\": \"n0\"},"
+		" \"status\": {\"allocatable\": {\"cpu\": \"1\", \"memory\": \"8Gi\", \"pods\": \"110\"},"
+		"  \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}]}},"
+		" \"/apis/scheduling.volcano.sh/v1beta1/namespaces/ml/podgroups/train-uid-train\": {"
+		"  \"metadata\": {\"name\": \"train-uid-train\", \"namespace\": \"ml\"},"
+		"  \"status\": {\"conditions\": [{\"type\": \"Unschedulable\", \"status\": \"True\","
+		"   \"message\": \"" PG_WORDS "\"}]}}}";
+	const char *train = aj_test_api_train("volcano");
+	char objects[4096];
+	struct aj_test_api a;
+	struct aj_placer placer;
+	cJSON *ajjob, *events, *e;
+	const char *cond = NULL;
+	int told = 0;
+
+	(void)state;
+	/* the store of the tests, its closing brace replaced by the node and the PodGroup */
+	snprintf(objects, sizeof(objects), "%.*s%s", (int)strlen(train) - 1, train, more);
+	aj_placer_init(&placer);
+	aj_test_api_start(&a, objects);
+	a.rec.placer = &placer;
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 0, AJ_ACTION_LOW);
+	aj_test_api_watch_owned(&a, &aj_runner_volcano, VCJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, AJ_REASON_GRACE + 1, AJ_ACTION_IDLE);
+	/* submitted long ago, its look due: the scheduler is asked why */
+	aj_test_api_look_due(&a, AJJOB, "ml/train", 1);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, AJ_REASON_MAX, AJ_ACTION_IDLE);
+
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_test_status_of(ajjob, "message"),
+			    "Volcano Job train is Pending: " PG_WORDS FACT);
+	cJSON_ArrayForEach(e, aj_json_get(aj_json_get(ajjob, "status"), "conditions")) {
+		if (!strcmp(aj_json_str(e, "type"), "Unschedulable"))
+			cond = aj_json_str(e, "message");
+	}
+	assert_non_null(cond);
+	assert_string_equal(cond, PG_WORDS FACT);
+	cJSON_Delete(ajjob);
+	/* looked at again: the same words, told once; the nodes come from the kept view */
+	aj_test_api_look_due(&a, AJJOB, "ml/train", 0);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, AJ_REASON_MAX, AJ_ACTION_IDLE);
+	assert_int_equal(aj_test_api_gets(&a, "/api/v1/nodes", NULL), 1);
+	events = aj_test_api_list(&a, "/apis/events.k8s.io/v1/namespaces/ml/events");
+	cJSON_ArrayForEach(e, events) {
+		if (!strcmp(aj_json_str(e, "reason"), "Unschedulable")) {
+			assert_string_equal(aj_json_str(e, "type"), "Warning");
+			assert_string_equal(aj_json_str(e, "note"), PG_WORDS FACT);
+			told++;
+		}
+	}
+	assert_int_equal(told, 1);
+	cJSON_Delete(events);
+	aj_test_api_stop(&a);
+	aj_placer_release(&placer);
+#undef PG_WORDS
+#undef FACT
+}
+
 /* An AjJob that resolves to no runner is failed, under the table's first service. */
 static void an_unresolvable_ajjob_fails_without_a_runner(void **state)
 {
@@ -111,6 +181,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_volcano_ajjob_from_creation_to_expiry),
+		cmocka_unit_test(a_job_that_can_never_fit_says_so),
 		cmocka_unit_test(an_unresolvable_ajjob_fails_without_a_runner),
 	};
 

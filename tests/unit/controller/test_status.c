@@ -165,6 +165,50 @@ static void the_storage_renewal_time_is_written_and_kept(void **state)
 	cJSON_Delete(plain);
 }
 
+/* A placement's last attempt follows its job: Running, then its end; a fail-over's stay. */
+static void the_last_attempt_follows_the_job(void **state)
+{
+	static const char *const kept[] = { AJ_STATUS_PLACEMENT, NULL };
+	struct aj_status st = { AJ_PHASE_SUBMITTED, 1, "KubeJobCreated", "Job t submitted", "kube", 1,
+				"kube", "t", 0, 0, 0, NULL, NULL, 0, kept, 2 };
+	cJSON *prev = cJSON_Parse("{\"placement\": {\"chosen\": \"template/kube\", \"attempts\": ["
+				  "{\"candidate\": \"template/volcano\", \"outcome\": \"GaveUp\"},"
+				  "{\"candidate\": \"template/kube\", \"outcome\": \"Submitted\","
+				  " \"submitted\": \"2026-01-01T00:00:00Z\"}]}}");
+	cJSON *s1, *s2, *s3, *s4, *last;
+	int changed;
+
+	(void)state;
+	assert_non_null(prev);
+	s1 = aj_status_next(prev, &st, "2026-01-01T00:01:00Z", &changed);
+	last = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s1, "placement"), "attempts"), 1);
+	assert_string_equal(field(last, "outcome"), "Submitted");
+	st.phase = AJ_PHASE_RUNNING;
+	s2 = aj_status_next(s1, &st, "2026-01-01T00:02:00Z", &changed);
+	last = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s2, "placement"), "attempts"), 1);
+	assert_string_equal(field(last, "outcome"), "Running");
+	assert_null(cJSON_GetObjectItem(last, "ended"));
+	st.phase = AJ_PHASE_SUCCEEDED;
+	s3 = aj_status_next(s2, &st, "2026-01-01T00:09:00Z", &changed);
+	last = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s3, "placement"), "attempts"), 1);
+	assert_string_equal(field(last, "outcome"), "Succeeded");
+	assert_string_equal(field(last, "ended"), "2026-01-01T00:09:00Z");
+	/* the earlier attempt is untouched; one being cancelled by a fail-over is the fail-over's */
+	assert_string_equal(field(cJSON_GetArrayItem(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(s3, "placement"), "attempts"), 0), "outcome"), "GaveUp");
+	cJSON_SetValuestring(cJSON_GetObjectItem(last, "outcome"), "Cancelling");
+	st.phase = AJ_PHASE_FAILED;
+	s4 = aj_status_next(s3, &st, "2026-01-01T00:10:00Z", &changed);
+	last = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s4, "placement"), "attempts"), 1);
+	assert_string_equal(field(last, "outcome"), "Cancelling");
+	assert_string_equal(field(last, "ended"), "2026-01-01T00:09:00Z");
+	cJSON_Delete(prev);
+	cJSON_Delete(s1);
+	cJSON_Delete(s2);
+	cJSON_Delete(s3);
+	cJSON_Delete(s4);
+}
+
 static void an_invalid_template_fails_without_submitting(void **state)
 {
 	struct aj_status st = { AJ_PHASE_FAILED, 0, "InvalidTemplate",
@@ -279,6 +323,7 @@ int main(void)
 		cmocka_unit_test(the_lifecycle_conditions_and_the_retry_count),
 		cmocka_unit_test(transitions_move_only_the_conditions_that_flip),
 		cmocka_unit_test(the_storage_renewal_time_is_written_and_kept),
+		cmocka_unit_test(the_last_attempt_follows_the_job),
 		cmocka_unit_test(an_invalid_template_fails_without_submitting),
 		cmocka_unit_test(the_tasks_and_their_summary),
 		cmocka_unit_test(task_summaries_lead_with_where_the_pods_are_headed),

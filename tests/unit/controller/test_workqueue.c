@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -171,6 +172,7 @@ static void a_delayed_key_waits_once_for_the_earliest_time(void **state)
 	aj_workqueue_add_idle_after(&q, "ns/renew", 1.0);   /* sooner: supersedes */
 	aj_workqueue_add_after(&q, "ns/renew", 5.0);        /* later: the sooner one stands */
 	assert_int_equal(q.delayed.nr, 1);
+	assert_int_equal(q.heap_nr, 1);   /* the superseded time is gone, not left to expire */
 	fake_time += 1.5;
 	expect_key(&q, "ns/renew");
 	expect_empty(&q);
@@ -183,6 +185,79 @@ static void a_delayed_key_waits_once_for_the_earliest_time(void **state)
 	fake_time += 2.5;
 	expect_key(&q, "ns/renew");
 	aj_workqueue_release(&q);
+}
+
+/*
+ * Many keys, each asked for twice: they come out at the earlier of their
+ * two times, in that order. Key i first waits 10 + (37 i mod 101) s; every
+ * third key is then asked for 1 + i / 3 s, sooner for most, later for some.
+ */
+static void moved_keys_keep_the_due_order(void **state)
+{
+	struct aj_workqueue q;
+	char key[32], *k;
+	double t, when[101];
+	int i, got = 0;
+
+	(void)state;
+	init_fake(&q);
+	for (i = 0; i < 101; i++) {
+		when[i] = 10 + (37 * i) % 101;
+		snprintf(key, sizeof(key), "ns/%d", i);
+		assert_int_equal(aj_workqueue_add_idle_after(&q, key, when[i]), 0);
+	}
+	for (i = 0; i < 101; i += 3) {
+		snprintf(key, sizeof(key), "ns/%d", i);
+		assert_int_equal(aj_workqueue_add_after(&q, key, 1 + i / 3), 0);
+		if (1 + i / 3 < when[i])
+			when[i] = 1 + i / 3;
+	}
+	assert_int_equal(q.heap_nr, 101);
+	/* step one second at a time: each second hands out the keys due then, none early */
+	for (t = 1; t <= 111; t++) {
+		fake_time = 100.0 + t;
+		while (aj_workqueue_try_get(&q, &k)) {
+			i = (int)strtol(k + 3, NULL, 10);
+			assert_true(when[i] == t);
+			got++;
+			aj_workqueue_done(&q, k);
+		}
+	}
+	assert_int_equal(got, 101);
+	assert_int_equal(q.heap_nr, 0);
+	assert_int_equal(q.delayed.nr, 0);
+	aj_workqueue_release(&q);
+}
+
+/* A delayed add that runs out of memory leaves nothing behind; one that succeeds comes when due. */
+static void out_of_memory_in_a_delayed_add_loses_no_key(void **state)
+{
+	struct aj_workqueue q;
+	long n;
+
+	(void)state;
+	for (n = 0;; n++) {
+		int r;
+
+		init_fake(&q);
+		aj_workqueue_add_after(&q, "ns/other", 2.0);
+		aj_alloc_fail_after(n);
+		r = aj_workqueue_add_after(&q, "ns/a", 1.0);
+		aj_alloc_fail_after(-1);
+		fake_time += 1.5;
+		if (r == 0) {
+			expect_key(&q, "ns/a");
+			aj_workqueue_release(&q);
+			break;
+		}
+		expect_empty(&q);
+		assert_int_equal(q.heap_nr, 1);
+		assert_int_equal(q.delayed.nr, 1);
+		fake_time += 1.0;
+		expect_key(&q, "ns/other");
+		aj_workqueue_release(&q);
+	}
+	assert_true(n > 0);
 }
 
 struct worker_arg {
@@ -378,6 +453,8 @@ int main(void)
 		cmocka_unit_test(the_shared_bucket_limits_retries_across_keys),
 		cmocka_unit_test(delayed_keys_come_out_in_due_order),
 		cmocka_unit_test(a_delayed_key_waits_once_for_the_earliest_time),
+		cmocka_unit_test(moved_keys_keep_the_due_order),
+		cmocka_unit_test(out_of_memory_in_a_delayed_add_loses_no_key),
 		cmocka_unit_test(shutdown_wakes_blocked_workers),
 		cmocka_unit_test(out_of_memory_loses_no_key),
 		cmocka_unit_test(low_keys_wait_for_every_normal_key),

@@ -58,6 +58,10 @@ static void errors_format_file_line_path(void **state)
 			    "template/a.yaml:3:7: config.jobs[0].sku: required\n"
 			    "plain message\n");
 	aj_buf_release(&b);
+	assert_int_equal(aj_errors_format_line(&e, &b), 0);
+	assert_string_equal(aj_buf_cstr(&b),
+			    "template/a.yaml:3:7: config.jobs[0].sku: required; plain message");
+	aj_buf_release(&b);
 	aj_errors_release(&e);
 }
 

@@ -79,6 +79,31 @@ static void put_replaces_and_reports_old_value(void **state)
 	aj_strmap_release(&m);
 }
 
+/* The map's own copy of a key: not the caller's string, and the same one after the table grows. */
+static void key_gives_the_maps_copy_until_removed(void **state)
+{
+	struct aj_strmap m = AJ_STRMAP_INIT;
+	char key[64] = "ns/first";
+	const char *copy;
+	int i;
+
+	(void)state;
+	assert_null(aj_strmap_key(&m, key));
+	assert_int_equal(aj_strmap_put(&m, key, NULL, NULL), 0);
+	copy = aj_strmap_key(&m, key);
+	assert_non_null(copy);
+	assert_ptr_not_equal(copy, key);
+	assert_string_equal(copy, "ns/first");
+	for (i = 0; i < 100; i++) {
+		key_of(i, key, sizeof(key));
+		assert_int_equal(aj_strmap_put(&m, key, NULL, NULL), 0);
+	}
+	assert_ptr_equal(aj_strmap_key(&m, "ns/first"), copy);
+	aj_strmap_remove(&m, "ns/first", NULL);
+	assert_null(aj_strmap_key(&m, "ns/first"));
+	aj_strmap_release(&m);
+}
+
 static void out_of_memory_leaves_the_map_usable(void **state)
 {
 	struct aj_strmap m = AJ_STRMAP_INIT;
@@ -118,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(put_get_remove_agree_with_a_plain_array),
 		cmocka_unit_test(put_replaces_and_reports_old_value),
+		cmocka_unit_test(key_gives_the_maps_copy_until_removed),
 		cmocka_unit_test(out_of_memory_leaves_the_map_usable),
 	};
 

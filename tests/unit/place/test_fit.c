@@ -239,7 +239,8 @@ static struct aj_fit_node gpu_node(const char *name, const struct aj_fit_label *
 				   long long gpus_free)
 {
 	struct aj_fit_node n = { name, 0, labels, 1, gpu_taint, 1,
-				 res(128000 - (8 - gpus_free) * 16000, 2048 * GI, gpus_free, 110) };
+				 res(128000 - (8 - gpus_free) * 16000, 2048 * GI, gpus_free, 110),
+				 res(128000, 2048 * GI, 8, 110) };
 
 	return n;
 }
@@ -247,7 +248,7 @@ static struct aj_fit_node gpu_node(const char *name, const struct aj_fit_label *
 static struct aj_fit_node cpu_node(const char *name, long long cpu_free, long long pods_free)
 {
 	struct aj_fit_node n = { name, 0, cpu_labels, 1, NULL, 0,
-				 res(cpu_free, 512 * GI, -1, pods_free) };
+				 res(cpu_free, 512 * GI, -1, pods_free), res(64000, 512 * GI, -1, 110) };
 
 	return n;
 }
@@ -417,6 +418,116 @@ static void nodes_out_of_memory(void **state)
 	aj_test_fit_check(&out, AJ_PLACE_FITS, "1 pod fits on 1 of 1 matching nodes", "oom");
 }
 
+/* The local cluster's kwok nodes (4 A100, 4 H100, 3 CPU), busy, and an A100 cordoned. */
+static void local_cluster(struct aj_fit_node n[12])
+{
+	static const char *const names[] = { "kwok-a100-0", "kwok-a100-1", "kwok-a100-2", "kwok-a100-3",
+					     "kwok-h100-0", "kwok-h100-1", "kwok-h100-2", "kwok-h100-3" };
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		n[i] = gpu_node(names[i], i < 4 ? a100_labels : h100_labels, 0);
+	n[8] = cpu_node("kwok-cpu-0", 0, 0);
+	n[9] = cpu_node("kwok-cpu-1", 1000, 3);
+	n[10] = cpu_node("kwok-cpu-2", 64000, 110);
+	n[11] = gpu_node("kwok-a100-4", a100_labels, 8);
+	n[11].unschedulable = 1;
+}
+
+static void nodes_empty(void **state)
+{
+	static const struct aj_fit_task mixed[] = {
+		{ "master", 1, { { 16000, 64 * GI, 4, -1 } } },
+		{ "worker", 20, { { 16000, 64 * GI, 8, -1 } } },
+	};
+	static const struct aj_fit_task big_master[] = {
+		{ "master", 1, { { 100000, GI, -1, -1 } } },
+		{ "worker", 2, { { 1000, GI, -1, -1 } } },
+	};
+	static const struct aj_fit_task cpu12[] = { { "main", 12, { { 1000, GI, -1, -1 } } } };
+	static const struct aj_fit_task huge[] = {
+		{ "master", 1, { { 96000, 512 * GI, 8, -1 } } },
+		{ "worker", 39, { { 96000, 512 * GI, 8, -1 } } },
+	};
+	struct aj_fit_task gpu5_6 = { "main", 5, res(16000, 64 * GI, 6, -1) };
+	struct aj_fit_task gpu2_16 = { "main", 2, res(16000, 64 * GI, 16, -1) };
+	struct aj_fit_task a4 = gpu_task("main", 4), a5 = gpu_task("main", 5);
+	const struct {
+		const char *name;
+		const struct aj_fit_task *tasks;
+		size_t tasks_nr;
+		const struct aj_fit_label *selector;
+		int tolerates, one_per_node, want;
+		const char *reason;
+	} cases[] = {
+		/* the lifecycle test's job of 40 8-GPU nodes: its GPUs first (5x), then pods (3.6x) */
+		{ "huge", huge, 2, NULL, 1, 1, AJ_PLACE_FULL,
+		  "asks 40 pods × 8 nvidia.com/gpu = 320; the schedulable nodes hold 64" },
+		{ "a100 x5", &a5, 1, a100_sel, 1, 1, AJ_PLACE_FULL,
+		  "asks 5 pods × 8 nvidia.com/gpu = 40; the schedulable nodes it may use hold 32" },
+		{ "tasks differ", mixed, 2, NULL, 1, 1, AJ_PLACE_FULL,
+		  "asks 164 nvidia.com/gpu over 21 pods; the schedulable nodes hold 64" },
+		{ "one per node", cpu12, 1, NULL, 0, 1, AJ_PLACE_FULL,
+		  "asks 12 pods, one per node; there are 3 schedulable nodes it may use" },
+		{ "b200", &a4, 1, b200_sel, 1, 1, AJ_PLACE_FULL,
+		  "no schedulable node has nvidia.com/gpu.product=B200" },
+		{ "pod too big", &gpu2_16, 1, NULL, 1, 0, AJ_PLACE_FULL,
+		  "one pod asks 16 nvidia.com/gpu; the largest schedulable node has 8" },
+		{ "task's pod too big", big_master, 2, NULL, 0, 0, AJ_PLACE_FULL,
+		  "one pod of task master asks 100 cpu; the largest schedulable node it may use has 64" },
+		/* 30 of 32 GPUs, but one 6-GPU pod per 8-GPU node */
+		{ "no packing", &gpu5_6, 1, a100_sel, 1, 0, AJ_PLACE_FULL,
+		  "4 matching nodes have room for 4 of the 5 pods of task main "
+		  "(6 nvidia.com/gpu, 16 cpu, 64Gi memory each)" },
+		/* every GPU in use now, but the job fits the nodes empty */
+		{ "busy", &a4, 1, a100_sel, 1, 1, AJ_PLACE_FITS, "all 4 pods fit on 4 of 4 matching nodes" },
+		{ "cpu pods", cpu12, 1, NULL, 0, 0, AJ_PLACE_FITS, "all 12 pods fit on 1 of 3 matching nodes" },
+	};
+	struct aj_fit_node n[12];
+	struct aj_fit_result out;
+	size_t i;
+
+	(void)state;
+	local_cluster(n);
+	for (i = 0; i < NR(cases); i++) {
+		struct aj_fit_ask ask = { cases[i].tasks, cases[i].tasks_nr, cases[i].selector,
+					  cases[i].selector ? 1 : 0, gpu_tol, (size_t)cases[i].tolerates,
+					  cases[i].one_per_node };
+
+		assert_int_equal(aj_fit_nodes_empty(n, 12, &ask, &out), 0);
+		aj_test_fit_check(&out, cases[i].want, cases[i].reason, cases[i].name);
+	}
+	/* no node at all */
+	{
+		struct aj_fit_ask ask = { &a4, 1, NULL, 0, gpu_tol, 1, 1 };
+
+		assert_int_equal(aj_fit_nodes_empty(NULL, 0, &ask, &out), 0);
+		aj_test_fit_check(&out, AJ_PLACE_FULL, "no schedulable node", "no nodes");
+	}
+}
+
+static void nodes_empty_out_of_memory(void **state)
+{
+	struct aj_fit_task big = gpu_task("main", 40);
+	struct aj_fit_ask ask = { &big, 1, NULL, 0, gpu_tol, 1, 1 };
+	struct aj_fit_result out = { AJ_PLACE_UNKNOWN, "untouched" };
+	struct aj_fit_node n[12];
+	long i;
+	int rc = -1;
+
+	(void)state;
+	local_cluster(n);
+	for (i = 0; rc; i++) {
+		aj_alloc_fail_after(i);
+		rc = aj_fit_nodes_empty(n, 12, &ask, &out);
+		aj_alloc_fail_after(-1);
+		if (rc)
+			assert_string_equal(out.reason, "untouched");
+	}
+	aj_test_fit_check(&out, AJ_PLACE_FULL,
+			  "asks 40 pods × 8 nvidia.com/gpu = 320; the schedulable nodes hold 64", "oom");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +538,8 @@ int main(void)
 		cmocka_unit_test(nodes_first_fit_decreasing),
 		cmocka_unit_test(nodes_pod_slots),
 		cmocka_unit_test(nodes_out_of_memory),
+		cmocka_unit_test(nodes_empty),
+		cmocka_unit_test(nodes_empty_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,13 +1,16 @@
 /*
  * Placement: the template key (core/placement.c), its candidates loaded
- * through the pipeline (pipeline/candidates.c), the ranking (place/rank.c),
- * the wait history (place/waits.c) and the fail-over steps
+ * through the pipeline (pipeline/candidates.c), judged against the views
+ * (place/judge.c), the ranking and the pick (place/rank.c),
+ * the ranking as status.placement writes it, the wait history and what
+ * it learns from AjJobs (place/waits.c) and the fail-over steps
  * (place/failover.c). Expected values are written by hand.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -22,6 +25,7 @@
 #include "core/source.h"
 #include "pipeline/candidates.h"
 #include "place/failover.h"
+#include "place/judge.h"
 #include "place/rank.h"
 #include "place/waits.h"
 
@@ -268,7 +272,11 @@ static void candidates_left_out(void **state)
 	}
 }
 
-/* Two candidates that run in the same place are kept once, the later one said. */
+/*
+ * A candidate that would create the same objects as an earlier one is kept
+ * once, the later one said; one in the same queue asking for other nodes is
+ * kept.
+ */
 static void candidates_kept_once(void **state)
 {
 	struct files f = { 0 };
@@ -277,14 +285,17 @@ static void candidates_kept_once(void **state)
 
 	(void)state;
 	assert_int_equal(aj_source_memory_init(&f.src, "t"), 0);
-	files_add(&f, "template/kube2", KUBE "  description: the same queue again\n");
-	assert_int_equal(load_any(&f, "base: []\nconfig:\n  placement: {candidates: [kube, kube2]}\n",
-				  "training", &c, &err), 0);
-	assert_int_equal(c.valid, 1);
+	files_add(&f, "template/kube2", "base: kube\nconfig:\n  description: the same job again\n");
+	files_add(&f, "template/kube-h100", "base: kube\nconfig:\n"
+		  "  target: {node_selector: {nvidia.com/gpu.product: H100}}\n");
+	assert_int_equal(load_any(&f, "base: []\nconfig:\n  placement: "
+				  "{candidates: [kube, kube2, kube-h100]}\n", "training", &c, &err), 0);
+	assert_int_equal(c.valid, 2);
 	assert_true(c.items[0].ok);
 	assert_false(c.items[1].ok);
-	assert_true(aj_test_errors_contain(&c.items[1].why, "template/kube2 is left out: it runs where "
-					   "template/kube does (kept once)"));
+	assert_true(c.items[2].ok);
+	assert_true(aj_test_errors_contain(&c.items[1].why, "template/kube2 is left out: it would "
+					   "create the same objects as template/kube (kept once)"));
 	aj_candidates_release(&c);
 	files_release(&f);
 	aj_errors_release(&err);
@@ -356,6 +367,86 @@ static void ranking(void **state)
 	assert_string_equal(aj_place_state_name(AJ_PLACE_UNKNOWN), "Unknown");
 }
 
+/* The ranking's pick: the first when it can start or nothing is known; else it waits. */
+static void pick(void **state)
+{
+	static const struct {
+		enum aj_place_state first, second;
+		size_t n, want;
+	} cases[] = {
+		{ AJ_PLACE_FITS, AJ_PLACE_FULL, 2, 0 },
+		{ AJ_PLACE_FULL, AJ_PLACE_UNKNOWN, 2, 2 },
+		{ AJ_PLACE_UNKNOWN, AJ_PLACE_EXCLUDED, 2, 0 },
+		{ AJ_PLACE_EXCLUDED, AJ_PLACE_EXCLUDED, 2, 2 },
+		{ AJ_PLACE_FITS, AJ_PLACE_FITS, 0, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct aj_place_row rows[2] = {
+			{ "a", "", "", 0, cases[i].first, -1, "", 0, 0 },
+			{ "b", "", "", 1, cases[i].second, -1, "", 0, 0 },
+		};
+
+		assert_int_equal(aj_place_pick(rows, cases[i].n), cases[i].want);
+	}
+}
+
+/* Each candidate's row from the views: its state and reason, its place, its wait. */
+static void judge_rows(void **state)
+{
+	struct files f = { 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_build_ctx ctx = { "job", "training", NULL, NULL, NULL, 0 };
+	struct aj_place_row rows[3];
+	char where[3][AJ_PLACE_WHERE_MAX];
+	const int served[] = { 1, 0, 1 };
+	const char *const why_not[] = { "", "given up: it did not start within max_wait", "" };
+	struct aj_candidates c;
+	struct aj_views v;
+	struct aj_waits w;
+
+	(void)state;
+	assert_int_equal(aj_source_memory_init(&f.src, "t"), 0);
+	assert_int_equal(load_any(&f, "base: []\nconfig:\n  placement:\n"
+				  "    candidates: [volcano, kube, missing]\n", "training", &c, &err), 0);
+	aj_views_init(&v);
+	aj_waits_init(&w);
+	snprintf(v.queues_why, sizeof(v.queues_why),
+		 "the CRD queues.scheduling.volcano.sh is not installed");
+	/* 2 pods of 1 GPU: the 1-8 GPU band */
+	assert_int_equal(aj_waits_add(&w, "template/volcano", AJ_BAND_GPU_8, 40, 1000), 0);
+	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, served, why_not, rows, where, &err), 0);
+	assert_string_equal(rows[0].name, "template/volcano");
+	assert_string_equal(rows[0].backend, "volcano");
+	assert_string_equal(rows[0].where, "training/");
+	assert_int_equal(rows[0].state, AJ_PLACE_UNKNOWN);
+	assert_string_equal(rows[0].reason, "Volcano queues unknown: the CRD "
+			    "queues.scheduling.volcano.sh is not installed");
+	assert_int_equal(rows[0].gpus, 2);
+	assert_int_equal(rows[0].expected_wait, 40);
+	assert_int_equal(rows[1].state, AJ_PLACE_EXCLUDED);
+	assert_string_equal(rows[1].where, "training/team-a");
+	assert_string_equal(rows[1].reason, "given up: it did not start within max_wait");
+	assert_int_equal(rows[2].state, AJ_PLACE_EXCLUDED);
+	assert_string_equal(rows[2].backend, "");
+	assert_non_null(strstr(rows[2].reason, "template/missing is left out: it does not resolve"));
+	/* every candidate served: the kube one meets its gate, a LocalQueue the views lack */
+	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, NULL, NULL, rows, where, &err), 0);
+	assert_int_equal(rows[1].state, AJ_PLACE_FULL);
+	assert_string_equal(rows[1].reason, "LocalQueue training/team-a does not exist");
+	assert_int_equal(rows[1].expected_wait, -1);
+	aj_place_rank(rows, 3);
+	assert_string_equal(rows[0].name, "template/kube");
+	assert_int_equal(aj_place_pick(rows, 3), 3);
+	aj_waits_release(&w);
+	aj_views_release(&v);
+	aj_candidates_release(&c);
+	files_release(&f);
+	aj_errors_release(&err);
+}
+
 static void wait_history(void **state)
 {
 	struct aj_waits w;
@@ -394,6 +485,137 @@ static void wait_history(void **state)
 	assert_int_equal(aj_waits_add(&w, "template/kube", AJ_BAND_GPU_8, 1, 10), 0);
 	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_GPU_8), 500);
 	aj_waits_release(&w);
+}
+
+/* An AjJob's status with one condition and the given attempts (JSON text). */
+static cJSON *ajjob_with(const char *cond, const char *cond_status, const char *since,
+			 const char *attempts)
+{
+	char text[1024];
+	cJSON *job;
+
+	snprintf(text, sizeof(text),
+		 "{\"status\":{\"conditions\":[{\"type\":\"Submitted\",\"status\":\"True\","
+		 "\"lastTransitionTime\":\"2026-03-01T09:00:00Z\"},{\"type\":\"%s\","
+		 "\"status\":\"%s\",\"lastTransitionTime\":\"%s\"}],"
+		 "\"placement\":{\"chosen\":\"x\",\"attempts\":%s}}}",
+		 cond, cond_status, since, attempts);
+	job = cJSON_Parse(text);
+	assert_non_null(job);
+	return job;
+}
+
+/* What an AjJob's status teaches: its last attempt's wait until Running (else its end). */
+static void wait_learning(void **state)
+{
+	static const struct {
+		const char *cond, *on, *since, *attempts;
+	} teach_nothing[] = {
+		/* not running yet */
+		{ "Running", "False", "2026-03-01T10:02:30Z",
+		  "[{\"candidate\":\"template/sing\",\"submitted\":\"2026-03-01T10:00:00Z\"}]" },
+		/* Running before its submission: the clocks disagree, no sample */
+		{ "Running", "True", "2026-03-01T09:59:00Z",
+		  "[{\"candidate\":\"template/sing\",\"submitted\":\"2026-03-01T10:00:00Z\"}]" },
+		/* no attempt, an attempt with no time or no candidate */
+		{ "Running", "True", "2026-03-01T10:02:30Z", "[]" },
+		{ "Running", "True", "2026-03-01T10:02:30Z", "[{\"candidate\":\"template/sing\"}]" },
+		{ "Running", "True", "2026-03-01T10:02:30Z",
+		  "[{\"submitted\":\"2026-03-01T10:00:00Z\"}]" },
+		/* failed: it never ran */
+		{ "Failed", "True", "2026-03-01T10:02:30Z",
+		  "[{\"candidate\":\"template/sing\",\"submitted\":\"2026-03-01T10:00:00Z\"}]" },
+	};
+	struct aj_waits w;
+	cJSON *job;
+	size_t i;
+
+	(void)state;
+	aj_waits_init(&w);
+	/* the last attempt counts: 4 GPUs on kube, Running 150 s after its submission */
+	job = ajjob_with("Running", "True", "2026-03-01T10:02:30Z",
+			 "[{\"candidate\":\"template/volcano\",\"submitted\":\"2026-03-01T09:00:00Z\","
+			 "\"outcome\":\"GaveUp\"},{\"candidate\":\"template/kube\","
+			 "\"submitted\":\"2026-03-01T10:00:00Z\",\"gpus\":4}]");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_GPU_8), 150);
+	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_CPU), -1);
+	assert_int_equal(aj_waits_expected(&w, "template/volcano", AJ_BAND_GPU_8), -1);
+	/* the same AjJob again (each status write brings it back) is one sample */
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	job = ajjob_with("Running", "True", "2026-03-01T11:00:10Z",
+			 "[{\"candidate\":\"template/kube\",\"submitted\":\"2026-03-01T11:00:00Z\","
+			 "\"gpus\":8}]");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	/* 10 and 150 (not 10, 150, 150): the lower median */
+	assert_int_equal(aj_waits_expected(&w, "template/kube", AJ_BAND_GPU_8), 10);
+	/* done before its Running was written: its end bounds its start; no gpus: the CPU band */
+	job = ajjob_with("Succeeded", "True", "2026-03-01T10:00:30Z",
+			 "[{\"candidate\":\"template/volcano\",\"submitted\":\"2026-03-01T10:00:00Z\"}]");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	assert_int_equal(aj_waits_expected(&w, "template/volcano", AJ_BAND_CPU), 30);
+	for (i = 0; i < sizeof(teach_nothing) / sizeof(teach_nothing[0]); i++) {
+		job = ajjob_with(teach_nothing[i].cond, teach_nothing[i].on, teach_nothing[i].since,
+				 teach_nothing[i].attempts);
+		assert_int_equal(aj_waits_learn(&w, job), 0);
+		cJSON_Delete(job);
+		assert_int_equal(aj_waits_expected(&w, "template/sing", AJ_BAND_CPU), -1);
+	}
+	/* an AjJob that is no placement's, or none at all */
+	job = cJSON_Parse("{\"status\":{\"phase\":\"Running\"}}");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	assert_int_equal(aj_waits_learn(&w, NULL), 0);
+	aj_waits_release(&w);
+}
+
+/* The ranking as status.placement (and aj place -o json) says it. */
+static void status_json(void **state)
+{
+	struct aj_place_row rows[] = {
+		{ "template/kube", "kube", "training/team-a", 1, AJ_PLACE_FITS, 40, "fits", 1, 0 },
+		{ "template/sing", "sing", "s/rg/ws/vc", 2, AJ_PLACE_UNKNOWN, -1, "unread", 2, 0 },
+		{ "template/gone", "", "", 0, AJ_PLACE_EXCLUDED, -1, "left out", 0, 0 },
+	};
+	const cJSON *c;
+	cJSON *pl;
+
+	(void)state;
+	pl = aj_place_status_json(rows, 3, "template/kube", 900);
+	assert_non_null(pl);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(pl, "chosen")->valuestring,
+			    "template/kube");
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(pl, "maxWaitSeconds")->valueint, 900);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pl, "candidates")), 3);
+	c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pl, "candidates"), 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring, "template/kube");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "backend")->valuestring, "kube");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "where")->valuestring,
+			    "training/team-a");
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(c, "rank")->valueint, 1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "canStartNow")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "state")->valuestring, "CanStartNow");
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(c, "expectedWaitSeconds")->valueint, 40);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "reason")->valuestring, "fits");
+	c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pl, "candidates"), 1);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "canStartNow")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "state")->valuestring, "Unknown");
+	/* no history: no expectedWaitSeconds */
+	assert_null(cJSON_GetObjectItemCaseSensitive(c, "expectedWaitSeconds"));
+	c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pl, "candidates"), 2);
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(c, "rank")->valueint, 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(c, "state")->valuestring, "Excluded");
+	cJSON_Delete(pl);
+	/* waiting unplaced, no max_wait: neither chosen nor maxWaitSeconds */
+	pl = aj_place_status_json(rows, 1, NULL, 0);
+	assert_non_null(pl);
+	assert_null(cJSON_GetObjectItemCaseSensitive(pl, "chosen"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(pl, "maxWaitSeconds"));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pl, "candidates")), 1);
+	cJSON_Delete(pl);
 }
 
 static void failover_steps(void **state)
@@ -442,7 +664,11 @@ int main(void)
 		cmocka_unit_test(candidates_kept_once),
 		cmocka_unit_test(placement_leaf_has_no_target),
 		cmocka_unit_test(ranking),
+		cmocka_unit_test(pick),
+		cmocka_unit_test(judge_rows),
 		cmocka_unit_test(wait_history),
+		cmocka_unit_test(wait_learning),
+		cmocka_unit_test(status_json),
 		cmocka_unit_test(failover_steps),
 	};
 

@@ -113,9 +113,45 @@ static void nodes_less_their_pods(void **state)
 	assert_int_equal(v.nodes[0].taints_nr, 1);
 	assert_string_equal(v.nodes[0].taints[0].effect, "NoSchedule");
 	assert_string_equal(v.nodes[0].labels[0].value, "A100-SXM4-80GB");
+	/* the allocatable is kept beside the free room: a0's 8 GPUs, a1's 128 cpu */
+	assert_int_equal(v.nodes[0].alloc.v[AJ_FIT_GPU], 8);
+	assert_int_equal(v.nodes[0].alloc.v[AJ_FIT_PODS], 110);
+	assert_int_equal(v.nodes[1].alloc.v[AJ_FIT_CPU], 128000);
+	aj_views_release(&v);
+	/* no pods: every node's free room is its allocatable */
+	aj_views_init(&v);
+	assert_int_equal(aj_views_set_nodes(&v, nodes, NULL), 0);
+	assert_int_equal(v.nodes_nr, 3);
+	assert_int_equal(v.nodes[0].free.v[AJ_FIT_GPU], 8);
+	assert_int_equal(v.nodes[0].alloc.v[AJ_FIT_GPU], 8);
 	aj_views_release(&v);
 	cJSON_Delete(nodes);
 	cJSON_Delete(pods);
+}
+
+/* The job's ask read from its object against the nodes' allocatable (a0 is full now). */
+static void never_fits(void **state)
+{
+	cJSON *nodes = parse(nodes_json), *pods = parse(pods_json), *job = parse(volcano_job);
+	struct aj_views_ask a;
+	struct aj_fit_result out;
+	struct aj_views v;
+
+	(void)state;
+	aj_views_init(&v);
+	assert_int_equal(aj_views_set_nodes(&v, nodes, pods), 0);
+	assert_int_equal(aj_views_ask_read(job, &a), 1);
+	assert_int_equal(aj_fit_nodes_empty(v.nodes, v.nodes_nr, &a.ask, &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FITS, "all 2 pods fit on 2 of 2 matching nodes", "empty");
+	a.tasks[0].pods = 3;
+	assert_int_equal(aj_fit_nodes_empty(v.nodes, v.nodes_nr, &a.ask, &out), 0);
+	aj_test_fit_check(&out, AJ_PLACE_FULL,
+	      "asks 3 pods × 8 nvidia.com/gpu = 24; the schedulable nodes hold 16", "3 pods");
+	aj_views_ask_release(&a);
+	aj_views_release(&v);
+	cJSON_Delete(nodes);
+	cJSON_Delete(pods);
+	cJSON_Delete(job);
 }
 
 static void volcano_candidate(void **state)
@@ -230,6 +266,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nodes_less_their_pods),
+		cmocka_unit_test(never_fits),
 		cmocka_unit_test(volcano_candidate),
 		cmocka_unit_test(kueue_candidate),
 	};

@@ -138,6 +138,38 @@ cJSON *aj_test_api_list(const struct aj_test_api *a, const char *collection)
 	return list;
 }
 
+size_t aj_test_api_gets(const struct aj_test_api *a, const char *path, cJSON **first_query)
+{
+	FILE *f = fopen(a->p.log, "r");
+	char line[8192];
+	size_t n = 0;
+
+	assert_non_null(f);
+	if (first_query)
+		*first_query = NULL;
+	while (fgets(line, sizeof(line), f)) {
+		cJSON *req = cJSON_Parse(line);
+
+		if (req && !strcmp(aj_json_str(req, "method"), "GET") &&
+		    !strcmp(aj_json_str(req, "path"), path)) {
+			if (!n++ && first_query)
+				*first_query = cJSON_DetachItemFromObjectCaseSensitive(req, "query");
+		}
+		cJSON_Delete(req);
+	}
+	fclose(f);
+	return n;
+}
+
+void aj_test_api_look_due(struct aj_test_api *a, const char *path, const char *key, int long_ago)
+{
+	if (long_ago)
+		aj_test_api_patch(a, path, "{\"status\": {\"conditions\": [{\"type\": \"Submitted\","
+				  " \"status\": \"True\", \"lastTransitionTime\": \"2020-01-01T00:00:00Z\"}]}}");
+	aj_test_api_watch_ajjob(a, path);
+	assert_int_equal(aj_cache_ajjob_set_reason_due(&a->cache, key, 1), 1);
+}
+
 void aj_test_api_watch_ajjob(struct aj_test_api *a, const char *path)
 {
 	cJSON *obj = aj_test_api_get(a, path);

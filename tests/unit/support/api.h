@@ -43,6 +43,13 @@ void aj_test_api_patch(const struct aj_test_api *a, const char *path, const char
 /* The objects under a collection path (Events: /api/v1/namespaces/NS/events). */
 cJSON *aj_test_api_list(const struct aj_test_api *a, const char *collection);
 
+/*
+ * How many GETs of path (no query string) the peer answered; with
+ * first_query, the first one's query (a JSON object of lists, the
+ * caller's; NULL when there was none).
+ */
+size_t aj_test_api_gets(const struct aj_test_api *a, const char *path, cJSON **first_query);
+
 /* The Events posted in namespace ns: their reasons, sorted, space-separated, must be want. */
 void aj_test_api_events_are(const struct aj_test_api *a, const char *ns, const char *want);
 /* status.<key> of an AjJob as a string, or NULL. */
@@ -52,6 +59,13 @@ const char *aj_test_status_of(const cJSON *ajjob, const char *key);
 void aj_test_api_watch_ajjob(struct aj_test_api *a, const char *path);
 /* ...and an object runner rn owns. */
 void aj_test_api_watch_owned(struct aj_test_api *a, const struct aj_runner *rn, const char *path);
+
+/*
+ * The AjJob at path (key "ns/name") due for its look at the scheduler: with
+ * long_ago, submitted in 2020 (its conditions replaced by Submitted alone);
+ * into the cache with its reason_due passed.
+ */
+void aj_test_api_look_due(struct aj_test_api *a, const char *path, const char *key, int long_ago);
 
 /* One reconcile of key; fails the test unless it ends with kind (and, when again, about after, and level). */
 void aj_test_api_reconcile(struct aj_test_api *a, const char *key, enum aj_action_kind kind,

@@ -282,6 +282,72 @@ static void fetched_facts_finish_the_plan(void **state)
 	assert_int_equal(AJ_REASON_MAX, 300);
 }
 
+/* aj's own fact after the scheduler's words: when it is added, and when it is told. */
+static void ajs_fact_after_the_scheduler_reason(void **state)
+{
+#define VW "0/0 tasks in gang unschedulable: pod group is not ready, 40 minAvailable"
+#define FACT "asks 40 pods × 8 nvidia.com/gpu = 320; the schedulable nodes hold 64"
+#define BOTH VW "; aj: can never fit: " FACT
+	static const struct {
+		const char *name;
+		int asked;                 /* the scheduler was asked this turn */
+		const char *reason, *never;
+		unsigned prev_flags;
+		const char *prev_reason;
+		const char *unschedulable; /* NULL: no Unschedulable condition */
+		const char *event;         /* the Warning's note; NULL: none */
+	} facts[] = {
+		{ "the fact follows Volcano's words", 1, VW, FACT, 0, NULL, BOTH, BOTH },
+		{ "the same again: no second Warning", 1, VW, FACT, U, BOTH, BOTH, NULL },
+		{ "a fact where there was none is told", 1, VW, FACT, U, VW, BOTH, BOTH },
+		{ "the job could fit an empty cluster: no words", 1, VW, NULL, 0, NULL, VW, VW },
+		{ "...nor with an empty fact", 1, VW, "", 0, NULL, VW, VW },
+		{ "the cluster grew: the fact goes, told", 1, VW, NULL, U, BOTH, VW, VW },
+		{ "no scheduler reason: no fact alone", 1, NULL, FACT, 0, NULL, NULL, NULL },
+		{ "not asked this turn: the status' reason stays whole", 0, NULL, FACT, U, BOTH, BOTH,
+		  NULL },
+	};
+	char msg[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		struct aj_seen s = (struct aj_seen)SEEN_AT(1000, 900, facts[i].asked ? 995 : 1010,
+							   AJ_PHASE_SUBMITTED, facts[i].prev_flags,
+							   facts[i].prev_reason, 0, 1, 0, "Pending", 0, 3);
+		struct aj_plan p;
+
+		s.have = facts[i].asked ? WHY : 0;
+		s.reason = facts[i].reason;
+		s.never = facts[i].never;
+		decide(&s, &p);
+		if (!facts[i].unschedulable) {
+			if (p.flags & U)
+				fail_msg("%s: Unschedulable set", facts[i].name);
+			assert_string_equal(p.message, "Volcano Job t is Pending");
+		} else {
+			snprintf(msg, sizeof(msg), "Volcano Job t is Pending: %s", facts[i].unschedulable);
+			if (!(p.flags & U) || strcmp(p.unschedulable, facts[i].unschedulable) ||
+			    strcmp(p.message, msg))
+				fail_msg("%s: got condition \"%s\", message \"%s\"", facts[i].name,
+					 (p.flags & U) ? p.unschedulable : "(none)", p.message);
+			assert_string_equal(p.reason, "Unschedulable");
+		}
+		if (!facts[i].event) {
+			if (p.nr_events)
+				fail_msg("%s: an Event %s", facts[i].name, p.events[0].note);
+		} else {
+			if (p.nr_events != 1 || strcmp(p.events[0].reason, "Unschedulable") ||
+			    !p.events[0].warning || strcmp(p.events[0].note, facts[i].event))
+				fail_msg("%s: %zu events, the first \"%s\"", facts[i].name, p.nr_events,
+					 p.nr_events ? p.events[0].note : "");
+		}
+	}
+#undef VW
+#undef FACT
+#undef BOTH
+}
+
 /* An AjJob not yet submitted, at its steps; its object "t" as the cache or a GET saw it. */
 #define NEW(cancel_, exists_, ours_, have_, done_)                                            \
 	.now = 1000, .ajjob = "t", .prev = AJ_PHASE_PENDING, .cancel = cancel_,                \
@@ -641,6 +707,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_observation_gives_its_plan),
 		cmocka_unit_test(fetched_facts_finish_the_plan),
+		cmocka_unit_test(ajs_fact_after_the_scheduler_reason),
 		cmocka_unit_test(submission_steps_in_order),
 		cmocka_unit_test(storage_secrets_are_renewed_when_due),
 		cmocka_unit_test(events_name_their_action),
