@@ -53,6 +53,8 @@ for _ in $(seq 60); do k wait --for condition=Established --timeout=60s crd --al
 # Four A100 nodes as the local cluster has them, Ready (no kubelet or kwok keeps them so here).
 python3 tests/controlplane/cluster/nodes.py "a100=4" |
   sed '/^status:$/a\  conditions: [{type: Ready, status: "True"}]' | k apply -f - >/dev/null
+# The API server taints a new node not-ready until a node controller says otherwise.
+k taint nodes --all node.kubernetes.io/not-ready:NoSchedule- >/dev/null
 k create namespace training >/dev/null
 k apply -f - >/dev/null <<'YAML'
 apiVersion: scheduling.volcano.sh/v1beta1
@@ -152,6 +154,8 @@ one() { # one SET ROUND: prints the seconds to all Submitted; counters in $tmp/S
   awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$pid/stat" >>"$tmp/$set.cpu"
   sleep 10
   counters >"$tmp/$set.$r.1"
+  [[ $set == placement ]] && k get ajjob job-0 -n training >"$tmp/states" \
+    -o jsonpath='{range .status.placement.candidates[*]}{.name} {.state}, {end}'
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
   echo "$t1 - $t0" | bc
 }
@@ -166,6 +170,7 @@ for ((r = 1; r <= rounds; r++)); do
     echo "$s" >>"$tmp/$set.t"
     printf '  round %d %-9s %6.2f s to all Submitted, controller CPU %5.2f s (load %s)\n' "$r" "$set" "$s" \
       "$(tail -n 1 "$tmp/$set.cpu")" "$(cut -d' ' -f1 /proc/loadavg)"
+    [[ $set == placement ]] && echo "    job-0's candidates: $(cat "$tmp/states")"
   done
 done
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }

@@ -191,6 +191,8 @@ int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct 
  * are not counted).
  */
 void aj_fit_compute(const struct aj_fit_compute *c, long instances, struct aj_fit_result *out);
+
+/*
  * Could the gang ever fit: do its pods pack onto the nodes were they
  * empty (aj_fit_nodes with each node's alloc as its free room)? FITS, or
  * FULL with aj's fact in one line, the first of:
