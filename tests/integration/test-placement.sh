@@ -166,9 +166,11 @@ job = json.load(sys.stdin)
 job["spec"].pop("code", None)
 print(json.dumps(job))' | k apply -f - >/dev/null
 }
-# aj_place TEMPLATE NODES [ARGS...]: what aj place prints for the job place() would write
+# aj_place TEMPLATE NODES [ARGS...]: what aj place prints for the job place() would write (the
+# examples' templates name another context: this cluster's is given)
 aj_place() {
-  (cd "$work/src" && "$AJ_BIN" place -t "$1" --namespace "$ns" -n "$2" "${@:3}" -- python train.py)
+  (cd "$work/src" && "$AJ_BIN" place -t "$1" --context "$(k config current-context)" \
+     --namespace "$ns" -n "$2" "${@:3}" -- python train.py)
 }
 # same_ranking FILE AJJOB: aj place's -o json in FILE is the AjJob's status.placement ranking
 # (every candidate's fields in rank order, the pick, max_wait)
