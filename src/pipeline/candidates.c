@@ -40,11 +40,21 @@ int aj_candidate_place(const struct aj_candidate *cand, const char *namespace_, 
 {
 	const struct aj_target *t = &cand->p.spec.target;
 
+	const char *const azure[] = { t->subscription_id, t->resource_group, t->workspace_name, t->name };
+	const char *sep = "";
+	size_t i;
+
 	if (cand->p.backend->target == AJ_TARGET_CLUSTER)
 		return aj_buf_addf(out, "%s/%s", t->namespace_ ? t->namespace_ : or_empty(namespace_),
 				   or_empty(t->queue));
-	return aj_buf_addf(out, "%s/%s/%s/%s", or_empty(t->subscription_id), or_empty(t->resource_group),
-			   or_empty(t->workspace_name), or_empty(t->name));
+	/* what the template says: parts left to the controller's workspace are not written */
+	for (i = 0; i < sizeof(azure) / sizeof(azure[0]); i++) {
+		if (!azure[i] || !*azure[i])
+			continue;
+		aj_buf_addf(out, "%s%s", sep, azure[i]);
+		sep = "/";
+	}
+	return out->failed ? -1 : 0;
 }
 
 /* The first line of a left-out candidate's reason, at its entry in the leaf. */
@@ -103,8 +113,8 @@ static void load_one(const struct aj_pipeline_in *in, struct aj_candidates *c, s
 }
 
 /*
- * A valid candidate that would create the same objects as an earlier one
- * (the same backend, place, pods and all) is kept once: trying it again
+ * A valid candidate that would create the same objects in the same place
+ * as an earlier one (the same backend, place, pods and all) is kept once: trying it again
  * would wait in the same place for the same thing. Two in one queue that
  * ask for different nodes are both kept. Objects are built under one
  * placeholder name so only what the templates say can differ; one that
@@ -114,6 +124,7 @@ static int drop_repeats(const struct aj_pipeline_in *in, struct aj_candidates *c
 {
 	const struct aj_build_ctx ctx = { "aj-candidate", in->namespace_, NULL, NULL, NULL, 1 };
 	cJSON **objects = aj_calloc(c->nr ? c->nr : 1, sizeof(*objects));
+	struct aj_buf a = AJ_BUF_INIT(AJ_BUF_SMALL), b = AJ_BUF_INIT(AJ_BUF_SMALL);
 	size_t i, j;
 	int rc = 0;
 
@@ -126,9 +137,19 @@ static int drop_repeats(const struct aj_pipeline_in *in, struct aj_candidates *c
 			objects[i] = NULL;
 		rc = ignored.oom ? -1 : 0;
 		aj_errors_release(&ignored);
-		for (j = 0; objects[i] && j < i; j++) {
+		for (j = 0; !rc && objects[i] && j < i; j++) {
 			if (!objects[j] || c->items[i].p.backend != c->items[j].p.backend ||
 			    !cJSON_Compare(objects[i], objects[j], 1))
+				continue;
+			/* an Azure body does not name its workspace: the same body elsewhere is no repeat */
+			aj_buf_reset(&a);
+			aj_buf_reset(&b);
+			if (aj_candidate_place(&c->items[i], in->namespace_, &a) ||
+			    aj_candidate_place(&c->items[j], in->namespace_, &b)) {
+				rc = -1;
+				break;
+			}
+			if (strcmp(aj_buf_cstr(&a), aj_buf_cstr(&b)))
 				continue;
 			c->items[i].ok = 0;
 			left_out(&c->items[i], &c->placement.items[i], i,
@@ -140,6 +161,8 @@ static int drop_repeats(const struct aj_pipeline_in *in, struct aj_candidates *c
 	for (i = 0; i < c->nr; i++)
 		cJSON_Delete(objects[i]);
 	aj_free(objects);
+	aj_buf_release(&a);
+	aj_buf_release(&b);
 	return rc;
 }
 

@@ -59,8 +59,9 @@ int aj_candidates_load(const struct aj_pipeline_in *in, const struct aj_template
  * Where a valid candidate would run, for telling duplicates apart and for
  * the ranking's rows: "<namespace>/<queue>" of a cluster backend (the
  * AjJob's namespace when the template names none), else the Azure target
- * "<subscription>/<resource group>/<workspace>/<compute or VC>" as written
- * (parts not given are empty). Appends to out; 0 / -1 (out of memory).
+ * "<subscription>/<resource group>/<workspace>/<compute or VC>" as written,
+ * the parts not given (the controller's workspace decides them) left out:
+ * "gpu-a". Appends to out; 0 / -1 (out of memory).
  */
 int aj_candidate_place(const struct aj_candidate *cand, const char *namespace_, struct aj_buf *out);
 

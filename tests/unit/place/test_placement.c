@@ -477,9 +477,9 @@ static void judge_azure_rows(void **state)
 		  " workspace_name: other}\n  environment: {image: img:1}\n  jobs: [{name: train, sku: G8}]\n");
 	files_add(&f, "template/sing", "base: []\nconfig:\n  target: {service: sing}\n"
 		  "  environment: {image: img:1}\n  jobs: [{name: train, sku: \"{nodes}x80G8-A100\"}]\n");
-	/* (another SKU: the same body would be kept once) */
+	/* the same body as template/sing in another subscription: no repeat */
 	files_add(&f, "template/singother", "base: []\nconfig:\n  target: {service: sing, subscription_id: s2}\n"
-		  "  environment: {image: img:1}\n  jobs: [{name: train, sku: \"{nodes}x80G4-A100\"}]\n");
+		  "  environment: {image: img:1}\n  jobs: [{name: train, sku: \"{nodes}x80G8-A100\"}]\n");
 	if (load_any(&f, "base: []\nconfig:\n  placement:\n"
 		     "    candidates: [aml, amlother, sing, volcano, singother]\n", "training", &c, &err))
 		fail_msg("%s", aj_test_errors_text(&err));
@@ -496,6 +496,11 @@ static void judge_azure_rows(void **state)
 	aj_views_set_vcs(&v.azure, vcs, 1);
 	snprintf(v.queues_why, sizeof(v.queues_why), "the CRD queues.scheduling.volcano.sh is not installed");
 	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, NULL, NULL, rows, where, &err), 0);
+	assert_int_equal(c.valid, 5);
+	/* where: what the templates say, the rest the controller's workspace */
+	assert_string_equal(rows[0].where, "gpu-cluster");
+	assert_string_equal(rows[1].where, "other/big");
+	assert_string_equal(rows[4].where, "s2");
 	/* 2 nodes asked (the shape), 1 of 8 free */
 	assert_string_equal(rows[0].backend, "aml");
 	assert_int_equal(rows[0].state, AJ_PLACE_FULL);
