@@ -94,8 +94,8 @@ static int add_tasks(cJSON *s, const struct aj_status *st)
 }
 
 /*
- * A placement's last attempt follows the job it made: Running once it
- * runs, its outcome and end once it ends. An attempt a fail-over is moving
+ * A placement's last attempt follows the job it made: Running (and when:
+ * `started`) once it runs, its outcome and end once it ends. An attempt a fail-over is moving
  * (Cancelling, GaveUp) is the fail-over's to write. 0 / -1.
  */
 static int follow_attempt(cJSON *s, enum aj_phase phase, const char *now)
@@ -111,8 +111,9 @@ static int follow_attempt(cJSON *s, enum aj_phase phase, const char *now)
 	cJSON_DeleteItemFromObjectCaseSensitive(last, "outcome");
 	if (!cJSON_AddStringToObject(last, "outcome", to))
 		return -1;
+	/* when it started: the wait history's sample, which the Running condition loses at the end */
 	if (!aj_phase_terminal(phase))
-		return 0;
+		return cJSON_AddStringToObject(last, "started", now) ? 0 : -1;
 	cJSON_DeleteItemFromObjectCaseSensitive(last, "ended");
 	return cJSON_AddStringToObject(last, "ended", now) ? 0 : -1;
 }

@@ -95,9 +95,12 @@ int aj_waits_learn(struct aj_waits *w, const cJSON *ajjob)
 	const cJSON *last = cJSON_GetArrayItem(atts, cJSON_GetArraySize(atts) - 1);
 	const char *cand = aj_json_str(last, "candidate");
 	long long sub = aj_timestamp_parse(aj_json_str(last, "submitted"), 0);
-	long long run = aj_status_true_since(status, "Running");
+	long long run = aj_timestamp_parse(aj_json_str(last, "started"), 0);
 	long gpus = (long)aj_json_whole(aj_json_get(last, "gpus"), 1e9, 0);
 
+	/* written by an older controller: the Running condition, while it holds */
+	if (run <= 0)
+		run = aj_status_true_since(status, "Running");
 	/* a short job may end before its Running is written: its end bounds its start */
 	if (run <= 0)
 		run = aj_status_true_since(status, "Succeeded");

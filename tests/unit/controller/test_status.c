@@ -187,11 +187,13 @@ static void the_last_attempt_follows_the_job(void **state)
 	s2 = aj_status_next(s1, &st, "2026-01-01T00:02:00Z", &changed);
 	last = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s2, "placement"), "attempts"), 1);
 	assert_string_equal(field(last, "outcome"), "Running");
+	assert_string_equal(field(last, "started"), "2026-01-01T00:02:00Z");
 	assert_null(cJSON_GetObjectItem(last, "ended"));
 	st.phase = AJ_PHASE_SUCCEEDED;
 	s3 = aj_status_next(s2, &st, "2026-01-01T00:09:00Z", &changed);
 	last = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s3, "placement"), "attempts"), 1);
 	assert_string_equal(field(last, "outcome"), "Succeeded");
+	assert_string_equal(field(last, "started"), "2026-01-01T00:02:00Z");
 	assert_string_equal(field(last, "ended"), "2026-01-01T00:09:00Z");
 	/* the earlier attempt is untouched; one being cancelled by a fail-over is the fail-over's */
 	assert_string_equal(field(cJSON_GetArrayItem(cJSON_GetObjectItem(

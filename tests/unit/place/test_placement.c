@@ -652,6 +652,13 @@ static void wait_learning(void **state)
 	assert_int_equal(aj_waits_learn(&w, job), 0);
 	cJSON_Delete(job);
 	assert_int_equal(aj_waits_expected(&w, "template/volcano", AJ_BAND_CPU), 30);
+	/* an attempt that says when it started: that, not its end (Running is False by then) */
+	job = ajjob_with("Succeeded", "True", "2026-03-01T12:10:00Z",
+			 "[{\"candidate\":\"template/aml\",\"submitted\":\"2026-03-01T12:00:00Z\","
+			 "\"started\":\"2026-03-01T12:00:40Z\",\"outcome\":\"Succeeded\"}]");
+	assert_int_equal(aj_waits_learn(&w, job), 0);
+	cJSON_Delete(job);
+	assert_int_equal(aj_waits_expected(&w, "template/aml", AJ_BAND_CPU), 40);
 	for (i = 0; i < sizeof(teach_nothing) / sizeof(teach_nothing[0]); i++) {
 		job = ajjob_with(teach_nothing[i].cond, teach_nothing[i].on, teach_nothing[i].since,
 				 teach_nothing[i].attempts);
