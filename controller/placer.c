@@ -61,15 +61,14 @@ static int refresh(struct aj_views *cur, long long *at, long long max_age, struc
 static int fresh(struct aj_placer *p, struct aj_kube *k, long long now)
 {
 	struct aj_views_azure azure = p->views.azure;
+	int rc;
 
-	/* the Azure part has its own pace: kept across the cluster's reads */
+	/* the Azure part has its own pace: kept across the cluster's reads, which leave it empty */
 	memset(&p->views.azure, 0, sizeof(p->views.azure));
-	if (refresh(&p->views, &p->read_at, AJ_PLACER_FRESH, k, now, aj_views_read_cluster)) {
-		p->views.azure = azure;
-		return -1;
-	}
-	aj_views_azure_release(&p->views.azure);
+	rc = refresh(&p->views, &p->read_at, AJ_PLACER_FRESH, k, now, aj_views_read_cluster);
 	p->views.azure = azure;
+	if (rc)
+		return -1;
 	if (p->read_azure && stale(p->azure_read_at, now, p->azure_every)) {
 		aj_views_azure_release(&p->views.azure);
 		if (p->read_azure(p->azure_config, &p->views.azure))
