@@ -78,11 +78,24 @@ static int fresh(struct aj_placer *p, struct aj_kube *k, long long now)
 	return 0;
 }
 
+/* The candidate of c whose row is row (rows borrow the candidates' names); NULL: none. */
+static const struct aj_candidate *candidate_of(const struct aj_candidates *c,
+					       const struct aj_place_row *row)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->items[i].name == row->name)
+			return &c->items[i];
+	return NULL;
+}
+
 int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candidates *c,
 		   const struct aj_build_ctx *ctx, const int *served, const char *const *why_not,
-		   long long now, struct aj_place_row *rows, char (*where)[AJ_PLACE_WHERE_MAX],
-		   struct aj_errors *err)
+		   long long now, int submit, struct aj_place_row *rows,
+		   char (*where)[AJ_PLACE_WHERE_MAX], struct aj_errors *err)
 {
+	const struct aj_candidate *chosen;
 	int rc = 0;
 
 	pthread_mutex_lock(&p->lock);
@@ -91,9 +104,16 @@ int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candi
 		return aj_errors_oom(err);
 	}
 	rc = aj_place_judge(&p->views, &p->waits, c, ctx, served, why_not, rows, where, err);
-	pthread_mutex_unlock(&p->lock);
 	if (!rc)
 		aj_place_rank(rows, c->nr);
+	/*
+	 * Charged in the same hold of the lock as the judgement: no other
+	 * worker judges from this snapshot between the pick and its charge.
+	 */
+	if (!rc && submit && aj_place_pick(rows, c->nr) < c->nr && rows[0].state == AJ_PLACE_FITS &&
+	    (chosen = candidate_of(c, &rows[0])) && chosen->ok)
+		rc = aj_place_charge(&p->views, &chosen->p, ctx, err);
+	pthread_mutex_unlock(&p->lock);
 	return rc;
 }
 

@@ -10,7 +10,10 @@
  * controller's identity), is read again on its own, when older than the
  * runner's views_every (30 s: ARM is spared), and kept across the
  * cluster's reads. The candidates are judged against it as
- * place/judge.h says, the same rows `aj place` prints.
+ * place/judge.h says, the same rows `aj place` prints. A pick that is
+ * submitted is charged to the snapshot (place/views.h aj_views_charge)
+ * until the part it took room in is read again, so AjJobs placed from one
+ * snapshot do not all choose the room only some of them fit in.
  *
  * Beside it, the nodes alone (their allocatable, no pods) tell a job
  * the scheduler calls unschedulable when it could never fit them at all
@@ -77,12 +80,15 @@ void aj_placer_learn(struct aj_placer *p, const cJSON *ajjob);
  * controller does not serve (served[i] 0, with why_not[i] as its reason),
  * is EXCLUDED.
  * ctx names the AjJob's objects. The views are read with k when stale at
- * `now`. 0 / -1 (out of memory).
+ * `now`. submit: the pick (aj_place_pick(), when it can start now) will be
+ * submitted, and is charged to the snapshot under the same lock
+ * (place/judge.h aj_place_charge); 0 for a look that creates nothing.
+ * 0 / -1 (out of memory).
  */
 int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candidates *c,
 		   const struct aj_build_ctx *ctx, const int *served, const char *const *why_not,
-		   long long now, struct aj_place_row *rows, char (*where)[AJ_PLACE_WHERE_MAX],
-		   struct aj_errors *err);
+		   long long now, int submit, struct aj_place_row *rows,
+		   char (*where)[AJ_PLACE_WHERE_MAX], struct aj_errors *err);
 
 /*
  * aj's own fact when the job of obj (an object of a kind views.h reads, as

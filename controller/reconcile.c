@@ -335,8 +335,9 @@ static int place(struct aj_run *run, const struct aj_pipeline_in *in, struct aj_
 			}
 			why_not[i] = why[i];
 		}
+		/* a pick is recorded and created right after this: charged (placer.h) */
 		if (aj_placer_rank(run->r->placer, run->k, &c, &ctx, served, why_not,
-				   run->s.now ? run->s.now : (long long)time(NULL), rows, where,
+				   run->s.now ? run->s.now : (long long)time(NULL), 1, rows, where,
 				   problems)) {
 			ret = -1;
 			goto out;

@@ -188,6 +188,15 @@ static void say(struct aj_fit_result *out, enum aj_place_state state, const char
 	va_end(ap);
 }
 
+const char *aj_fit_since(int charged, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (charged > 0)
+		snprintf(buf, size, " after %d placement%s since the last read", charged,
+			 charged == 1 ? "" : "s");
+	return buf;
+}
+
 /* the first resource, in told order, the job asks of a queue (pods left aside) */
 static int primary(const struct aj_fit_ask *ask)
 {
@@ -202,7 +211,7 @@ static int primary(const struct aj_fit_ask *ask)
 void aj_fit_queue(const struct aj_fit_queue *q, const struct aj_fit_ask *ask,
 		  struct aj_fit_result *out)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], since[64];
 	long long total, alloc;
 	int i, r, p;
 
@@ -220,8 +229,8 @@ void aj_fit_queue(const struct aj_fit_queue *q, const struct aj_fit_ask *ask,
 			fmt_qty(r, q->capability.v[r], a, sizeof(a));
 			fmt_qty(r, alloc, b, sizeof(b));
 			fmt_qty(r, total, c, sizeof(c));
-			say(out, AJ_PLACE_FULL, "queue %s: capability %s %s, allocated %s, the job asks %s",
-			    q->name, res_names[r], a, b, c);
+			say(out, AJ_PLACE_FULL, "queue %s: capability %s %s, allocated %s%s, the job asks %s",
+			    q->name, res_names[r], a, b, aj_fit_since(q->charged, since, sizeof(since)), c);
 			return;
 		}
 	}
@@ -233,7 +242,21 @@ void aj_fit_queue(const struct aj_fit_queue *q, const struct aj_fit_ask *ask,
 	alloc = q->allocated.v[p] > 0 ? q->allocated.v[p] : 0;
 	fmt_qty(p, q->capability.v[p] - alloc, a, sizeof(a));
 	fmt_qty(p, q->capability.v[p], b, sizeof(b));
-	say(out, AJ_PLACE_FITS, "queue %s: %s of %s %s free", q->name, a, b, res_names[p]);
+	say(out, AJ_PLACE_FITS, "queue %s: %s of %s %s free%s", q->name, a, b, res_names[p],
+	    aj_fit_since(q->charged, since, sizeof(since)));
+}
+
+void aj_fit_queue_charge(struct aj_fit_queue *q, const struct aj_fit_ask *ask)
+{
+	long long total;
+	int r;
+
+	for (r = 0; r < AJ_FIT_RES_NR; r++) {
+		total = aj_fit_ask_total(ask, r);
+		if (total)
+			q->allocated.v[r] = (q->allocated.v[r] > 0 ? q->allocated.v[r] : 0) + total;
+	}
+	q->charged++;
 }
 
 static const char *label_get(const struct aj_fit_label *l, size_t nr, const char *key)
@@ -307,10 +330,21 @@ static void cq_sum(const struct aj_fit_cluster_queue *cq, const struct aj_fit_as
 	}
 }
 
+/* the flavor Kueue would assign: the first allowed one that holds the job; cq->flavors_nr: none */
+static size_t cq_flavor(const struct aj_fit_cluster_queue *cq, const struct aj_fit_ask *ask)
+{
+	size_t i;
+
+	for (i = 0; i < cq->flavors_nr; i++)
+		if (flavor_allowed(&cq->flavors[i], ask) && flavor_holds(&cq->flavors[i], ask))
+			break;
+	return i;
+}
+
 void aj_fit_cluster_queue(const struct aj_fit_cluster_queue *cq, const struct aj_fit_ask *ask,
 			  struct aj_fit_result *out)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], since[64];
 	long long free, total, want;
 	size_t i, allowed = 0;
 	int k, r;
@@ -320,20 +354,18 @@ void aj_fit_cluster_queue(const struct aj_fit_cluster_queue *cq, const struct aj
 		    cq->inactive_why ? ": " : "", cq->inactive_why ? cq->inactive_why : "");
 		return;
 	}
-	for (i = 0; i < cq->flavors_nr; i++) {
-		if (!flavor_allowed(&cq->flavors[i], ask))
-			continue;
-		allowed++;
-		if (flavor_holds(&cq->flavors[i], ask)) {
-			r = primary(ask);
-			cq_sum(cq, ask, r, &free, &total);
-			fmt_qty(r, free, a, sizeof(a));
-			fmt_qty(r, total, b, sizeof(b));
-			say(out, AJ_PLACE_FITS, "ClusterQueue %s: %s of %s %s free (flavor %s)",
-			    cq->name, a, b, res_names[r], cq->flavors[i].name);
-			return;
-		}
+	aj_fit_since(cq->charged, since, sizeof(since));
+	if ((i = cq_flavor(cq, ask)) < cq->flavors_nr) {
+		r = primary(ask);
+		cq_sum(cq, ask, r, &free, &total);
+		fmt_qty(r, free, a, sizeof(a));
+		fmt_qty(r, total, b, sizeof(b));
+		say(out, AJ_PLACE_FITS, "ClusterQueue %s: %s of %s %s free%s (flavor %s)", cq->name, a,
+		    b, res_names[r], since, cq->flavors[i].name);
+		return;
 	}
+	for (i = 0; i < cq->flavors_nr; i++)
+		allowed += (size_t)flavor_allowed(&cq->flavors[i], ask);
 	if (!allowed) {
 		say(out, AJ_PLACE_FULL, "ClusterQueue %s: no flavor allows the job's node selector",
 		    cq->name);
@@ -360,12 +392,30 @@ void aj_fit_cluster_queue(const struct aj_fit_cluster_queue *cq, const struct aj
 		fmt_qty(r, free, a, sizeof(a));
 		fmt_qty(r, total, b, sizeof(b));
 		fmt_qty(r, want, c, sizeof(c));
-		say(out, AJ_PLACE_FULL, "ClusterQueue %s: %s of %s %s free, the job asks %s", cq->name,
-		    a, b, res_names[r], c);
+		say(out, AJ_PLACE_FULL, "ClusterQueue %s: %s of %s %s free%s, the job asks %s",
+		    cq->name, a, b, res_names[r], since, c);
 		return;
 	}
-	say(out, AJ_PLACE_FULL, "ClusterQueue %s: no one flavor has room for all the job asks",
-	    cq->name);
+	say(out, AJ_PLACE_FULL, "ClusterQueue %s: no one flavor has room for all the job asks%s",
+	    cq->name, since);
+}
+
+void aj_fit_cluster_queue_charge(struct aj_fit_cluster_queue *cq, const struct aj_fit_ask *ask)
+{
+	size_t i = cq_flavor(cq, ask);
+	struct aj_fit_flavor *f;
+	long long total;
+	int r;
+
+	if (!cq->active || i == cq->flavors_nr)
+		return;
+	f = &cq->flavors[i];
+	for (r = 0; r < AJ_FIT_RES_NR; r++) {
+		total = aj_fit_ask_total(ask, r);
+		if (total && f->nominal.v[r] >= 0)
+			f->reserved.v[r] = (f->reserved.v[r] > 0 ? f->reserved.v[r] : 0) + total;
+	}
+	cq->charged++;
 }
 
 /* --- nodes --- */
@@ -516,38 +566,70 @@ static void describe_pod(const struct aj_fit_task *t, char *out, size_t size)
 		snprintf(out, size, "no requests");
 }
 
-int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct aj_fit_ask *ask,
-		 struct aj_fit_result *out)
+/* The first-fit decreasing packing of a job's pods: the eligible nodes' room left, where pods went. */
+struct packing {
+	long long (*free)[AJ_FIT_RES_NR];   /* per eligible node, what the packing left */
+	size_t *eligible;                    /* their indexes among the nodes */
+	size_t ne;
+	unsigned char *taken;                /* per eligible node: pods of the job went there */
+};
+
+static void packing_release(struct packing *pk)
 {
-	long long (*free)[AJ_FIT_RES_NR] = NULL, placed, k;
+	aj_free(pk->eligible);
+	aj_free(pk->free);
+	aj_free(pk->taken);
+}
+
+/* " after placements since the last read took room on 2" when some eligible node was charged */
+static const char *nodes_since(const struct aj_fit_node *nodes, const struct packing *pk,
+			       char *buf, size_t size)
+{
+	size_t i, hit = 0;
+
+	for (i = 0; i < pk->ne; i++)
+		hit += nodes[pk->eligible[i]].charged > 0;
+	buf[0] = '\0';
+	if (hit)
+		snprintf(buf, size, " after placements since the last read took room on %zu", hit);
+	return buf;
+}
+
+/* Pack the job's pods onto the nodes into pk (packing_release) and say how it went. 0 / -1 (OOM). */
+static int pack(const struct aj_fit_node *nodes, size_t nodes_nr, const struct aj_fit_ask *ask,
+		struct packing *pk, struct aj_fit_result *out)
+{
 	const struct aj_fit_task **order = NULL;
-	size_t *eligible = NULL, ne = 0, used = 0, i, j;
-	unsigned char *taken = NULL;
+	long long placed, k;
 	long long pods = aj_fit_ask_total(ask, AJ_FIT_PODS);
-	char what[96];
+	size_t used = 0, i, j, ne = 0;
+	char what[96], since[80];
 	int r, rc = -1;
 
+	memset(pk, 0, sizeof(*pk));
 	if (!pods) {
 		say(out, AJ_PLACE_FITS, "no pods to place");
 		return 0;
 	}
-	eligible = aj_calloc(nodes_nr ? nodes_nr : 1, sizeof(*eligible));
-	free = aj_calloc(nodes_nr ? nodes_nr : 1, sizeof(*free));
-	taken = aj_calloc(nodes_nr ? nodes_nr : 1, 1);
+	pk->eligible = aj_calloc(nodes_nr ? nodes_nr : 1, sizeof(*pk->eligible));
+	pk->free = aj_calloc(nodes_nr ? nodes_nr : 1, sizeof(*pk->free));
+	pk->taken = aj_calloc(nodes_nr ? nodes_nr : 1, 1);
 	order = aj_calloc(ask->tasks_nr ? ask->tasks_nr : 1, sizeof(*order));
-	if (!eligible || !free || !taken || !order)
+	if (!pk->eligible || !pk->free || !pk->taken || !order)
 		goto out;
 	for (i = 0; i < nodes_nr; i++)
 		if (usable(&nodes[i], ask)) {
 			for (r = 0; r < AJ_FIT_RES_NR; r++)
-				free[ne][r] = nodes[i].free.v[r];
-			eligible[ne++] = i;
+				pk->free[ne][r] = nodes[i].free.v[r];
+			pk->eligible[ne++] = i;
 		}
+	pk->ne = ne;
 	rc = 0;
 	if (!ne) {
 		why_none(nodes, nodes_nr, ask, out);
 		goto out;
 	}
+	nodes_since(nodes, pk, since, sizeof(since));
 	for (i = 0; i < ask->tasks_nr; i++)
 		order[i] = &ask->tasks[i];
 	qsort(order, ask->tasks_nr, sizeof(*order), by_size);
@@ -556,9 +638,9 @@ int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct 
 
 		placed = 0;
 		for (j = 0; j < ne && placed < t->pods; j++) {
-			if (ask->one_per_node && taken[j])
+			if (ask->one_per_node && pk->taken[j])
 				continue;
-			k = room(free[j], t);
+			k = room(pk->free[j], t);
 			if (ask->one_per_node && k > 1)
 				k = 1;
 			if (k > t->pods - placed)
@@ -566,10 +648,10 @@ int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct 
 			if (k <= 0)
 				continue;
 			for (r = 0; r < AJ_FIT_RES_NR; r++)
-				if (free[j][r] > 0)
-					free[j][r] -= k * pod_req(t, r);
-			if (!taken[j]) {
-				taken[j] = 1;
+				if (pk->free[j][r] > 0)
+					pk->free[j][r] -= k * pod_req(t, r);
+			if (!pk->taken[j]) {
+				pk->taken[j] = 1;
 				used++;
 			}
 			placed += k;
@@ -577,19 +659,47 @@ int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct 
 		if (t->pods > 0 && placed < t->pods) {
 			describe_pod(t, what, sizeof(what));
 			say(out, AJ_PLACE_FULL,
-			    "%zu matching node%s have room for %lld of the %ld pods of task %s (%s each%s)",
+			    "%zu matching node%s have room for %lld of the %ld pods of task %s (%s each%s)%s",
 			    ne, ne == 1 ? "" : "s", placed, t->pods, t->name ? t->name : "main", what,
-			    ask->one_per_node ? ", one per node" : "");
+			    ask->one_per_node ? ", one per node" : "", since);
 			goto out;
 		}
 	}
-	say(out, AJ_PLACE_FITS, "%s%lld pod%s fit%s on %zu of %zu matching nodes",
-	    pods > 1 ? "all " : "", pods, pods > 1 ? "s" : "", pods > 1 ? "" : "s", used, ne);
+	say(out, AJ_PLACE_FITS, "%s%lld pod%s fit%s on %zu of %zu matching nodes%s",
+	    pods > 1 ? "all " : "", pods, pods > 1 ? "s" : "", pods > 1 ? "" : "s", used, ne, since);
 out:
-	aj_free(eligible);
-	aj_free(free);
-	aj_free(taken);
 	aj_free(order);
+	return rc;
+}
+
+int aj_fit_nodes(const struct aj_fit_node *nodes, size_t nodes_nr, const struct aj_fit_ask *ask,
+		 struct aj_fit_result *out)
+{
+	struct packing pk;
+	int rc = pack(nodes, nodes_nr, ask, &pk, out);
+
+	packing_release(&pk);
+	return rc;
+}
+
+int aj_fit_nodes_charge(struct aj_fit_node *nodes, size_t nodes_nr, const struct aj_fit_ask *ask)
+{
+	struct aj_fit_result out;
+	struct packing pk;
+	size_t j;
+	int r, rc = pack(nodes, nodes_nr, ask, &pk, &out);
+
+	/* the judge's packing, kept: the next job packs around these pods */
+	for (j = 0; !rc && out.state == AJ_PLACE_FITS && j < pk.ne; j++) {
+		struct aj_fit_node *n = &nodes[pk.eligible[j]];
+
+		if (!pk.taken[j])
+			continue;
+		for (r = 0; r < AJ_FIT_RES_NR; r++)
+			n->free.v[r] = pk.free[j][r];
+		n->charged++;
+	}
+	packing_release(&pk);
 	return rc;
 }
 
@@ -615,7 +725,7 @@ static void busy_nodes(const struct aj_fit_compute *c, char *out, size_t size)
 
 void aj_fit_compute(const struct aj_fit_compute *c, long instances, struct aj_fit_result *out)
 {
-	char busy_text[96];
+	char busy_text[96], since[64];
 	long busy, free_nodes;
 
 	if (!c->type || strcmp(c->type, "AmlCompute")) {
@@ -636,15 +746,30 @@ void aj_fit_compute(const struct aj_fit_compute *c, long instances, struct aj_fi
 	if (instances < 1)
 		instances = 1;
 	out->state = free_nodes >= instances ? AJ_PLACE_FITS : AJ_PLACE_FULL;
+	aj_fit_since(c->charged, since, sizeof(since));
 	if (out->state == AJ_PLACE_FITS) {
-		snprintf(out->reason, sizeof(out->reason), "compute %s: %ld of %ld nodes free",
-			 c->name, free_nodes, c->max);
+		snprintf(out->reason, sizeof(out->reason), "compute %s: %ld of %ld nodes free%s",
+			 c->name, free_nodes, c->max, since);
 		return;
 	}
 	busy_nodes(c, busy_text, sizeof(busy_text));
 	snprintf(out->reason, sizeof(out->reason),
-		 "compute %s: %ld of %ld nodes free%s, the job needs %ld", c->name, free_nodes,
-		 c->max, busy_text, instances);
+		 "compute %s: %ld of %ld nodes free%s%s, the job needs %ld", c->name, free_nodes,
+		 c->max, busy_text, since, instances);
+}
+
+void aj_fit_compute_charge(struct aj_fit_compute *c, long instances)
+{
+	long from_idle;
+
+	if (instances < 1)
+		instances = 1;
+	/* idle nodes take the job first, then nodes not yet allocated */
+	from_idle = c->idle > 0 ? (c->idle < instances ? c->idle : instances) : 0;
+	c->idle -= from_idle;
+	c->current += instances - from_idle;
+	c->running += instances;
+	c->charged++;
 }
 
 /* --- could it ever fit (the nodes empty) --- */
@@ -787,6 +912,7 @@ int aj_fit_nodes_empty(const struct aj_fit_node *nodes, size_t nodes_nr,
 	for (i = 0; i < nodes_nr; i++) {
 		empty[i] = nodes[i];
 		empty[i].free = nodes[i].alloc;
+		empty[i].charged = 0;   /* empty: no placement took room */
 		schedulable += !nodes[i].unschedulable;
 		usable_nr += (size_t)usable(&nodes[i], ask);
 	}

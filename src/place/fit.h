@@ -26,6 +26,12 @@
  * unusable, leaving and preempted nodes are not). A job takes one node per
  * instance.
  *
+ * A view is charged with a placement made from it (the _charge functions,
+ * views.h aj_views_charge): what the job takes is counted as taken until
+ * the view is read again, and a reason says when placements since the
+ * read took room ("16 of 64 nvidia.com/gpu free after 3 placements since
+ * the last read").
+ *
  * Units: cpu in millicores, memory and other byte sizes in bytes, GPUs and
  * pods as counts. -1 is "not limited" in a capability or quota, "not
  * asked" in a request.
@@ -95,6 +101,7 @@ struct aj_fit_node {
 	size_t taints_nr;
 	struct aj_fit_res_v free; /* allocatable minus the requests of its live pods; -1 not offered */
 	struct aj_fit_res_v alloc; /* status.allocatable (the room of the node empty); -1 not offered */
+	int charged;              /* placements whose pods were charged to it since it was read */
 };
 
 struct aj_fit_task {
@@ -119,6 +126,7 @@ struct aj_fit_queue {
 	const char *state;        /* "Open", "Closed", ...; NULL: Open */
 	struct aj_fit_res_v capability;
 	struct aj_fit_res_v allocated;
+	int charged;              /* placements charged to it since it was read */
 };
 
 /* One flavor of a ClusterQueue's resource group. */
@@ -136,8 +144,9 @@ struct aj_fit_cluster_queue {
 	const char *name;
 	int active;               /* condition Active is True */
 	const char *inactive_why; /* its message when not active, or NULL */
-	const struct aj_fit_flavor *flavors;   /* in the resource group's order */
+	struct aj_fit_flavor *flavors;   /* in the resource group's order */
 	size_t flavors_nr;
+	int charged;              /* placements charged to it since it was read */
 };
 
 /* An Azure ML compute's node counts (properties.properties of its resource). */
@@ -148,6 +157,7 @@ struct aj_fit_compute {
 	long max;                 /* scaleSettings.maxNodeCount */
 	long current;             /* currentNodeCount */
 	long idle, running, preparing, unusable, leaving, preempted;   /* nodeStateCounts */
+	int charged;              /* placements charged to it since it was read */
 };
 
 struct aj_fit_result {
@@ -209,6 +219,23 @@ void aj_fit_compute(const struct aj_fit_compute *c, long instances, struct aj_fi
  */
 int aj_fit_nodes_empty(const struct aj_fit_node *nodes, size_t nodes_nr,
 		       const struct aj_fit_ask *ask, struct aj_fit_result *out);
+
+/*
+ * Charge a placement made from the views (the job judged FITS there):
+ * the queue's allocated grows by the job's total; the ClusterQueue's
+ * reservation of the flavor aj_fit_cluster_queue chose grows by it (of
+ * the resources that flavor covers); the nodes' free room loses each pod
+ * where aj_fit_nodes' packing put it (-1 out of memory, nothing charged);
+ * the compute's idle nodes, then its unallocated ones, run `instances`
+ * more. Each counts one placement more in `charged`.
+ */
+void aj_fit_queue_charge(struct aj_fit_queue *q, const struct aj_fit_ask *ask);
+void aj_fit_cluster_queue_charge(struct aj_fit_cluster_queue *cq, const struct aj_fit_ask *ask);
+int aj_fit_nodes_charge(struct aj_fit_node *nodes, size_t nodes_nr, const struct aj_fit_ask *ask);
+void aj_fit_compute_charge(struct aj_fit_compute *c, long instances);
+
+/* " after 3 placements since the last read" for charged > 0, else "" (into buf, returned). */
+const char *aj_fit_since(int charged, char *buf, size_t size);
 
 /* The job's total request of r over all its pods (0 when not asked). */
 long long aj_fit_ask_total(const struct aj_fit_ask *ask, enum aj_fit_res r);

@@ -14,6 +14,36 @@ static int other_workspace(const struct aj_views *v, const char *workspace_name)
 	return read && workspace_name && *workspace_name && strcmp(read + 1, workspace_name);
 }
 
+/* Is pl an Azure job the views cannot judge (its workspace is not the one read)? */
+static int unjudged(const struct aj_views *v, const struct aj_pipeline *pl)
+{
+	return pl->backend->target == AJ_TARGET_AZURE &&
+	       other_workspace(v, pl->spec.target.workspace_name);
+}
+
+/*
+ * pl's objects built (*objects, the caller's to delete) and the job's ask
+ * read from the first (aj_views_ask_read's answer), with the template's
+ * VC target beside it; -2 when they do not build (problems say why).
+ */
+static int read_ask(const struct aj_pipeline *pl, const struct aj_build_ctx *ctx,
+		    cJSON **objects, struct aj_views_ask *a, struct aj_errors *problems)
+{
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	if (aj_pipeline_build(pl, ctx, objects, problems))
+		return -2;
+	r = aj_views_ask_read(cJSON_GetArrayItem(*objects, 0), a);
+	if (r > 0 && a->supercomputer) {
+		/* where the forwarder chooses the VC: the target's, which the body does not say */
+		a->vc_subscription = pl->spec.target.subscription_id;
+		a->vc_resource_group = pl->spec.target.resource_group;
+		a->vc_name = pl->spec.target.name;
+	}
+	return r;
+}
+
 /* One valid candidate's state: its objects built, its ask judged. 0 / -1. */
 static int judge_one(const struct aj_views *v, const struct aj_pipeline *pl,
 		     const struct aj_build_ctx *ctx, struct aj_place_row *row, struct aj_errors *err)
@@ -26,25 +56,19 @@ static int judge_one(const struct aj_views *v, const struct aj_pipeline *pl,
 	int r, rc = 0;
 
 	row->state = AJ_PLACE_UNKNOWN;
-	if (pl->backend->target == AJ_TARGET_AZURE && other_workspace(v, pl->spec.target.workspace_name)) {
+	if (unjudged(v, pl)) {
 		snprintf(row->reason, sizeof(row->reason),
 			 "workspace %s is not read for placement (only the default workspace)",
 			 pl->spec.target.workspace_name);
 		return 0;
 	}
-	if (aj_pipeline_build(pl, ctx, &objects, &problems)) {
+	r = read_ask(pl, ctx, &objects, &a, &problems);
+	if (r == -2) {
 		aj_errors_format_line(&problems, &text);
 		row->state = AJ_PLACE_EXCLUDED;
 		snprintf(row->reason, sizeof(row->reason), "does not build: %s", aj_buf_cstr(&text));
 		rc = problems.oom ? aj_errors_oom(err) : 0;
 		goto out;
-	}
-	r = aj_views_ask_read(cJSON_GetArrayItem(objects, 0), &a);
-	if (r > 0 && a.supercomputer) {
-		/* where the forwarder chooses the VC: the target's, which the body does not say */
-		a.vc_subscription = pl->spec.target.subscription_id;
-		a.vc_resource_group = pl->spec.target.resource_group;
-		a.vc_name = pl->spec.target.name;
 	}
 	if (r > 0 && aj_views_fit(v, &a, ctx->namespace_, &out))
 		r = -1;
@@ -57,10 +81,10 @@ static int judge_one(const struct aj_views *v, const struct aj_pipeline *pl,
 	} else if (!r) {
 		snprintf(row->reason, sizeof(row->reason), "its objects are of no kind the views know");
 	}
-	aj_views_ask_release(&a);
 	if (r < 0)
 		rc = aj_errors_oom(err);
 out:
+	aj_views_ask_release(&a);
 	cJSON_Delete(objects);
 	aj_buf_release(&text);
 	aj_errors_release(&problems);
@@ -108,4 +132,25 @@ int aj_place_judge(const struct aj_views *v, const struct aj_waits *w,
 		}
 	}
 	return rc;
+}
+
+int aj_place_charge(struct aj_views *v, const struct aj_pipeline *pl,
+		    const struct aj_build_ctx *ctx, struct aj_errors *err)
+{
+	struct aj_errors problems = AJ_ERRORS_INIT;
+	struct aj_views_ask a;
+	cJSON *objects = NULL;
+	int r;
+
+	if (unjudged(v, pl))
+		return 0;
+	r = read_ask(pl, ctx, &objects, &a, &problems);
+	if (r > 0 && aj_views_charge(v, &a, ctx->namespace_))
+		r = -1;
+	if (r == -2 && !problems.oom)
+		r = 0;
+	aj_views_ask_release(&a);
+	cJSON_Delete(objects);
+	aj_errors_release(&problems);
+	return r < 0 ? aj_errors_oom(err) : 0;
 }

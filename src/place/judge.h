@@ -11,6 +11,10 @@
  * caller does not serve, is EXCLUDED with its reason. Each row gets the
  * expected wait of its band from the history (waits.h; -1 with none).
  *
+ * A pick that is submitted is charged to the views it was judged from
+ * (aj_place_charge), so the next AjJob judged from them sees the room
+ * the first one takes (views.h aj_views_charge).
+ *
  * Ownership: rows borrow their names from the candidates and `where` from
  * the caller's buffers; each row's reason is its own. Pure: no I/O, no
  * clock.
@@ -42,5 +46,16 @@ int aj_place_judge(const struct aj_views *v, const struct aj_waits *w,
 		   const struct aj_candidates *c, const struct aj_build_ctx *ctx,
 		   const int *served, const char *const *why_not, struct aj_place_row *rows,
 		   char (*where)[AJ_PLACE_WHERE_MAX], struct aj_errors *err);
+
+/*
+ * Charge v with the job of pl (a valid candidate, ctx naming the AjJob's
+ * objects) placed there: its objects built and its ask read as the judge
+ * reads them, then aj_views_charge(). A job the views cannot judge (its
+ * objects of no kind they know, an Azure job of another workspace) or
+ * that does not fit there now charges nothing. 0 / -1 (out of memory, in
+ * err).
+ */
+int aj_place_charge(struct aj_views *v, const struct aj_pipeline *pl,
+		    const struct aj_build_ctx *ctx, struct aj_errors *err);
 
 #endif

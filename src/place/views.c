@@ -564,18 +564,20 @@ int aj_views_ask_read(const cJSON *obj, struct aj_views_ask *a)
 
 /* --- the answer --- */
 
-static const struct aj_fit_queue *find_queue(const struct aj_views *v, const char *name)
+/* The queue named name: its index, v->queues_nr when none. */
+static size_t find_queue(const struct aj_views *v, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < v->queues_nr; i++)
 		if (!strcmp(v->queues[i].name, name))
-			return &v->queues[i];
-	return NULL;
+			break;
+	return i;
 }
 
-static const struct aj_fit_cluster_queue *find_cq(const struct aj_views *v, const char *ns,
-						  const char *lq, const char **cq_name)
+/* The ClusterQueue behind LocalQueue ns/lq: its index, v->cqs_nr when none (*cq_name, when named). */
+static size_t find_cq(const struct aj_views *v, const char *ns, const char *lq,
+		      const char **cq_name)
 {
 	size_t i;
 
@@ -585,8 +587,8 @@ static const struct aj_fit_cluster_queue *find_cq(const struct aj_views *v, cons
 			*cq_name = v->lqs[i].cluster_queue;
 	for (i = 0; *cq_name && i < v->cqs_nr; i++)
 		if (!strcmp(v->cqs[i].name, *cq_name))
-			return &v->cqs[i];
-	return NULL;
+			return i;
+	return v->cqs_nr;
 }
 
 static void unknown(struct aj_fit_result *out, const char *what, const char *why)
@@ -601,9 +603,8 @@ static void unknown(struct aj_fit_result *out, const char *what, const char *why
 static int gate(const struct aj_views *v, const struct aj_views_ask *a, const char *ns,
 		struct aj_fit_result *out)
 {
-	const struct aj_fit_cluster_queue *cq;
-	const struct aj_fit_queue *q;
 	const char *cq_name;
+	size_t i;
 
 	out->state = AJ_PLACE_FITS;
 	out->reason[0] = '\0';
@@ -612,19 +613,19 @@ static int gate(const struct aj_views *v, const struct aj_views_ask *a, const ch
 			unknown(out, "Volcano queues", v->queues_why);
 			return 1;
 		}
-		if (!(q = find_queue(v, a->volcano_queue))) {
+		if ((i = find_queue(v, a->volcano_queue)) == v->queues_nr) {
 			out->state = AJ_PLACE_FULL;
 			snprintf(out->reason, sizeof(out->reason), "queue %s does not exist",
 				 a->volcano_queue);
 			return 1;
 		}
-		aj_fit_queue(q, &a->ask, out);
+		aj_fit_queue(&v->queues[i], &a->ask, out);
 	} else if (a->local_queue) {
 		if (v->kueue_why[0]) {
 			unknown(out, "Kueue queues", v->kueue_why);
 			return 1;
 		}
-		if (!(cq = find_cq(v, ns, a->local_queue, &cq_name))) {
+		if ((i = find_cq(v, ns, a->local_queue, &cq_name)) == v->cqs_nr) {
 			out->state = AJ_PLACE_FULL;
 			if (cq_name)
 				snprintf(out->reason, sizeof(out->reason),
@@ -635,7 +636,7 @@ static int gate(const struct aj_views *v, const struct aj_views_ask *a, const ch
 					 "LocalQueue %s/%s does not exist", ns, a->local_queue);
 			return 1;
 		}
-		aj_fit_cluster_queue(cq, &a->ask, out);
+		aj_fit_cluster_queue(&v->cqs[i], &a->ask, out);
 	}
 	return out->state != AJ_PLACE_FITS;
 }
@@ -657,28 +658,35 @@ static int arm_id_parts(const char *id, char sub[128], char rg[128], char name[1
 	return 0;
 }
 
-/* A VC among those ns may use with quota for the job. 0 / -1 (OOM). */
-static int fit_vc(const struct aj_views_azure *az, const struct aj_views_ask *a, const char *ns,
-		  struct aj_fit_result *out)
+/*
+ * The VC the forwarder would choose for the job among those ns may use:
+ * 1 with *c (its vc pointing into az->vcs, no why), 0 when none has the
+ * quota (problems say why), -1 (OOM).
+ */
+static int vc_choose(const struct aj_views_azure *az, const struct aj_views_ask *a, const char *ns,
+		     struct aj_vc_candidate *c, struct aj_errors *problems)
 {
-	struct aj_errors problems = AJ_ERRORS_INIT;
 	struct aj_vc_request req;
 	struct aj_vc_choice choice;
 	struct aj_vc *mine;
+	size_t *at;
 	char sub[128], rg[128], name[128];
 	size_t i, n = 0;
 	int rc = 0;
 
-	if (az->vcs_why[0]) {
-		unknown(out, "virtual clusters", az->vcs_why);
-		return 0;
-	}
-	if (!(mine = aj_calloc(az->vcs_nr + 1, sizeof(*mine))))
+	mine = aj_calloc(az->vcs_nr + 1, sizeof(*mine));
+	at = aj_calloc(az->vcs_nr + 1, sizeof(*at));
+	if (!mine || !at) {
+		aj_free(mine);
+		aj_free(at);
 		return -1;
+	}
 	/* the namespace's VCs, borrowed as they are (the choice only reads them) */
 	for (i = 0; i < az->vcs_nr; i++)
-		if (!az->vc_allowed || az->vc_allowed(az->vc_allowed_ctx, ns, &az->vcs[i]))
+		if (!az->vc_allowed || az->vc_allowed(az->vc_allowed_ctx, ns, &az->vcs[i])) {
+			at[n] = i;
 			mine[n++] = az->vcs[i];
+		}
 	memset(&req, 0, sizeof(req));
 	req.nodes = a->instances > 100000 ? 100000 : (int)a->instances;
 	req.tier = a->tier;
@@ -699,34 +707,95 @@ static int fit_vc(const struct aj_views_azure *az, const struct aj_views_ask *a,
 					     a->vc_resource_group : rg;
 		}
 	}
-	if (!aj_vc_select(&req, mine, n, &choice, &problems)) {
-		const struct aj_vc_candidate *c = &choice.chosen;
+	if (!aj_vc_select(&req, mine, n, &choice, problems)) {
+		*c = choice.chosen;
+		c->vc = &az->vcs[at[choice.chosen.vc - mine]];
+		c->why = NULL;
+		rc = 1;
+	} else if (problems->oom) {
+		rc = -1;
+	}
+	aj_vc_choice_release(&choice);
+	aj_free(mine);
+	aj_free(at);
+	return rc;
+}
 
+/* A VC among those ns may use with quota for the job. 0 / -1 (OOM). */
+static int fit_vc(const struct aj_views_azure *az, const struct aj_views_ask *a, const char *ns,
+		  struct aj_fit_result *out)
+{
+	struct aj_errors problems = AJ_ERRORS_INIT;
+	struct aj_vc_candidate c;
+	char since[64];
+	int r;
+
+	if (az->vcs_why[0]) {
+		unknown(out, "virtual clusters", az->vcs_why);
+		return 0;
+	}
+	r = vc_choose(az, a, ns, &c, &problems);
+	if (r > 0) {
 		out->state = AJ_PLACE_FITS;
 		snprintf(out->reason, sizeof(out->reason),
-			 "virtual cluster %s/%s/%s: %s quota for %d x %s (%ld units), %ld left",
-			 c->vc->subscription, c->vc->resource_group, c->vc->name,
-			 aj_tier_name(c->tier), req.nodes, c->instance_type, c->units, c->remaining);
-	} else if (problems.oom) {
-		rc = -1;
-	} else {
+			 "virtual cluster %s/%s/%s: %s quota for %ld x %s (%ld units), %ld left%s",
+			 c.vc->subscription, c.vc->resource_group, c.vc->name, aj_tier_name(c.tier),
+			 a->instances > 100000 ? 100000 : a->instances, c.instance_type, c.units,
+			 c.remaining,
+			 aj_fit_since(az->vcs_charged ? az->vcs_charged[c.vc - az->vcs] : 0, since,
+				      sizeof(since)));
+	} else if (!r) {
 		/* the selection's words without the template key it would blame */
 		out->state = AJ_PLACE_FULL;
 		snprintf(out->reason, sizeof(out->reason), "%s",
 			 problems.nr ? problems.items[0].message : "no virtual cluster");
 	}
-	aj_vc_choice_release(&choice);
 	aj_errors_release(&problems);
-	aj_free(mine);
-	return rc;
+	return r < 0 ? -1 : 0;
+}
+
+/*
+ * The compute the job names, in the workspace read: its index, or
+ * az->computes_nr with why not into out (UNKNOWN).
+ */
+static size_t find_compute(const struct aj_views_azure *az, const struct aj_views_ask *a,
+			   struct aj_fit_result *out)
+{
+	const char *name = a->compute, *ws;
+	size_t i, len;
+
+	out->state = AJ_PLACE_UNKNOWN;
+	if (az->computes_why[0]) {
+		unknown(out, "Azure ML computes", az->computes_why);
+		return az->computes_nr;
+	}
+	ws = strrchr(az->workspace, '/') ? strrchr(az->workspace, '/') + 1 : az->workspace;
+	if (!name) {
+		snprintf(out->reason, sizeof(out->reason), "the job names no compute");
+		return az->computes_nr;
+	}
+	if (strchr(name, '/')) {
+		/* an ARM id: in the workspace read, or not judged */
+		len = strlen(az->workspace);
+		if (strncasecmp(name, az->workspace, len) || strncasecmp(name + len, "/computes/", 10)) {
+			snprintf(out->reason, sizeof(out->reason),
+				 "compute %s is not in workspace %s, whose computes are read", name, ws);
+			return az->computes_nr;
+		}
+		name += len + 10;
+	}
+	for (i = 0; i < az->computes_nr; i++)
+		if (!strcmp(az->computes[i].name, name))
+			return i;
+	snprintf(out->reason, sizeof(out->reason), "compute %s not found in workspace %s", name, ws);
+	return i;
 }
 
 /* The compute's free nodes, or a VC's quota. 0 / -1 (OOM). */
 static int fit_azure(const struct aj_views_azure *az, const struct aj_views_ask *a, const char *ns,
 		     struct aj_fit_result *out)
 {
-	const char *name = a->compute, *ws;
-	size_t i, len;
+	size_t i;
 
 	out->state = AJ_PLACE_UNKNOWN;
 	if (!az->read) {
@@ -735,31 +804,8 @@ static int fit_azure(const struct aj_views_azure *az, const struct aj_views_ask 
 	}
 	if (a->supercomputer)
 		return fit_vc(az, a, ns, out);
-	if (az->computes_why[0]) {
-		unknown(out, "Azure ML computes", az->computes_why);
-		return 0;
-	}
-	ws = strrchr(az->workspace, '/') ? strrchr(az->workspace, '/') + 1 : az->workspace;
-	if (!name) {
-		snprintf(out->reason, sizeof(out->reason), "the job names no compute");
-		return 0;
-	}
-	if (strchr(name, '/')) {
-		/* an ARM id: in the workspace read, or not judged */
-		len = strlen(az->workspace);
-		if (strncasecmp(name, az->workspace, len) || strncasecmp(name + len, "/computes/", 10)) {
-			snprintf(out->reason, sizeof(out->reason),
-				 "compute %s is not in workspace %s, whose computes are read", name, ws);
-			return 0;
-		}
-		name += len + 10;
-	}
-	for (i = 0; i < az->computes_nr; i++)
-		if (!strcmp(az->computes[i].name, name)) {
-			aj_fit_compute(&az->computes[i], a->instances, out);
-			return 0;
-		}
-	snprintf(out->reason, sizeof(out->reason), "compute %s not found in workspace %s", name, ws);
+	if ((i = find_compute(az, a, out)) < az->computes_nr)
+		aj_fit_compute(&az->computes[i], a->instances, out);
 	return 0;
 }
 
@@ -790,4 +836,55 @@ int aj_views_fit(const struct aj_views *v, const struct aj_views_ask *a, const c
 	if (snprintf(out->reason, sizeof(out->reason), "%s; %s", g.reason, n.reason) < 0)
 		out->reason[0] = '\0';
 	return 0;
+}
+
+/* --- the charge --- */
+
+/* The chosen VC's quota used by the job's units. 0 / -1 (OOM). */
+static int charge_vc(struct aj_views_azure *az, const struct aj_views_ask *a, const char *ns)
+{
+	struct aj_errors problems = AJ_ERRORS_INIT;
+	struct aj_vc_candidate c;
+	struct aj_vc *vc;
+	size_t i;
+	int r = vc_choose(az, a, ns, &c, &problems);
+
+	aj_errors_release(&problems);
+	if (r <= 0)
+		return r;
+	if (!az->vcs_charged &&
+	    !(az->vcs_charged = keep_in(&az->owned, aj_calloc(az->vcs_nr, sizeof(int)))))
+		return -1;
+	vc = &az->vcs[c.vc - az->vcs];
+	for (i = 0; i < vc->quotas_nr; i++)
+		if (!strcmp(vc->quotas[i].series, c.series)) {
+			vc->quotas[i].used[c.tier] += c.units;
+			vc->quotas[i].user_used += c.units;
+		}
+	az->vcs_charged[vc - az->vcs]++;
+	return 0;
+}
+
+int aj_views_charge(struct aj_views *v, const struct aj_views_ask *a, const char *ns)
+{
+	struct aj_fit_result out;
+	const char *cq_name;
+	size_t i;
+
+	if (aj_views_fit(v, a, ns, &out))
+		return -1;
+	if (out.state != AJ_PLACE_FITS)
+		return 0;
+	if (a->azure && a->supercomputer)
+		return charge_vc(&v->azure, a, ns);
+	if (a->azure) {
+		if ((i = find_compute(&v->azure, a, &out)) < v->azure.computes_nr)
+			aj_fit_compute_charge(&v->azure.computes[i], a->instances);
+		return 0;
+	}
+	if (a->volcano_queue && (i = find_queue(v, a->volcano_queue)) < v->queues_nr)
+		aj_fit_queue_charge(&v->queues[i], &a->ask);
+	else if (a->local_queue && (i = find_cq(v, ns, a->local_queue, &cq_name)) < v->cqs_nr)
+		aj_fit_cluster_queue_charge(&v->cqs[i], &a->ask);
+	return aj_fit_nodes_charge(v->nodes, v->nodes_nr, &a->ask);
 }

@@ -69,13 +69,14 @@ struct aj_views_azure {
 	size_t computes_nr;
 	struct aj_vc *vcs;
 	size_t vcs_nr;
+	int *vcs_charged;            /* placements charged to vcs[i] since the read; NULL: none */
 	/* why a part is unknown ("" when it was read) */
 	char computes_why[AJ_VIEWS_WHY_MAX];
 	char vcs_why[AJ_VIEWS_WHY_MAX];
 	/* may namespace ns use vc? NULL: every namespace every VC */
 	int (*vc_allowed)(const void *ctx, const char *ns, const struct aj_vc *vc);
 	const void *vc_allowed_ctx;
-	struct aj_views_owned owned;   /* computes and their strings (vcs apart) */
+	struct aj_views_owned owned;   /* computes, their strings and vcs_charged (vcs apart) */
 };
 
 struct aj_views {
@@ -168,5 +169,27 @@ void aj_views_ask_release(struct aj_views_ask *a);
  */
 int aj_views_fit(const struct aj_views *v, const struct aj_views_ask *a, const char *ns,
 		 struct aj_fit_result *out);
+
+/*
+ * Charge the views with a placement of the job (asked as a, in namespace
+ * ns) that aj_views_fit judged FITS, so that the next job judged from
+ * them sees the room this one takes: the Volcano queue's allocated, or
+ * the ClusterQueue's reservation in the flavor Kueue would assign, grows
+ * by the job's total; the nodes lose each pod's request where the
+ * judge's packing put it; an Azure compute runs `instances` more nodes,
+ * or the chosen VC's tier (and user) quota is used by the job's units.
+ * A job that does not fit there now charges nothing. 0 / -1 (OOM).
+ *
+ * Why charging is right, and for how long: a placement's objects are
+ * created right after it, but the pods are bound, the queue's allocated
+ * and the ClusterQueue's reservation grow, an Azure job takes nodes or
+ * quota only later, and the views do not see it until they are read
+ * again. The charge stands for that until the part is read again, which
+ * replaces it (the cluster's every few seconds, the Azure part at its
+ * own pace): it is never counted twice beyond one snapshot's life. A read
+ * made before the scheduler or Kueue has caught up with a job sees less
+ * taken than there is, as any read does.
+ */
+int aj_views_charge(struct aj_views *v, const struct aj_views_ask *a, const char *ns);
 
 #endif

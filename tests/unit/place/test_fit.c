@@ -119,7 +119,7 @@ static void volcano_queue(void **state)
 
 	(void)state;
 	for (i = 0; i < NR(cases); i++) {
-		struct aj_fit_queue q = { "default", cases[i].state, cases[i].cap, cases[i].alloc };
+		struct aj_fit_queue q = { "default", cases[i].state, cases[i].cap, cases[i].alloc, 0 };
 		char what[32];
 
 		memset(&out, 0, sizeof(out));
@@ -200,7 +200,7 @@ static void cluster_queue(void **state)
 		struct aj_fit_cluster_queue cq = { "team-a", !cases[i].inactive,
 						   cases[i].inactive ?
 						   "Can't admit new workloads; StopPolicy" : NULL,
-						   f, 3 };
+						   f, 3, 0 };
 		char what[32];
 
 		team_a(f, cases[i].a100_used, cases[i].h100_used);
@@ -215,7 +215,7 @@ static void cluster_queue(void **state)
 		struct aj_fit_flavor g[2];
 		struct aj_fit_task both = { "main", 1, res(100000, -1, 8, -1) };
 		struct aj_fit_ask ask = { &both, 1, NULL, 0, NULL, 0, 0 };
-		struct aj_fit_cluster_queue cq = { "q", 1, NULL, g, 2 };
+		struct aj_fit_cluster_queue cq = { "q", 1, NULL, g, 2, 0 };
 
 		memset(g, 0, sizeof(g));
 		g[0].name = "cpus";
@@ -240,7 +240,7 @@ static struct aj_fit_node gpu_node(const char *name, const struct aj_fit_label *
 {
 	struct aj_fit_node n = { name, 0, labels, 1, gpu_taint, 1,
 				 res(128000 - (8 - gpus_free) * 16000, 2048 * GI, gpus_free, 110),
-				 res(128000, 2048 * GI, 8, 110) };
+				 res(128000, 2048 * GI, 8, 110), 0 };
 
 	return n;
 }
@@ -248,7 +248,8 @@ static struct aj_fit_node gpu_node(const char *name, const struct aj_fit_label *
 static struct aj_fit_node cpu_node(const char *name, long long cpu_free, long long pods_free)
 {
 	struct aj_fit_node n = { name, 0, cpu_labels, 1, NULL, 0,
-				 res(cpu_free, 512 * GI, -1, pods_free), res(64000, 512 * GI, -1, 110) };
+				 res(cpu_free, 512 * GI, -1, pods_free), res(64000, 512 * GI, -1, 110),
+				 0 };
 
 	return n;
 }
@@ -427,30 +428,30 @@ static void compute_free_nodes(void **state)
 		int want;
 		const char *reason;
 	} cases[] = {
-		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 2, 0, 2, 0, 0, 0, 0 }, 4,
+		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 2, 0, 2, 0, 0, 0, 0 , 0 }, 4,
 		  AJ_PLACE_FITS, "compute gpu-cluster: 6 of 8 nodes free" },
 		/* idle nodes take a job at once */
-		{ { "gpu-cluster", "AmlCompute", NULL, 8, 8, 3, 5, 0, 0, 0, 0 }, 3,
+		{ { "gpu-cluster", "AmlCompute", NULL, 8, 8, 3, 5, 0, 0, 0, 0 , 0 }, 3,
 		  AJ_PLACE_FITS, "compute gpu-cluster: 3 of 8 nodes free" },
-		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 8, 0, 5, 2, 1, 0, 0 }, 1,
+		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 8, 0, 5, 2, 1, 0, 0 , 0 }, 1,
 		  AJ_PLACE_FULL,
 		  "compute gpu-cluster: 0 of 8 nodes free (5 running, 2 preparing, 1 unusable), "
 		  "the job needs 1" },
-		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 6, 0, 4, 0, 0, 1, 1 }, 4,
+		{ { "gpu-cluster", "AmlCompute", "Succeeded", 8, 6, 0, 4, 0, 0, 1, 1 , 0 }, 4,
 		  AJ_PLACE_FULL,
 		  "compute gpu-cluster: 2 of 8 nodes free (4 running, 1 leaving, 1 preempted), "
 		  "the job needs 4" },
 		/* a compute shrunk below what it runs */
-		{ { "small", "AmlCompute", "Succeeded", 2, 4, 0, 4, 0, 0, 0, 0 }, 1,
+		{ { "small", "AmlCompute", "Succeeded", 2, 4, 0, 4, 0, 0, 0, 0 , 0 }, 1,
 		  AJ_PLACE_FULL, "compute small: 0 of 2 nodes free (4 running), the job needs 1" },
 		/* no instance count said: one node */
-		{ { "small", "AmlCompute", "Succeeded", 1, 0, 0, 0, 0, 0, 0, 0 }, 0,
+		{ { "small", "AmlCompute", "Succeeded", 1, 0, 0, 0, 0, 0, 0, 0 , 0 }, 0,
 		  AJ_PLACE_FITS, "compute small: 1 of 1 nodes free" },
-		{ { "gpu-cluster", "AmlCompute", "Deleting", 8, 0, 0, 0, 0, 0, 0, 0 }, 1,
+		{ { "gpu-cluster", "AmlCompute", "Deleting", 8, 0, 0, 0, 0, 0, 0, 0 , 0 }, 1,
 		  AJ_PLACE_FULL, "compute gpu-cluster is Deleting" },
-		{ { "k8s", "Kubernetes", "Succeeded", 0, 0, 0, 0, 0, 0, 0, 0 }, 1, AJ_PLACE_UNKNOWN,
+		{ { "k8s", "Kubernetes", "Succeeded", 0, 0, 0, 0, 0, 0, 0, 0 , 0 }, 1, AJ_PLACE_UNKNOWN,
 		  "compute k8s is a Kubernetes: only an AmlCompute's free nodes are read" },
-		{ { "odd", NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0 }, 1, AJ_PLACE_UNKNOWN,
+		{ { "odd", NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0 , 0 }, 1, AJ_PLACE_UNKNOWN,
 		  "compute odd is of no type: only an AmlCompute's free nodes are read" },
 	};
 	struct aj_fit_result out;
