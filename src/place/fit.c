@@ -581,7 +581,7 @@ static void packing_release(struct packing *pk)
 	aj_free(pk->taken);
 }
 
-/* " after placements since the last read took room on 2" when some eligible node was charged */
+/* " (room on 2 taken since the last read)" when placements were charged to eligible nodes */
 static const char *nodes_since(const struct aj_fit_node *nodes, const struct packing *pk,
 			       char *buf, size_t size)
 {
@@ -591,7 +591,7 @@ static const char *nodes_since(const struct aj_fit_node *nodes, const struct pac
 		hit += nodes[pk->eligible[i]].charged > 0;
 	buf[0] = '\0';
 	if (hit)
-		snprintf(buf, size, " after placements since the last read took room on %zu", hit);
+		snprintf(buf, size, " (room on %zu taken since the last read)", hit);
 	return buf;
 }
 

@@ -542,6 +542,98 @@ static void judge_azure_rows(void **state)
 	cJSON_Delete(computes);
 }
 
+/*
+ * AjJobs placed from one snapshot, each pick charged to it: the Volcano
+ * queue holds two of the jobs (2 pods of 1 GPU each), so the third goes
+ * to the Kueue candidate, and the Volcano row says why it now waits.
+ */
+static void picks_charged(void **state)
+{
+	static const char *const want[] = { "template/volcano", "template/volcano", "template/kube",
+					    "template/kube" };
+	struct files f = { 0 };
+	struct aj_errors err = AJ_ERRORS_INIT;
+	struct aj_build_ctx ctx = { "job", "training", NULL, NULL, NULL, 0 };
+	struct aj_place_row rows[2];
+	char where[2][AJ_PLACE_WHERE_MAX];
+	struct aj_candidates c;
+	struct aj_views v;
+	struct aj_waits w;
+#define NODE(name) "{\"metadata\": {\"name\": \"" name "\"}, \"status\": {\"allocatable\":" \
+	" {\"cpu\": \"64\", \"memory\": \"512Gi\", \"nvidia.com/gpu\": \"8\", \"pods\": \"110\"}," \
+	" \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}]}}"
+	cJSON *nodes = cJSON_Parse("{\"items\": [" NODE("n0") ", " NODE("n1") "]}");
+#undef NODE
+	cJSON *queues = cJSON_Parse(
+		"{\"items\": [{\"metadata\": {\"name\": \"default\"},"
+		" \"spec\": {\"capability\": {\"nvidia.com/gpu\": 4}}, \"status\": {\"state\": \"Open\"}}]}");
+	cJSON *cqs = cJSON_Parse(
+		"{\"items\": [{\"metadata\": {\"name\": \"team-a\"}, \"spec\": {\"resourceGroups\": [{"
+		" \"coveredResources\": [\"nvidia.com/gpu\"], \"flavors\": [{\"name\": \"any\","
+		" \"resources\": [{\"name\": \"nvidia.com/gpu\", \"nominalQuota\": 4}]}]}]},"
+		" \"status\": {\"conditions\": [{\"type\": \"Active\", \"status\": \"True\"}]}}]}");
+	cJSON *lqs = cJSON_Parse(
+		"{\"items\": [{\"metadata\": {\"namespace\": \"training\", \"name\": \"team-a\"},"
+		" \"spec\": {\"clusterQueue\": \"team-a\"}}]}");
+	cJSON *flavors = cJSON_Parse("{\"items\": [{\"metadata\": {\"name\": \"any\"}}]}");
+	size_t i, k, at;
+
+	(void)state;
+	assert_non_null(nodes);
+	assert_non_null(queues);
+	assert_non_null(cqs);
+	assert_non_null(lqs);
+	assert_non_null(flavors);
+	assert_int_equal(aj_source_memory_init(&f.src, "t"), 0);
+	if (load_any(&f, "base: []\nconfig:\n  placement:\n    candidates: [volcano, kube]\n",
+		     "training", &c, &err))
+		fail_msg("%s", aj_test_errors_text(&err));
+	aj_views_init(&v);
+	aj_waits_init(&w);
+	assert_int_equal(aj_views_set_nodes(&v, nodes, NULL), 0);
+	assert_int_equal(aj_views_set_queues(&v, queues), 0);
+	assert_int_equal(aj_views_set_kueue(&v, cqs, lqs, flavors), 0);
+	for (k = 0; k < 5; k++) {
+		assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, NULL, NULL, rows, where, &err), 0);
+		aj_place_rank(rows, 2);
+		if (k == 4) {
+			/* both full now: the job waits, each row with the placements that filled it */
+			assert_int_equal(aj_place_pick(rows, 2), 2);
+			break;
+		}
+		if (aj_place_pick(rows, 2))
+			fail_msg("pick %zu: %s: %s; %s: %s", k, rows[0].name, rows[0].reason, rows[1].name,
+				 rows[1].reason);
+		assert_int_equal(rows[0].state, AJ_PLACE_FITS);
+		assert_string_equal(rows[0].name, want[k]);
+		for (i = 0, at = c.nr; i < c.nr; i++)
+			if (!strcmp(c.items[i].name, rows[0].name))
+				at = i;
+		assert_true(at < c.nr);
+		assert_int_equal(aj_place_charge(&v, &c.items[at].p, &ctx, &err), 0);
+	}
+	assert_string_equal(rows[0].name, "template/volcano");
+	assert_int_equal(rows[0].state, AJ_PLACE_FULL);
+	assert_string_equal(rows[0].reason, "queue default: capability nvidia.com/gpu 4, allocated 4 "
+			    "after 2 placements since the last read, the job asks 2");
+	assert_string_equal(rows[1].reason, "ClusterQueue team-a: 0 of 4 nvidia.com/gpu free after 2 "
+			    "placements since the last read, the job asks 2");
+	/* one pod of each job on each node (one per node): 4 of 8 GPUs left on both */
+	assert_int_equal(v.nodes[0].free.v[AJ_FIT_GPU], 4);
+	assert_int_equal(v.nodes[1].free.v[AJ_FIT_GPU], 4);
+	assert_int_equal(v.nodes[0].charged, 4);
+	aj_waits_release(&w);
+	aj_views_release(&v);
+	aj_candidates_release(&c);
+	files_release(&f);
+	aj_errors_release(&err);
+	cJSON_Delete(nodes);
+	cJSON_Delete(queues);
+	cJSON_Delete(cqs);
+	cJSON_Delete(lqs);
+	cJSON_Delete(flavors);
+}
+
 static void wait_history(void **state)
 {
 	struct aj_waits w;
@@ -769,6 +861,7 @@ int main(void)
 		cmocka_unit_test(pick),
 		cmocka_unit_test(judge_rows),
 		cmocka_unit_test(judge_azure_rows),
+		cmocka_unit_test(picks_charged),
 		cmocka_unit_test(wait_history),
 		cmocka_unit_test(wait_learning),
 		cmocka_unit_test(status_json),

@@ -430,6 +430,199 @@ static void azure_candidate(void **state)
 	cJSON_Delete(sing);
 }
 
+/* Four free A100 nodes, 8 GPUs each, and every gate the charge reaches. */
+static const char charge_nodes_json[] =
+	"{\"items\": ["
+	"{\"metadata\": {\"name\": \"a0\", \"labels\": {" A100 "}}, \"spec\": {" GPU_TAINT "}, \"status\": {" ALLOC ", " READY "}},"
+	"{\"metadata\": {\"name\": \"a1\", \"labels\": {" A100 "}}, \"spec\": {" GPU_TAINT "}, \"status\": {" ALLOC ", " READY "}},"
+	"{\"metadata\": {\"name\": \"a2\", \"labels\": {" A100 "}}, \"spec\": {" GPU_TAINT "}, \"status\": {" ALLOC ", " READY "}},"
+	"{\"metadata\": {\"name\": \"a3\", \"labels\": {" A100 "}}, \"spec\": {" GPU_TAINT "}, \"status\": {" ALLOC ", " READY "}}"
+	"]}";
+
+static const char charge_cqs_json[] =
+	"{\"items\": [{\"metadata\": {\"name\": \"team-a\"}, \"spec\": {\"resourceGroups\": [{"
+	" \"coveredResources\": [\"nvidia.com/gpu\"], \"flavors\": ["
+	" {\"name\": \"a100\", \"resources\": [{\"name\": \"nvidia.com/gpu\", \"nominalQuota\": 32}]}]}]},"
+	" \"status\": {\"conditions\": [{\"type\": \"Active\", \"status\": \"True\"}]}}]}";
+
+/*
+ * A snapshot charged with the placements made from it: each case charges
+ * the same job `charges` times (a job that no longer fits charges
+ * nothing), then judges it once more. The volcano job takes 16 GPUs on
+ * two nodes, the kube job 8 on one, the aml job 4 nodes, the sing job 16
+ * Premium units.
+ */
+static void charged_with_placements(void **state)
+{
+	static const struct {
+		const char *what;
+		const char *job;
+		int queue_gpus;      /* the Volcano queue's capability */
+		int charges;
+		enum aj_place_state want;
+		const char *reason;
+	} cases[] = {
+		{ "queue, none", volcano_job, 32, 0, AJ_PLACE_FITS,
+		  "queue default: 32 of 32 nvidia.com/gpu free; all 2 pods fit on 2 of 4 matching nodes" },
+		{ "queue, one", volcano_job, 32, 1, AJ_PLACE_FITS,
+		  "queue default: 16 of 32 nvidia.com/gpu free after 1 placement since the last read; "
+		  "all 2 pods fit on 2 of 4 matching nodes (room on 2 taken since the last read)" },
+		{ "queue full", volcano_job, 32, 2, AJ_PLACE_FULL,
+		  "queue default: capability nvidia.com/gpu 32, allocated 32 after 2 placements since "
+		  "the last read, the job asks 16" },
+		/* the third did not fit: nothing more charged */
+		{ "queue full, not charged", volcano_job, 32, 3, AJ_PLACE_FULL,
+		  "queue default: capability nvidia.com/gpu 32, allocated 32 after 2 placements since "
+		  "the last read, the job asks 16" },
+		{ "nodes full", volcano_job, 128, 2, AJ_PLACE_FULL,
+		  "4 matching nodes have room for 0 of the 2 pods of task worker (8 nvidia.com/gpu, "
+		  "16 cpu each, one per node) (room on 4 taken since the last read)" },
+		{ "kueue", kube_job, 0, 3, AJ_PLACE_FITS,
+		  "ClusterQueue team-a: 8 of 32 nvidia.com/gpu free after 3 placements since the last "
+		  "read (flavor a100); all 2 pods fit on 1 of 4 matching nodes (room on 3 taken since "
+		  "the last read)" },
+		{ "kueue full", kube_job, 0, 4, AJ_PLACE_FULL,
+		  "ClusterQueue team-a: 0 of 32 nvidia.com/gpu free after 4 placements since the last "
+		  "read, the job asks 8" },
+		{ "compute", aml_job, 0, 1, AJ_PLACE_FULL,
+		  "compute gpu-cluster: 2 of 8 nodes free (6 running) after 1 placement since the last "
+		  "read, the job needs 4" },
+		{ "vc", sing_job, 0, 2, AJ_PLACE_FITS,
+		  "virtual cluster s1/rg/vc-b: Premium quota for 2 x ND96amrs_A100_v4 (16 units), 0 left "
+		  "after 2 placements since the last read" },
+		/* vc-b's Premium quota taken: the lower tier of another VC, charged with nothing */
+		{ "vc, lower tier", sing_job, 0, 3, AJ_PLACE_FITS,
+		  "virtual cluster s1/rg/vc-c: Standard quota for 2 x ND96amrs_A100_v4 (16 units), "
+		  "496 left" },
+	};
+	cJSON *nodes = parse(charge_nodes_json), *cqs = parse(charge_cqs_json);
+	cJSON *lqs = parse(lqs_json), *flavors = parse(flavors_json), *computes = parse(computes_json);
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct aj_vc *vcs = aj_calloc(3, sizeof(*vcs));
+		struct aj_fit_result out;
+		struct aj_views_ask a;
+		struct aj_views v;
+		char queues[256];
+		cJSON *job = parse(cases[i].job), *q;
+		size_t nr = 0;
+
+		assert_non_null(vcs);
+		snprintf(queues, sizeof(queues), "{\"items\": [{\"metadata\": {\"name\": \"default\"},"
+			 " \"spec\": {\"capability\": {\"nvidia.com/gpu\": %d}},"
+			 " \"status\": {\"state\": \"Open\"}}]}", cases[i].queue_gpus);
+		q = parse(queues);
+		aj_views_init(&v);
+		assert_int_equal(aj_views_set_nodes(&v, nodes, NULL), 0);
+		assert_int_equal(aj_views_set_queues(&v, q), 0);
+		assert_int_equal(aj_views_set_kueue(&v, cqs, lqs, flavors), 0);
+		v.azure.read = 1;
+		assert_int_equal(aj_views_set_computes(&v.azure, WS, computes), 0);
+		add_vc(vcs, &nr, "vc-a", QUOTA("Premium", "64", "56"));
+		add_vc(vcs, &nr, "vc-b", QUOTA("Premium", "64", "16"));
+		add_vc(vcs, &nr, "vc-c", QUOTA("Standard", "512", "0"));
+		aj_views_set_vcs(&v.azure, vcs, nr);
+		assert_int_equal(aj_views_ask_read(job, &a), 1);
+		for (k = 0; k < cases[i].charges; k++)
+			assert_int_equal(aj_views_charge(&v, &a, "training"), 0);
+		assert_int_equal(aj_views_fit(&v, &a, "training", &out), 0);
+		aj_test_fit_check(&out, cases[i].want, cases[i].reason, cases[i].what);
+		aj_views_ask_release(&a);
+		aj_views_release(&v);
+		cJSON_Delete(job);
+		cJSON_Delete(q);
+	}
+	cJSON_Delete(nodes);
+	cJSON_Delete(cqs);
+	cJSON_Delete(lqs);
+	cJSON_Delete(flavors);
+	cJSON_Delete(computes);
+}
+
+/* What a charge takes, counted: the queue, the flavor, the nodes' pods, the compute, the quota. */
+static void charge_amounts(void **state)
+{
+	cJSON *nodes = parse(charge_nodes_json), *cqs = parse(charge_cqs_json), *lqs = parse(lqs_json);
+	cJSON *flavors = parse(flavors_json), *computes = parse(computes_json);
+	cJSON *queues = parse("{\"items\": [{\"metadata\": {\"name\": \"default\"},"
+			      " \"spec\": {\"capability\": {\"nvidia.com/gpu\": \"64\"}},"
+			      " \"status\": {\"allocated\": {\"nvidia.com/gpu\": \"8\"}}}]}");
+	cJSON *vj = parse(volcano_job), *kj = parse(kube_job), *aj = parse(aml_job), *sj = parse(sing_job);
+	struct aj_vc *vcs = aj_calloc(1, sizeof(*vcs));
+	struct aj_views_ask a;
+	struct aj_views v;
+	size_t nr = 0;
+
+	(void)state;
+	assert_non_null(vcs);
+	aj_views_init(&v);
+	assert_int_equal(aj_views_set_nodes(&v, nodes, NULL), 0);
+	assert_int_equal(aj_views_set_queues(&v, queues), 0);
+	assert_int_equal(aj_views_set_kueue(&v, cqs, lqs, flavors), 0);
+	v.azure.read = 1;
+	assert_int_equal(aj_views_set_computes(&v.azure, WS, computes), 0);
+	add_vc(vcs, &nr, "vc-b", QUOTA("Premium", "64", "16"));
+	aj_views_set_vcs(&v.azure, vcs, nr);
+	/* volcano: 8 of 64 GPUs allocated, 16 more and its 32 cpu; one pod per node */
+	assert_int_equal(aj_views_ask_read(vj, &a), 1);
+	assert_int_equal(aj_views_charge(&v, &a, "training"), 0);
+	aj_views_ask_release(&a);
+	assert_int_equal(v.queues[0].allocated.v[AJ_FIT_GPU], 24);
+	assert_int_equal(v.queues[0].allocated.v[AJ_FIT_CPU], 32000);
+	assert_int_equal(v.queues[0].allocated.v[AJ_FIT_PODS], 2);
+	assert_int_equal(v.queues[0].charged, 1);
+	assert_int_equal(v.nodes[0].free.v[AJ_FIT_GPU], 0);
+	assert_int_equal(v.nodes[0].free.v[AJ_FIT_CPU], 112000);
+	assert_int_equal(v.nodes[0].free.v[AJ_FIT_PODS], 109);
+	assert_int_equal(v.nodes[1].free.v[AJ_FIT_GPU], 0);
+	assert_int_equal(v.nodes[2].free.v[AJ_FIT_GPU], 8);
+	assert_int_equal(v.nodes[2].charged, 0);
+	/* the nodes' allocatable is not charged: could-it-ever-fit stays the nodes empty */
+	assert_int_equal(v.nodes[0].alloc.v[AJ_FIT_GPU], 8);
+	/* kube: 2 pods of 4 GPUs on the first node with room (a2), the flavor's reservation */
+	assert_int_equal(aj_views_ask_read(kj, &a), 1);
+	assert_int_equal(aj_views_charge(&v, &a, "training"), 0);
+	aj_views_ask_release(&a);
+	assert_int_equal(v.cqs[0].flavors[0].reserved.v[AJ_FIT_GPU], 8);
+	assert_int_equal(v.cqs[0].charged, 1);
+	assert_int_equal(v.nodes[2].free.v[AJ_FIT_GPU], 0);
+	assert_int_equal(v.nodes[2].free.v[AJ_FIT_PODS], 108);
+	assert_int_equal(v.nodes[3].free.v[AJ_FIT_GPU], 8);
+	/* the Volcano queue is not the kube job's: untouched */
+	assert_int_equal(v.queues[0].allocated.v[AJ_FIT_GPU], 24);
+	/* aml: the idle node, then 3 not yet allocated */
+	assert_int_equal(aj_views_ask_read(aj, &a), 1);
+	assert_int_equal(aj_views_charge(&v, &a, "training"), 0);
+	aj_views_ask_release(&a);
+	assert_int_equal(v.azure.computes[0].idle, 0);
+	assert_int_equal(v.azure.computes[0].current, 6);
+	assert_int_equal(v.azure.computes[0].running, 6);
+	assert_int_equal(v.azure.computes[0].charged, 1);
+	assert_int_equal(v.azure.computes[1].charged, 0);
+	/* sing: 16 Premium units of the VC's quota, and of the user's */
+	assert_int_equal(aj_views_ask_read(sj, &a), 1);
+	assert_int_equal(aj_views_charge(&v, &a, "training"), 0);
+	aj_views_ask_release(&a);
+	assert_int_equal(v.azure.vcs[0].quotas[0].used[AJ_TIER_PREMIUM], 32);
+	assert_int_equal(v.azure.vcs[0].quotas[0].user_used, 16);
+	assert_non_null(v.azure.vcs_charged);
+	assert_int_equal(v.azure.vcs_charged[0], 1);
+	aj_views_release(&v);
+	cJSON_Delete(nodes);
+	cJSON_Delete(cqs);
+	cJSON_Delete(lqs);
+	cJSON_Delete(flavors);
+	cJSON_Delete(queues);
+	cJSON_Delete(computes);
+	cJSON_Delete(vj);
+	cJSON_Delete(kj);
+	cJSON_Delete(aj);
+	cJSON_Delete(sj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +631,8 @@ int main(void)
 		cmocka_unit_test(volcano_candidate),
 		cmocka_unit_test(kueue_candidate),
 		cmocka_unit_test(azure_candidate),
+		cmocka_unit_test(charged_with_placements),
+		cmocka_unit_test(charge_amounts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
