@@ -745,17 +745,15 @@ void aj_fit_compute(const struct aj_fit_compute *c, long instances, struct aj_fi
 	free_nodes = c->max > busy ? c->max - busy : 0;
 	if (instances < 1)
 		instances = 1;
-	out->state = free_nodes >= instances ? AJ_PLACE_FITS : AJ_PLACE_FULL;
 	aj_fit_since(c->charged, since, sizeof(since));
-	if (out->state == AJ_PLACE_FITS) {
-		snprintf(out->reason, sizeof(out->reason), "compute %s: %ld of %ld nodes free%s",
-			 c->name, free_nodes, c->max, since);
+	if (free_nodes >= instances) {
+		say(out, AJ_PLACE_FITS, "compute %s: %ld of %ld nodes free%s", c->name, free_nodes,
+		    c->max, since);
 		return;
 	}
 	busy_nodes(c, busy_text, sizeof(busy_text));
-	snprintf(out->reason, sizeof(out->reason),
-		 "compute %s: %ld of %ld nodes free%s%s, the job needs %ld", c->name, free_nodes,
-		 c->max, busy_text, since, instances);
+	say(out, AJ_PLACE_FULL, "compute %s: %ld of %ld nodes free%s%s, the job needs %ld", c->name,
+	    free_nodes, c->max, busy_text, since, instances);
 }
 
 void aj_fit_compute_charge(struct aj_fit_compute *c, long instances)
