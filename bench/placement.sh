@@ -13,10 +13,11 @@
 # each set over all its rounds, with the lists of what limits a start as counts per run: they
 # follow the 5 s snapshot, not the number of AjJobs.
 #
-# The cluster has no Volcano, Kueue or scheduler: their CRDs, four Ready 8-GPU nodes, the two
-# Volcano Queues and Kueue's ResourceFlavor, ClusterQueue (marked Active) and LocalQueue. Every
-# candidate can start the job; the first (Volcano, default) is chosen, so both sets create the
-# same Volcano Jobs and differ only by the placement.
+# The cluster has no Volcano, Kueue or scheduler: their CRDs, four Ready A100 nodes with room for
+# every job at once (the placer charges its snapshot with each placement, and no scheduler ever
+# binds a pod to free that room), the two Volcano Queues and Kueue's ResourceFlavor, ClusterQueue
+# (marked Active) and LocalQueue. Every candidate can start the job; the first (Volcano, default)
+# is chosen, so both sets create the same Volcano Jobs and differ only by the placement.
 #
 # Usage: bench/placement.sh [N] [ROUNDS] [QPS]   (defaults 1000 3 50)
 # Needs aj and aj-controller in build/ (or BUILD=DIR), the control plane binaries
@@ -50,9 +51,12 @@ k() { "$AJ_KUBECTL" "$@"; }
 k apply --server-side -f crd/ -f tests/integration/crds/volcano/ -f "$kueue_crd" >/dev/null
 for _ in $(seq 60); do k wait --for condition=Established --timeout=60s crd --all >/dev/null 2>&1 && break; sleep 0.5; done
 
-# Four A100 nodes as the local cluster has them, Ready (no kubelet or kwok keeps them so here).
+# Four A100 nodes as the local cluster has them, Ready (no kubelet or kwok keeps them so here),
+# each with room for a pod of every job.
 python3 tests/controlplane/cluster/nodes.py "a100=4" |
-  sed '/^status:$/a\  conditions: [{type: Ready, status: "True"}]' | k apply -f - >/dev/null
+  sed -e '/^status:$/a\  conditions: [{type: Ready, status: "True"}]' \
+      -e 's/^\(      \(cpu\|nvidia.com\/gpu\|pods\)\): .*/\1: "1000000"/' \
+      -e 's/^\(      memory\): .*/\1: "1Ei"/' | k apply -f - >/dev/null
 # The API server taints a new node not-ready until a node controller says otherwise.
 k taint nodes --all node.kubernetes.io/not-ready:NoSchedule- >/dev/null
 k create namespace training >/dev/null
