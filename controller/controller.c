@@ -170,6 +170,7 @@ static void pod_seen(struct ctl *c, const cJSON *pod)
 
 	if (!aj_pod_failure_read(pod, &f))
 		return;
+	aj_podfail_owner(&c->cache, &f);
 	r = aj_podfail_put(&c->podfail, &f);
 	if (r < 0)
 		aj_log(AJ_LOG_ERROR, "out of memory recording a pod failure", "ajjob", f.ajjob,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cache.h"
 #include "core/alloc.h"
 #include "core/json.h"
 #include "core/timestamp.h"
@@ -113,6 +114,28 @@ static int same(const struct aj_pod_failure *a, const struct aj_pod_failure *b)
 	       !strcmp(a->container, b->container) && !strcmp(a->reason, b->reason) &&
 	       a->has_code == b->has_code && a->exit_code == b->exit_code && a->at == b->at &&
 	       a->collateral == b->collateral;
+}
+
+void aj_podfail_owner(struct aj_cache *c, struct aj_pod_failure *f)
+{
+	const char *slash = strchr(f->ajjob, '/');
+	size_t slot;
+
+	for (slot = 0; slash && slot < AJ_RUNNERS_MAX; slot++) {
+		struct aj_owned_view ov;
+		int found = aj_cache_owned_get(c, slot, f->ajjob, &ov);
+
+		if (found == 1 && ov.owner_name) {
+			char key[sizeof(f->ajjob)];
+
+			snprintf(key, sizeof(key), "%.*s/%s", (int)(slash - f->ajjob), f->ajjob,
+				 ov.owner_name);
+			memcpy(f->ajjob, key, sizeof(key));
+		}
+		aj_owned_view_release(&ov);
+		if (found == 1)
+			return;
+	}
 }
 
 int aj_podfail_init(struct aj_podfail *m, size_t max)

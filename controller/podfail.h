@@ -6,8 +6,9 @@
  *
  * The watch (controller.c, label selector aj.dev/ajjob) reads each pod
  * event with aj_pod_failure_read() (pure) and keeps a failure in a small
- * bounded map, one failure per AjJob ("namespace/name", from the pod's
- * aj.dev/ajjob label): no pod is cached. A runner's observe takes the
+ * bounded map, one failure per AjJob ("namespace/name": the AjJob that owns
+ * the object named by the pod's aj.dev/ajjob label, aj_podfail_owner): no
+ * pod is cached. A runner's observe takes the
  * failure recorded for its object (aj_podfail_get, matched by the owning
  * object's uid) into its seen state; the decision stays pure.
  *
@@ -34,7 +35,12 @@
 
 /* One pod's failure; strings cut to their buffers. */
 struct aj_pod_failure {
-	char ajjob[320];          /* "namespace/name" of the AjJob (its aj.dev/ajjob label) */
+	/*
+	 * "namespace/name" of the AjJob: read as the pod's aj.dev/ajjob label,
+	 * which names the object the AjJob owns (the AjJob's own name unless
+	 * that is no DNS label or too long), then aj_podfail_owner()'s
+	 */
+	char ajjob[320];
 	char owner_uid[40];       /* uid of the object controlling the pod ("" unknown) */
 	char task[64];            /* its aj.dev/task label ("?" unknown) */
 	char pod[64];
@@ -60,6 +66,15 @@ void aj_pod_failure_format(const struct aj_pod_failure *f, char *out, size_t siz
 
 /* Does `cand` replace `kept` as the AjJob's failure (the rule above)? Pure. */
 int aj_pod_failure_wins(const struct aj_pod_failure *cand, const struct aj_pod_failure *kept);
+
+struct aj_cache;
+
+/*
+ * Turn f->ajjob from the owned object's key into its AjJob's, as the cache
+ * has the object (any runner's table) controlled by an AjJob; left as it
+ * is when the cache has none (the label is then the AjJob's name).
+ */
+void aj_podfail_owner(struct aj_cache *c, struct aj_pod_failure *f);
 
 struct aj_podfail_entry;
 

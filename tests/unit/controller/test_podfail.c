@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "cache.h"
 #include "podfail.h"
 
 static cJSON *parse(const char *text)
@@ -185,6 +186,32 @@ static void the_map_is_bounded_the_oldest_gives_way(void **state)
 	aj_podfail_release(&m);
 }
 
+/*
+ * The label names the object the AjJob owns, which is not the AjJob's name
+ * when that is no DNS label: the cache's record of the object says whose it is.
+ */
+static void the_failure_goes_to_the_ajjob_owning_the_object(void **state)
+{
+	struct aj_cache c;
+	struct aj_owned_facts facts;
+	struct aj_pod_failure f = failure("train-v1-2", "train-v1-2-worker-0", "v1", 3, 100, 0);
+	struct aj_pod_failure other = failure("unknown", "unknown-worker-0", "v9", 3, 100, 0);
+
+	(void)state;
+	assert_int_equal(aj_cache_init(&c), 0);
+	memset(&facts, 0, sizeof(facts));
+	assert_int_equal(aj_cache_owned_put(&c, 1, parse(
+		"{\"metadata\": {\"name\": \"train-v1-2\", \"namespace\": \"ns\", \"uid\": \"v1\","
+		" \"ownerReferences\": [{\"kind\": \"AjJob\", \"name\": \"train.v1.2\","
+		" \"uid\": \"a1\", \"controller\": true}]}}"), &facts), 0);
+	aj_podfail_owner(&c, &f);
+	assert_string_equal(f.ajjob, "ns/train.v1.2");
+	/* an object the cache does not have: the label is taken as the AjJob's name */
+	aj_podfail_owner(&c, &other);
+	assert_string_equal(other.ajjob, "ns/unknown");
+	aj_cache_release(&c);
+}
+
 /* The watch thread records while workers read and forget (run under TSan). */
 struct racer {
 	struct aj_podfail *m;
@@ -248,6 +275,7 @@ int main(void)
 		cmocka_unit_test(a_pod_without_the_label_is_not_aj_s),
 		cmocka_unit_test(the_failure_that_ended_the_job_is_kept),
 		cmocka_unit_test(the_map_is_bounded_the_oldest_gives_way),
+		cmocka_unit_test(the_failure_goes_to_the_ajjob_owning_the_object),
 		cmocka_unit_test(threads_share_the_map),
 	};
 
