@@ -172,11 +172,17 @@ static void pod_seen(struct ctl *c, const cJSON *pod)
 		return;
 	aj_podfail_owner(&c->cache, &f);
 	r = aj_podfail_put(&c->podfail, &f);
-	if (r < 0)
+	if (r < 0) {
 		aj_log(AJ_LOG_ERROR, "out of memory recording a pod failure", "ajjob", f.ajjob,
 		       AJ_LOG_END);
-	else if (r)
+	} else if (r) {
+		char text[512];
+
+		aj_pod_failure_format(&f, text, sizeof(text));
+		aj_log(AJ_LOG_INFO, "pod failed", "ajjob", f.ajjob, "failure", text, "container",
+		       f.container, AJ_LOG_END);
 		enqueue(c, f.ajjob, 1);
+	}
 }
 
 /* An AjJob that ended (or went: ajjob NULL) needs no failure recorded any more. */
