@@ -171,6 +171,9 @@ static void pod_seen(struct ctl *c, const cJSON *pod)
 	if (!aj_pod_failure_read(pod, &f))
 		return;
 	aj_podfail_owner(&c->cache, &f);
+	/* the failed pods a finished job keeps (listed again at start) tell nothing new */
+	if (aj_cache_ajjob_ended(&c->cache, f.ajjob))
+		return;
 	r = aj_podfail_put(&c->podfail, &f);
 	if (r < 0) {
 		aj_log(AJ_LOG_ERROR, "out of memory recording a pod failure", "ajjob", f.ajjob,

@@ -209,6 +209,16 @@ static void the_failure_goes_to_the_ajjob_owning_the_object(void **state)
 	/* an object the cache does not have: the label is taken as the AjJob's name */
 	aj_podfail_owner(&c, &other);
 	assert_string_equal(other.ajjob, "ns/unknown");
+	/* a finished AjJob's pods are not recorded: the cache says which AjJobs ended */
+	assert_int_equal(aj_cache_ajjob_put(&c, parse(
+		"{\"metadata\": {\"name\": \"done\", \"namespace\": \"ns\", \"uid\": \"a2\"},"
+		" \"status\": {\"phase\": \"Failed\"}}")), 0);
+	assert_int_equal(aj_cache_ajjob_put(&c, parse(
+		"{\"metadata\": {\"name\": \"runs\", \"namespace\": \"ns\", \"uid\": \"a3\"},"
+		" \"status\": {\"phase\": \"Running\"}}")), 0);
+	assert_int_equal(aj_cache_ajjob_ended(&c, "ns/done"), 1);
+	assert_int_equal(aj_cache_ajjob_ended(&c, "ns/runs"), 0);
+	assert_int_equal(aj_cache_ajjob_ended(&c, "ns/none"), 0);
 	aj_cache_release(&c);
 }
 
