@@ -40,9 +40,9 @@
  * controller's notes on the AjJob's record (storage_due, reason_due); and
  * beside the cache, the latest failure the pod watch saw of the AjJob's pods
  * (podfail.h: a courtesy; after a restart only the pods still there tell
- * it again). The owned object's name derives from the AjJob alone, so a crash between two
- * steps loses nothing: the next create meets AlreadyExists and adopts what
- * the AjJob owns. Every timer a plan needs is asked for again by every
+ * it again). The owned object's name derives from the AjJob alone, so a
+ * crash between two steps loses nothing: the next create meets
+ * AlreadyExists and adopts what the AjJob owns. Every timer a plan needs is asked for again by every
  * reconcile (the work queue keeps the earliest).
  *
  * Adding a runner: a const struct aj_runner in one file of this folder and
