@@ -991,6 +991,18 @@ void aj_cache_ajjob_phases(struct aj_cache *c,
 	pthread_mutex_unlock(&c->lock);
 }
 
+int aj_cache_ajjob_ended(struct aj_cache *c, const char *key)
+{
+	const struct ajjob_rec *e;
+	int ended;
+
+	pthread_mutex_lock(&c->lock);
+	e = (const struct ajjob_rec *)table_get(&c->ajjobs, key);
+	ended = e && (e->flags & FLAG_HAS_PHASE) && aj_phase_terminal((enum aj_phase)e->phase);
+	pthread_mutex_unlock(&c->lock);
+	return ended;
+}
+
 size_t aj_cache_ajjob_count(struct aj_cache *c)
 {
 	size_t n;

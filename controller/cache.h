@@ -179,6 +179,8 @@ int aj_cache_ajjob_set_reason_due(struct aj_cache *c, const char *key, long long
 int aj_cache_ajjob_get(struct aj_cache *c, const char *key, struct aj_ajjob_view *v);
 void aj_ajjob_view_release(struct aj_ajjob_view *v);
 size_t aj_cache_ajjob_count(struct aj_cache *c);
+/* 1 when the AjJob at key is cached with a phase that is final (Succeeded, Failed, Cancelled). */
+int aj_cache_ajjob_ended(struct aj_cache *c, const char *key);
 /*
  * fn(ctx, status.backend or NULL, phase) for every cached AjJob (Pending
  * when it has no phase yet), under the cache's lock: fn must not call back

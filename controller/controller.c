@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "health.h"
 #include "identity.h"
 #include "jobmetrics.h"
@@ -28,13 +29,17 @@
 #include "metrics.h"
 #include "place/read/cluster.h"
 #include "placer.h"
+#include "podfail.h"
 #include "reconcile.h"
 #include "resources.h"
 #include "runner/runner.h"
 #include "workqueue.h"
 
-/* the AjJobs, the AjTemplates, and what each runner owns */
-#define AJ_WATCHES_MAX (2 + AJ_RUNNERS_MAX)
+/* the AjJobs, the AjTemplates, what each runner owns, and aj's pods */
+#define AJ_WATCHES_MAX (3 + AJ_RUNNERS_MAX)
+
+/* aj's pods, whatever their backend (backend.h): the pod watch's selector */
+#define POD_SELECTOR "aj.dev/ajjob"
 
 struct ctl;
 
@@ -43,6 +48,11 @@ struct feed {
 	struct ctl *ctl;
 	enum aj_cache_kind kind;
 	const struct aj_runner *runner;  /* of AJ_CACHE_OWNED feeds */
+	/*
+	 * aj's pods: nothing is cached, a failure is recorded (podfail.h); a
+	 * courtesy, so neither readiness nor the workers wait for it
+	 */
+	int pods;
 	const char *what;          /* "ajjobs.aj.dev" */
 	struct aj_strmap listed;   /* keys seen so far in the list being read */
 	atomic_int synced;
@@ -61,6 +71,7 @@ struct ctl {
 	struct aj_health_server health;
 	struct aj_reconciler rec;
 	struct aj_placer placer;   /* the views placement AjJobs are ranked by */
+	struct aj_podfail podfail; /* the pod watch's failures, by AjJob */
 	struct feed feeds[AJ_WATCHES_MAX];
 	size_t nr_feeds;
 	char identity[256];
@@ -149,6 +160,45 @@ static void owner_key(const cJSON *obj, char *out, size_t size)
 }
 
 /*
+ * A pod event: a failure is recorded for its AjJob, which is queued (at the
+ * low level, as changes of what it owns) when the failure is new.
+ */
+static void pod_seen(struct ctl *c, const cJSON *pod)
+{
+	struct aj_pod_failure f;
+	int r;
+
+	if (!aj_pod_failure_read(pod, &f))
+		return;
+	aj_podfail_owner(&c->cache, &f);
+	/* the failed pods a finished job keeps (listed again at start) tell nothing new */
+	if (aj_cache_ajjob_ended(&c->cache, f.ajjob))
+		return;
+	r = aj_podfail_put(&c->podfail, &f);
+	if (r < 0) {
+		aj_log(AJ_LOG_ERROR, "out of memory recording a pod failure", "ajjob", f.ajjob,
+		       AJ_LOG_END);
+	} else if (r) {
+		char text[512];
+
+		aj_pod_failure_format(&f, text, sizeof(text));
+		aj_log(AJ_LOG_INFO, "pod failed", "ajjob", f.ajjob, "failure", text, "container",
+		       f.container, AJ_LOG_END);
+		enqueue(c, f.ajjob, 1);
+	}
+}
+
+/* An AjJob that ended (or went: ajjob NULL) needs no failure recorded any more. */
+static void forget_failure(struct ctl *c, const cJSON *ajjob, const char *key)
+{
+	enum aj_phase phase;
+
+	if (!ajjob || (!aj_phase_parse(aj_json_str(aj_json_get(ajjob, "status"), "phase"), &phase) &&
+		       aj_phase_terminal(phase)))
+		aj_podfail_forget(&c->podfail, key);
+}
+
+/*
  * Add or replace one object (taken). The cache is updated before the AjJob
  * is queued, so the worker that picks it up sees this change.
  */
@@ -158,6 +208,11 @@ static void feed_put(struct feed *f, cJSON *obj)
 	char key[320], owner[320];
 	int r = 0;
 
+	if (f->pods) {
+		pod_seen(c, obj);
+		cJSON_Delete(obj);
+		return;
+	}
 	if (aj_cache_key(obj, key, sizeof(key))) {
 		cJSON_Delete(obj);
 		return;
@@ -166,6 +221,7 @@ static void feed_put(struct feed *f, cJSON *obj)
 	case AJ_CACHE_AJJOBS:
 		/* the waits placement ranks by: rebuilt as the list brings every AjJob, then kept */
 		aj_placer_learn(&c->placer, obj);
+		forget_failure(c, obj, key);
 		r = aj_cache_ajjob_put(&c->cache, obj);
 		enqueue(c, key, 0);
 		break;
@@ -205,6 +261,14 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 	case AJ_WATCH_LIST: {
 		cJSON *items = cJSON_GetObjectItemCaseSensitive(ev->object, "items"), *it;
 
+		if (f->pods) {
+			cJSON_ArrayForEach(it, items) {
+				pod_seen(c, it);
+			}
+			if (ev->last)
+				atomic_store(&f->synced, 1);
+			return 0;
+		}
 		if (ev->first) {
 			aj_strmap_release(&f->listed);
 			aj_strmap_init(&f->listed);
@@ -229,13 +293,19 @@ static int on_event(void *ctx, struct aj_watch_event *ev)
 		ev->object = NULL;
 		return 0;
 	case AJ_WATCH_DELETED:
+		/* a pod's last state: a failure not seen before it went is still told */
+		if (f->pods) {
+			pod_seen(c, ev->object);
+			return 0;
+		}
 		if (aj_cache_key(ev->object, key, sizeof(key)))
 			return 0;
-		if (f->kind == AJ_CACHE_AJJOBS)
+		if (f->kind == AJ_CACHE_AJJOBS) {
 			aj_cache_ajjob_delete(&c->cache, key);
-		else if (f->kind == AJ_CACHE_TEMPLATES)
+			forget_failure(c, NULL, key);
+		} else if (f->kind == AJ_CACHE_TEMPLATES) {
 			aj_cache_template_delete(&c->cache, key);
-		else {
+		} else {
 			char owner[320];
 
 			owner_key(ev->object, owner, sizeof(owner));
@@ -288,8 +358,9 @@ static int allowed(struct aj_kube *k, const char *ns, const char *verb, const ch
  * Is verb on resource allowed in ns? When not, a permission the controller
  * cannot work without (without NULL) is an error added to miss; one whose
  * lack only degrades something is a warning saying what (without).
+ * 1 allowed, 0 not, -1 not known.
  */
-static void check_one(struct aj_kube *k, const struct aj_access *a, const char *ns,
+static int check_one(struct aj_kube *k, const struct aj_access *a, const char *ns,
 		      const char *where, const char *without, struct aj_buf *miss)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
@@ -313,6 +384,7 @@ static void check_one(struct aj_kube *k, const struct aj_access *a, const char *
 		       err.nr ? err.items[0].message : "out of memory", AJ_LOG_END);
 	}
 	aj_errors_release(&err);
+	return r;
 }
 
 /*
@@ -359,7 +431,7 @@ static int synced(const struct ctl *c)
 	size_t i;
 
 	for (i = 0; i < c->nr_feeds; i++)
-		if (!atomic_load(&c->feeds[i].synced))
+		if (!c->feeds[i].pods && !atomic_load(&c->feeds[i].synced))
 			return 0;
 	return 1;
 }
@@ -380,6 +452,8 @@ static int ready(void *ctx, struct aj_buf *why)
 		struct feed *f = &c->feeds[i];
 		double stale;
 
+		if (f->pods)
+			continue;
 		if (!atomic_load(&f->synced)) {
 			pthread_mutex_lock(&c->lock);
 			aj_buf_addf(why, "%s not listed yet%s%s", f->what,
@@ -657,6 +731,9 @@ static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_in
 	c->o = o;
 	c->stop = stop;
 	aj_placer_init(&c->placer);
+	if (aj_podfail_init(&c->podfail, 0))
+		return aj_errors_add(err, NULL, "cannot create a mutex");
+	c->rec.podfail = &c->podfail;
 	if (aj_cache_init(&c->cache) || aj_workqueue_init(&c->queue, NULL) ||
 	    aj_metrics_init(&c->metrics) || register_metrics(&c->metrics))
 		return aj_errors_oom(err);
@@ -682,20 +759,44 @@ static int start_up(struct run *x, const struct aj_controller_opts *o, atomic_in
 	return 0;
 }
 
+/* A watch in the controller's namespace (all when none); selector: the pod watch's. */
 static int add_feed(struct run *x, const struct aj_kube_resource *res, enum aj_cache_kind kind,
-		    const struct aj_runner *runner, const char *what, struct aj_errors *err)
+		    const struct aj_runner *runner, const char *what, const char *selector,
+		    struct aj_errors *err)
 {
 	struct ctl *c = &x->c;
 	struct feed *f = &c->feeds[c->nr_feeds++];
 	struct aj_kube_ref ref = { res, c->o->watch_namespace, NULL, NULL };
+	struct aj_kube_list_opts lo;
 
+	memset(&lo, 0, sizeof(lo));
+	lo.label_selector = selector;
 	f->ctl = c;
 	f->kind = kind;
 	f->runner = runner;
 	f->what = what;
+	f->pods = selector != NULL;
 	if (ref.ns && !ref.ns[0])
 		ref.ns = NULL;
-	return aj_watch_add(&x->loop, &ref, NULL, on_event, f, err);
+	return aj_watch_add(&x->loop, &ref, &lo, on_event, f, err);
+}
+
+/*
+ * aj's pods, watched only where the controller may: without the permission
+ * the controller works on, and a failed job whose pod its backend deleted
+ * before the look says no pod (the start-up warning says so).
+ */
+static int add_pod_feed(struct run *x, struct aj_errors *err)
+{
+	static const struct aj_access watch_pods = { "watch", "", "pods", NULL };
+	const char *ns = x->c.o->watch_namespace && x->c.o->watch_namespace[0]
+			 ? x->c.o->watch_namespace : NULL;
+
+	if (!check_one(&x->wk, &watch_pods, ns, ns ? ns : "all namespaces",
+		       "a failed job whose pod was deleted before it was listed is not told "
+		       "which pod failed with which exit code", NULL))
+		return 0;
+	return add_feed(x, &aj_res_pods, AJ_CACHE_OWNED, NULL, "pods", POD_SELECTOR, err);
 }
 
 /* Watches: the AjJobs, the AjTemplates and what each runner owns; then the health server. */
@@ -710,14 +811,17 @@ static int start_watches(struct run *x, struct aj_errors *err)
 	x->have_loop = 1;
 	x->loop.log = watch_log;
 	x->loop.log_ctx = c;
-	if (add_feed(x, &aj_res_ajjobs, AJ_CACHE_AJJOBS, NULL, "ajjobs.aj.dev", err) ||
-	    add_feed(x, &aj_res_ajtemplates, AJ_CACHE_TEMPLATES, NULL, "ajtemplates.aj.dev", err))
+	if (add_feed(x, &aj_res_ajjobs, AJ_CACHE_AJJOBS, NULL, "ajjobs.aj.dev", NULL, err) ||
+	    add_feed(x, &aj_res_ajtemplates, AJ_CACHE_TEMPLATES, NULL, "ajtemplates.aj.dev", NULL,
+		     err))
 		return -1;
 	for (i = 0; i < aj_runners_nr; i++)
 		if (aj_runners[i]->owns &&
 		    add_feed(x, aj_runners[i]->owns, (enum aj_cache_kind)(AJ_CACHE_OWNED + i),
-			     aj_runners[i], aj_runners[i]->owns_crd, err))
+			     aj_runners[i], aj_runners[i]->owns_crd, NULL, err))
 			return -1;
+	if (add_pod_feed(x, err))
+		return -1;
 	{
 		struct aj_health_ops ops = { ready, render_metrics, c };
 
@@ -863,6 +967,7 @@ static void shut_down(struct run *x)
 	aj_token_cache_free(c->identity_tokens);
 	aj_cache_release(&c->cache);
 	aj_placer_release(&c->placer);
+	aj_podfail_release(&c->podfail);
 	aj_workqueue_release(&c->queue);
 	aj_metrics_release(&c->metrics);
 	pthread_mutex_destroy(&c->lock);

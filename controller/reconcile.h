@@ -34,6 +34,7 @@ struct aj_kube;
 struct aj_metrics;
 
 struct aj_placer;
+struct aj_podfail;
 struct aj_storage_minter;
 
 struct aj_reconciler {
@@ -53,6 +54,8 @@ struct aj_reconciler {
 	long long ttl_after_finished;
 	/* ranks a placement AjJob's candidates (placer.h); NULL: placement AjJobs fail */
 	struct aj_placer *placer;
+	/* the failures the pod watch saw (podfail.h); NULL: no pod watch */
+	struct aj_podfail *podfail;
 };
 
 /* Shares nothing but what it is given; no release needed. */

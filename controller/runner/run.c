@@ -12,6 +12,7 @@
 #include "kube/client.h"
 #include "log.h"
 #include "placer.h"
+#include "podfail.h"
 #include "reconcile.h"
 #include "resources.h"
 
@@ -139,4 +140,15 @@ int aj_run_patch_ajjob(struct aj_run *run, cJSON *patch, struct aj_errors *err)
 	}
 	cJSON_Delete(out);
 	return ret;
+}
+
+const char *aj_run_pod_failure(struct aj_run *run, char *out, size_t size)
+{
+	struct aj_pod_failure f;
+
+	if (!run->r->podfail || !run->s.uid || !aj_podfail_get(run->r->podfail, run->rep.key,
+								run->s.uid, &f))
+		return NULL;
+	aj_pod_failure_format(&f, out, size);
+	return out;
 }

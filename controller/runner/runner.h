@@ -37,10 +37,12 @@
  * State: nothing is kept between reconciles except what the cache holds by
  * design: the AjJob's record (its status, which names the owned object),
  * the owned object's record (fed by the runner's watch) and the
- * controller's notes on the AjJob's record (storage_due, reason_due). The
- * owned object's name derives from the AjJob alone, so a crash between two
- * steps loses nothing: the next create meets AlreadyExists and adopts what
- * the AjJob owns. Every timer a plan needs is asked for again by every
+ * controller's notes on the AjJob's record (storage_due, reason_due); and
+ * beside the cache, the latest failure the pod watch saw of the AjJob's pods
+ * (podfail.h: a courtesy; after a restart only the pods still there tell
+ * it again). The owned object's name derives from the AjJob alone, so a
+ * crash between two steps loses nothing: the next create meets
+ * AlreadyExists and adopts what the AjJob owns. Every timer a plan needs is asked for again by every
  * reconcile (the work queue keeps the earliest).
  *
  * Adding a runner: a const struct aj_runner in one file of this folder and
@@ -144,6 +146,9 @@ struct aj_seen {
 	const char *create_reason;  /* the reason a refusal is told under; NULL: <prefix>Rejected */
 	/* runner facts, fetched for its needs */
 	const char *failure;        /* "task worker, pod P: exit code 3 (Error)"; NULL: none */
+	/* the same fact as the pod watch recorded it for the object's pods (podfail.h), read
+	 * with failure: the pod may be gone before the list; NULL: none recorded */
+	const char *pod_failure;
 	const char *reason;         /* the scheduler's (or queue's) reason; NULL: none found */
 	const char *never;          /* with a reason, aj's fact: the job can never fit the
 				     * schedulable nodes (aj_run_never_fits); NULL or "": it could */
@@ -442,6 +447,7 @@ void aj_runner_object_name(const char *ajjob, size_t max, char *out, size_t size
 struct aj_run_scratch {
 	char text[1024];            /* a fact observe read: a failure, a queue's reason */
 	char fact[256];             /* aj's fact beside the reason (aj_run_never_fits) */
+	char pod_failure[512];      /* the pod watch's record of a failure (aj_run_pod_failure) */
 	cJSON *keep;
 	void *state;
 	void (*state_free)(void *state);
@@ -476,5 +482,11 @@ int aj_run_delete_owned(struct aj_run *run, struct aj_errors *err);
 int aj_run_never_fits(struct aj_run *run, const char **fact, struct aj_errors *err);
 /* The pods in the AjJob's namespace matching a label selector (caller frees *out). */
 int aj_run_pods(struct aj_run *run, const char *selector, cJSON **out, struct aj_errors *err);
+/*
+ * The failure the pod watch recorded for the owned object's pods (podfail.h),
+ * formatted into out ("task T, pod P: exit code N (Reason)"); NULL when none
+ * (or no pod watch).
+ */
+const char *aj_run_pod_failure(struct aj_run *run, char *out, size_t size);
 
 #endif

@@ -141,10 +141,13 @@ static void finished(const struct aj_seen *s, struct aj_plan *p)
 		p->need |= NEED_FAILURE;
 		return;
 	} else {
+		/* the pods listed, else the watch's record: Volcano may have deleted the pod */
+		const char *failure = s->failure ? s->failure : s->pod_failure;
+
 		p->reason = "VolcanoJobFailed";
-		if (s->failure)
+		if (failure)
 			snprintf(p->message, sizeof(p->message), "Volcano Job %s is Failed%s: %s",
-				 s->job, after, s->failure);
+				 s->job, after, failure);
 		else
 			snprintf(p->message, sizeof(p->message),
 				 "Volcano Job %s is Failed%s (no failed pod is left to name)",
@@ -273,6 +276,7 @@ static int observe(struct aj_run *run, unsigned need, struct aj_seen *s, struct 
 		s->pods_left = cJSON_GetArraySize(aj_json_get(pods, "items"));
 		s->failure = aj_volcano_failure_from_pods(pods, sc->text, sizeof(sc->text))
 			     ? sc->text : NULL;
+		s->pod_failure = aj_run_pod_failure(run, sc->pod_failure, sizeof(sc->pod_failure));
 		cJSON_Delete(pods);
 		s->have |= NEED_FAILURE | AJ_NEED_PODS;
 	}

@@ -25,8 +25,9 @@ RULES = [
     (["events.k8s.io"], ["events"], ["create", "patch"]),
     # the storage Secret (controller/storage.c): written, never read
     ([""], ["secrets"], ["create", "patch"]),
-    # controller/runner/volcano.c: the pods of a failed or cancelled job, why a job waits
-    ([""], ["pods"], ["list"]),
+    # controller/runner/volcano.c: the pods of a failed or cancelled job, why a job waits;
+    # controller/controller.c: aj's pods watched (a failure recorded before the pod goes)
+    ([""], ["pods"], ["list", "watch"]),
     (["scheduling.volcano.sh"], ["podgroups"], ["get"]),
     ([""], ["events"], ["list"]),
     # controller/runner/kube.c: what Kueue says of a queued Job (its Workload)

@@ -96,6 +96,8 @@ expect_eq "...nor create one (the release's Lease is Helm's to create and delete
 expect_eq "...nor write an AjJob's spec" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' update ajjobs.aj.dev -n '$other' || true"
 expect_eq "...nor touch pods" "no" bash -c "'$AJ_KUBECTL' auth can-i --as='$sa' create pods -n '$other' || true"
 expect_eq "...only list them (a job's failed pod)" "yes" can list pods -n "$other"
+expect_eq "...and watch them (aj's pods: a failure recorded before the pod is deleted)" "yes" \
+  can watch pods -n "$other"
 # kubectl auth can-i asks about a resource the server does not serve without its group (Kueue is
 # not installed here): a SubjectAccessReview names it. may VERB GROUP RESOURCE NS: true or false
 may() {

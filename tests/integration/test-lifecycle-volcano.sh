@@ -23,6 +23,8 @@ expect_ok "a failing rank fails the AjJob" wait_for 150 phase_is fails Failed
 kill "$(cat "$work/fails.watch")" 2>/dev/null
 expect_ok "the message names the task, the pod and the exit code" bash -c \
   "[[ \$('$AJ_KUBECTL' -n '$ns' get ajjob fails -o jsonpath='{.status.message}') == 'Volcano Job fails is Failed after 2 restarts: task worker, pod fails-worker-0: exit code 7'* ]]"
+expect_ok "...which the pod watch recorded before Volcano deleted the pod" \
+  grep -qF '"msg":"pod failed","ajjob":"'"$ns"'/fails","failure":"task worker, pod fails-worker-0: exit code 7' "$work/main.log"
 expect_eq "status.retryCount is Volcano's" "2" jpath fails '{.status.retryCount}'
 expect_eq "...no tasks: Volcano deleted every pod of the failed job" "" jpath fails '{.status.tasks}{.status.tasksSummary}'
 expect_ok "the phase never went back (Volcano: Restarting, Pending, Running again)" never_back "$work/fails.phases"

@@ -132,6 +132,20 @@ expect_ok "...and a warning names the rule and its consequence" \
 expect_ok "...and no other rule is missing" bash -c "[ \$(grep -c 'missing permission' '$work/ctl.log') = 1 ]"
 stop_controller
 
+# 2c. no watch on pods: the pod watch (a failed pod's exit code after the pod is gone) is not
+#     started; a warning says what is lost, and the controller becomes ready.
+sed '/resources: \[pods\]/{n;s/verbs: \[list, watch\]/verbs: [list]/}' "$root/deploy/rbac.yaml" >"$work/no-watch-pods.yaml"
+expect_ok "the edited RBAC really lacks watch on pods, and only that" \
+  bash -c "grep -A1 'resources: \[pods\]' '$work/no-watch-pods.yaml' | grep -qF 'verbs: [list]' && [ \$(diff '$root/deploy/rbac.yaml' '$work/no-watch-pods.yaml' | grep -c '^<') = 1 ]"
+kc=$(sa_kubeconfig nowatchpods "$work/no-watch-pods.yaml") || fail "set up a ServiceAccount without watch on pods"
+start_controller "$kc"
+expect_ok "without watch on pods the controller still becomes ready" wait_readyz 20 '^200 ok$'
+expect_ok "...and a warning names the rule and its consequence" \
+  grep -qF '"msg":"missing permission","permission":"watch pods in all namespaces","consequence":"a failed job whose pod was deleted before it was listed' "$work/ctl.log"
+expect_ok "...and no other rule is missing" bash -c "[ \$(grep -c 'missing permission' '$work/ctl.log') = 1 ]"
+expect_ok "...nor does any watch fail" bash -c "! grep -q 'watch failed' '$work/ctl.log'"
+stop_controller
+
 # 3. no create on Volcano Jobs: the controller asks the API server about its
 #    write permissions and stays unready naming the missing one; a reconcile
 #    that needs it also says so in its log line.

@@ -97,10 +97,12 @@ cancel), post Events. deploy/rbac.yaml is rendered from this.
   verbs: [create, patch]
 # Read, never written: the pods of a failed job (which task, pod and exit code
 # failed it) or of a cancelled one (gone yet?), and why a job waits (its
-# PodGroup's Unschedulable condition, the scheduler's Events about it).
+# PodGroup's Unschedulable condition, the scheduler's Events about it). aj's
+# own pods (label aj.dev/ajjob) are watched: a failure is recorded before the
+# backend deletes the pod.
 - apiGroups: [""]
   resources: [pods]
-  verbs: [list]
+  verbs: [list, watch]
 - apiGroups: [scheduling.volcano.sh]
   resources: [podgroups]
   verbs: [get]

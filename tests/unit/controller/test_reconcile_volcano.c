@@ -13,6 +13,7 @@
 #include "api.h"
 #include "core/json.h"
 #include "placer.h"
+#include "podfail.h"
 #include "runner/volcano.h"
 
 #define AJJOB "/apis/aj.dev/v1alpha1/namespaces/ml/ajjobs/train"
@@ -85,6 +86,58 @@ static void a_volcano_ajjob_from_creation_to_expiry(void **state)
 	assert_null(aj_test_api_get(&a, AJJOB));
 	aj_test_api_events_are(&a, "ml", "Expired VolcanoJobCompleted VolcanoJobCreated VolcanoJobRunning");
 	aj_test_api_stop(&a);
+}
+
+/*
+ * A pod fails with exit code 3 and Volcano deletes it before the look: the
+ * pod watch's record still names the task, the pod and the exit code.
+ */
+static void a_failed_pod_deleted_before_the_look_is_still_named(void **state)
+{
+	struct aj_test_api a;
+	struct aj_podfail failures;
+	struct aj_pod_failure f;
+	cJSON *pod, *ajjob;
+
+	(void)state;
+	aj_test_api_start(&a, aj_test_api_train("volcano"));
+	assert_int_equal(aj_podfail_init(&failures, 0), 0);
+	a.rec.podfail = &failures;
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 0, AJ_ACTION_LOW);
+	aj_test_api_watch_owned(&a, &aj_runner_volcano, VCJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, AJ_REASON_GRACE + 1, AJ_ACTION_IDLE);
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_patch(&a, VCJOB, "{\"status\": {\"state\": {\"phase\": \"Running\"}}}");
+	aj_test_api_watch_owned(&a, &aj_runner_volcano, VCJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL);
+
+	/* the pod watch's event: the worker's pod, of the Volcano Job the peer made (uid-train) */
+	pod = cJSON_Parse("{\"metadata\": {\"name\": \"train-worker-0\", \"namespace\": \"ml\","
+			  " \"labels\": {\"aj.dev/ajjob\": \"train\", \"aj.dev/task\": \"worker\"},"
+			  " \"ownerReferences\": [{\"kind\": \"Job\", \"uid\": \"uid-train\","
+			  " \"controller\": true}]},"
+			  " \"status\": {\"phase\": \"Failed\", \"containerStatuses\": [{\"name\": \"main\","
+			  " \"state\": {\"terminated\": {\"exitCode\": 3, \"reason\": \"Error\"}}}]}}");
+	assert_int_equal(aj_pod_failure_read(pod, &f), 1);
+	cJSON_Delete(pod);
+	assert_int_equal(aj_podfail_put(&failures, &f), 1);
+
+	/* Volcano failed the job and deleted its pods: the list finds none */
+	aj_test_api_watch_ajjob(&a, AJJOB);
+	aj_test_api_patch(&a, VCJOB, "{\"status\": {\"state\": {\"phase\": \"Failed\"},"
+			  " \"retryCount\": 1}}");
+	aj_test_api_watch_owned(&a, &aj_runner_volcano, VCJOB);
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_DONE, 0, AJ_ACTION_NORMAL);
+	ajjob = aj_test_api_get(&a, AJJOB);
+	assert_string_equal(aj_test_status_of(ajjob, "phase"), "Failed");
+	assert_string_equal(aj_test_status_of(ajjob, "message"),
+			    "Volcano Job train is Failed after 1 restart: "
+			    "task worker, pod train-worker-0: exit code 3 (Error)");
+	cJSON_Delete(ajjob);
+	aj_test_api_events_are(&a, "ml", "VolcanoJobCreated VolcanoJobFailed VolcanoJobRunning");
+	aj_test_api_stop(&a);
+	aj_podfail_release(&failures);
 }
 
 /*
@@ -181,6 +234,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_volcano_ajjob_from_creation_to_expiry),
+		cmocka_unit_test(a_failed_pod_deleted_before_the_look_is_still_named),
 		cmocka_unit_test(a_job_that_can_never_fit_says_so),
 		cmocka_unit_test(an_unresolvable_ajjob_fails_without_a_runner),
 	};

@@ -190,6 +190,44 @@ static void every_observation_gives_its_plan(void **state)
 	}
 }
 
+/*
+ * A failed job's message: the failed pod the list shows, else the failure the
+ * pod watch recorded (Volcano deleted the pod before the list), else none.
+ */
+static void a_recorded_pod_failure_names_the_pod_gone(void **state)
+{
+	static const struct {
+		const char *name, *listed, *recorded, *message;
+	} failed[] = {
+		{ "listed only", "task worker, pod t-worker-1: exit code 3 (Error)", NULL,
+		  "Volcano Job t is Failed after 2 restarts: task worker, pod t-worker-1: exit code 3 (Error)" },
+		{ "recorded only: the pod is gone", NULL, "task worker, pod t-worker-0: exit code 3 (Error)",
+		  "Volcano Job t is Failed after 2 restarts: task worker, pod t-worker-0: exit code 3 (Error)" },
+		{ "the list wins", "task master, pod t-master-0: exit code 1 (Error)",
+		  "task worker, pod t-worker-0: exit code 3 (Error)",
+		  "Volcano Job t is Failed after 2 restarts: task master, pod t-master-0: exit code 1 (Error)" },
+		{ "neither", NULL, NULL,
+		  "Volcano Job t is Failed after 2 restarts (no failed pod is left to name)" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(failed) / sizeof(failed[0]); i++) {
+		struct aj_seen s = SEEN(AJ_PHASE_RUNNING, 0, NULL, 0, 1, 0, "Failed", 2, 3);
+		struct aj_plan p;
+
+		s.have = FAIL | PODS;
+		s.failure = failed[i].listed;
+		s.pod_failure = failed[i].recorded;
+		decide(&s, &p);
+		if (p.need || p.phase != AJ_PHASE_FAILED || strcmp(p.reason, "VolcanoJobFailed") ||
+		    strcmp(p.message, failed[i].message) || p.nr_events != 1 ||
+		    strcmp(p.events[0].note, failed[i].message))
+			fail_msg("%s: need %u phase %s reason %s message \"%s\"", failed[i].name, p.need,
+				 aj_phase_name(p.phase), p.reason, p.message);
+	}
+}
+
 /* The second decision, once the plan's needs were fetched. */
 static void fetched_facts_finish_the_plan(void **state)
 {
@@ -707,6 +745,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_observation_gives_its_plan),
 		cmocka_unit_test(fetched_facts_finish_the_plan),
+		cmocka_unit_test(a_recorded_pod_failure_names_the_pod_gone),
 		cmocka_unit_test(ajs_fact_after_the_scheduler_reason),
 		cmocka_unit_test(submission_steps_in_order),
 		cmocka_unit_test(storage_secrets_are_renewed_when_due),
