@@ -245,7 +245,7 @@ int aj_azure_read_views(const void *forwarder, struct aj_views_azure *out)
 {
 	const struct aj_azure_forwarder *f = forwarder;
 	struct aj_views_azure_scope scope = { { f->ws.sub, f->ws.rg, f->ws.name, NULL }, NULL,
-					      vc_for_someone, f };
+					      vc_for_someone, f, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_arm_config c;
 	struct aj_arm arm;

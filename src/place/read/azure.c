@@ -66,6 +66,10 @@ int aj_views_read_azure(struct aj_arm *arm, const struct aj_views_azure_scope *s
 		goto out;
 	}
 	aj_errors_release(&err);
+	if (s->computes_only) {
+		rc = 0;
+		goto out;
+	}
 	if (aj_aml_vcs_read(arm, s->subscription, s->vc_wanted, NULL, s->ctx, &vcs, &nr, &status,
 			    &err)) {
 		if (err.oom)
