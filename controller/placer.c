@@ -18,6 +18,10 @@ void aj_placer_init(struct aj_placer *p)
 
 void aj_placer_release(struct aj_placer *p)
 {
+	size_t i;
+
+	for (i = 0; i < p->azure_nr; i++)
+		aj_views_azure_release(&p->azure[i]);
 	aj_waits_release(&p->waits);
 	aj_views_release(&p->empty);
 	aj_views_release(&p->views);
@@ -25,12 +29,15 @@ void aj_placer_release(struct aj_placer *p)
 }
 
 void aj_placer_set_azure(struct aj_placer *p,
-			 int (*read)(const void *config, struct aj_views_azure *out),
+			 int (*read)(const void *config, const struct aj_place_workspace *ws,
+				     size_t nr, struct aj_views_azure *parts),
+			 void (*workspace)(const void *config, struct aj_place_workspace *out),
 			 const void *config, int every)
 {
 	p->read_azure = read;
 	p->azure_config = config;
 	p->azure_every = every;
+	workspace(config, &p->azure_default);
 }
 
 static int stale(long long read_at, long long now, long long every)
@@ -57,25 +64,78 @@ static int refresh(struct aj_views *cur, long long *at, long long max_age, struc
 	return 0;
 }
 
-/* The snapshot, each part read again when stale (under the lock). 0 / -1. */
+/*
+ * The workspaces of g not known yet added while there is room (under the
+ * lock): the next read, made now, has them.
+ */
+static void know(struct aj_placer *p, const struct aj_place_workspaces *g)
+{
+	size_t i, k;
+
+	for (i = 0; i < g->nr; i++) {
+		for (k = 0; k < p->azure_ws_nr; k++)
+			if (aj_place_workspace_same(&p->azure_ws[k], &g->items[i]))
+				break;
+		if (k == p->azure_ws_nr && k < AJ_PLACER_WORKSPACES) {
+			p->azure_ws[p->azure_ws_nr++] = g->items[i];
+			p->azure_read_at = 0;
+		}
+	}
+}
+
+/*
+ * The snapshot, each part read again when stale (under the lock); the
+ * Azure part, at its own pace, only once a candidate names a workspace.
+ * 0 / -1.
+ */
 static int fresh(struct aj_placer *p, struct aj_kube *k, long long now)
 {
-	struct aj_views_azure azure = p->views.azure;
-	int rc;
+	size_t i;
 
-	/* the Azure part has its own pace: kept across the cluster's reads, which leave it empty */
-	memset(&p->views.azure, 0, sizeof(p->views.azure));
-	rc = refresh(&p->views, &p->read_at, AJ_PLACER_FRESH, k, now, aj_views_read_cluster);
-	p->views.azure = azure;
-	if (rc)
+	if (refresh(&p->views, &p->read_at, AJ_PLACER_FRESH, k, now, aj_views_read_cluster))
 		return -1;
-	if (p->read_azure && stale(p->azure_read_at, now, p->azure_every)) {
-		aj_views_azure_release(&p->views.azure);
-		if (p->read_azure(p->azure_config, &p->views.azure))
-			return -1;
-		p->azure_read_at = now;
-	}
+	if (!p->read_azure || !p->azure_ws_nr || !stale(p->azure_read_at, now, p->azure_every))
+		return 0;
+	for (i = 0; i < p->azure_nr; i++)
+		aj_views_azure_release(&p->azure[i]);
+	p->azure_nr = p->azure_ws_nr;
+	if (p->read_azure(p->azure_config, p->azure_ws, p->azure_nr, p->azure))
+		return -1;
+	p->azure_read_at = now;
 	return 0;
+}
+
+/*
+ * The part of each workspace of g as read into parts (borrowed), the VCs
+ * in the first; one beyond the bound unknown with why (under the lock).
+ */
+static void parts_of(const struct aj_placer *p, const struct aj_place_workspaces *g,
+		     struct aj_views_azure *parts)
+{
+	size_t i, k;
+
+	for (i = 0; i < g->nr; i++) {
+		for (k = 0; k < p->azure_nr; k++)
+			if (aj_place_workspace_same(&p->azure_ws[k], &g->items[i]))
+				break;
+		if (k < p->azure_nr) {
+			parts[i] = p->azure[k];
+			continue;
+		}
+		memset(&parts[i], 0, sizeof(parts[i]));
+		parts[i].read = 1;
+		snprintf(parts[i].computes_why, sizeof(parts[i].computes_why),
+			 "workspace %.64s is not read: placement reads the computes of the first "
+			 "%d workspaces named", g->items[i].name, AJ_PLACER_WORKSPACES);
+		memcpy(parts[i].vcs_why, parts[i].computes_why, sizeof(parts[i].vcs_why));
+	}
+	if (g->nr && p->azure_nr && parts[0].workspace) {
+		parts[0].vcs = p->azure[0].vcs;
+		parts[0].vcs_nr = p->azure[0].vcs_nr;
+		memcpy(parts[0].vcs_why, p->azure[0].vcs_why, sizeof(parts[0].vcs_why));
+		parts[0].vc_allowed = p->azure[0].vc_allowed;
+		parts[0].vc_allowed_ctx = p->azure[0].vc_allowed_ctx;
+	}
 }
 
 int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candidates *c,
@@ -83,14 +143,27 @@ int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candi
 		   long long now, struct aj_place_row *rows, char (*where)[AJ_PLACE_WHERE_MAX],
 		   struct aj_errors *err)
 {
+	struct aj_views_azure parts[AJ_PLACEMENT_MAX_CANDIDATES];
+	struct aj_place_workspaces g;
+	size_t i;
 	int rc = 0;
 
 	pthread_mutex_lock(&p->lock);
+	g.nr = 0;
+	for (i = 0; i < c->nr && i < AJ_PLACEMENT_MAX_CANDIDATES; i++)
+		g.of[i] = AJ_PLACE_NOT_AZURE;
+	if (p->read_azure) {
+		aj_place_workspaces_group(c, &p->azure_default, &g);
+		know(p, &g);
+	}
 	if (fresh(p, k, now)) {
 		pthread_mutex_unlock(&p->lock);
 		return aj_errors_oom(err);
 	}
-	rc = aj_place_judge(&p->views, &p->waits, c, ctx, served, why_not, rows, where, err);
+	parts_of(p, &g, parts);
+	/* with a default, a workspace goes unnamed only when its name is too long for Azure */
+	rc = aj_place_judge_workspaces(&p->views, parts, &g, "its workspace_name is too long",
+				       &p->waits, c, ctx, served, why_not, rows, where, err);
 	pthread_mutex_unlock(&p->lock);
 	if (!rc)
 		aj_place_rank(rows, c->nr);

@@ -49,7 +49,7 @@ int aj_place_workspace_of(const struct aj_target *t, const struct aj_place_works
 	       part(out->name, name, strlen(name)) ? -1 : 0;
 }
 
-static int same(const struct aj_place_workspace *a, const struct aj_place_workspace *b)
+int aj_place_workspace_same(const struct aj_place_workspace *a, const struct aj_place_workspace *b)
 {
 	return !strcmp(a->subscription, b->subscription) &&
 	       !strcmp(a->resource_group, b->resource_group) && !strcmp(a->name, b->name);
@@ -72,7 +72,7 @@ void aj_place_workspaces_group(const struct aj_candidates *c, const struct aj_pl
 			out->of[i] = AJ_PLACE_NO_WORKSPACE;
 			continue;
 		}
-		for (k = 0; k < out->nr && !same(&out->items[k], &w); k++)
+		for (k = 0; k < out->nr && !aj_place_workspace_same(&out->items[k], &w); k++)
 			;
 		if (k == out->nr)
 			out->items[out->nr++] = w;
@@ -80,29 +80,37 @@ void aj_place_workspaces_group(const struct aj_candidates *c, const struct aj_pl
 	}
 }
 
-/* The candidates of group `which` judged against v, their rows copied into rows. 0 / -1. */
+/*
+ * The candidates of group `which` judged against v, their rows copied into
+ * rows; those the caller does not serve (excluded with its reason) with the
+ * cluster's group. 0 / -1.
+ */
 static int judge_group(const struct aj_views *v, const struct aj_place_workspaces *g, int which,
 		       const struct aj_waits *w, const struct aj_candidates *c,
-		       const struct aj_build_ctx *ctx, struct aj_place_row *rows,
+		       const struct aj_build_ctx *ctx, const int *served,
+		       const char *const *why_not, struct aj_place_row *rows,
 		       char (*where)[AJ_PLACE_WHERE_MAX], struct aj_errors *err)
 {
 	struct aj_place_row mine[AJ_PLACEMENT_MAX_CANDIDATES];
-	const char *why_not[AJ_PLACEMENT_MAX_CANDIDATES];
-	int served[AJ_PLACEMENT_MAX_CANDIDATES];
+	const char *why[AJ_PLACEMENT_MAX_CANDIDATES];
+	int here[AJ_PLACEMENT_MAX_CANDIDATES], judged[AJ_PLACEMENT_MAX_CANDIDATES];
 	size_t i, n = 0;
 
 	for (i = 0; i < c->nr; i++) {
-		/* a candidate not valid is judged (excluded) once, with the cluster's */
-		served[i] = g->of[i] == which;
-		why_not[i] = "";
-		n += (size_t)served[i];
+		int excluded = served && !served[i];
+
+		/* a candidate not valid, or not served, gets its row once, with the cluster's */
+		here[i] = excluded ? which == AJ_PLACE_NOT_AZURE : g->of[i] == which;
+		judged[i] = here[i] && !excluded;
+		why[i] = excluded ? why_not[i] : "";
+		n += (size_t)here[i];
 	}
 	if (!n)
 		return 0;
-	if (aj_place_judge(v, w, c, ctx, served, why_not, mine, where, err))
+	if (aj_place_judge(v, w, c, ctx, judged, why, mine, where, err))
 		return -1;
 	for (i = 0; i < c->nr; i++)
-		if (served[i])
+		if (here[i])
 			rows[i] = mine[i];
 	return 0;
 }
@@ -110,7 +118,8 @@ static int judge_group(const struct aj_views *v, const struct aj_place_workspace
 int aj_place_judge_workspaces(const struct aj_views *v, const struct aj_views_azure *parts,
 			      const struct aj_place_workspaces *g, const char *none_why,
 			      const struct aj_waits *w, const struct aj_candidates *c,
-			      const struct aj_build_ctx *ctx, struct aj_place_row *rows,
+			      const struct aj_build_ctx *ctx, const int *served,
+			      const char *const *why_not, struct aj_place_row *rows,
 			      char (*where)[AJ_PLACE_WHERE_MAX], struct aj_errors *err)
 {
 	struct aj_views one = *v;   /* shallow: only its Azure part changes, nothing is freed */
@@ -118,23 +127,26 @@ int aj_place_judge_workspaces(const struct aj_views *v, const struct aj_views_az
 
 	if (c->nr > AJ_PLACEMENT_MAX_CANDIDATES)
 		return aj_errors_add(err, NULL, "more than %d candidates", AJ_PLACEMENT_MAX_CANDIDATES);
-	if (judge_group(v, g, AJ_PLACE_NOT_AZURE, w, c, ctx, rows, where, err))
+	if (judge_group(v, g, AJ_PLACE_NOT_AZURE, w, c, ctx, served, why_not, rows, where, err))
 		return -1;
 	memset(&one.azure, 0, sizeof(one.azure));
 	one.azure.read = 1;
 	snprintf(one.azure.computes_why, sizeof(one.azure.computes_why), "%s", none_why);
 	snprintf(one.azure.vcs_why, sizeof(one.azure.vcs_why), "%s", none_why);
-	if (judge_group(&one, g, AJ_PLACE_NO_WORKSPACE, w, c, ctx, rows, where, err))
+	if (judge_group(&one, g, AJ_PLACE_NO_WORKSPACE, w, c, ctx, served, why_not, rows, where, err))
 		return -1;
 	for (k = 0; k < g->nr; k++) {
 		one.azure = parts[k];
-		/* the VCs are the identity's, whatever the workspace: read once, into the first */
-		one.azure.vcs = parts[0].vcs;
-		one.azure.vcs_nr = parts[0].vcs_nr;
-		memcpy(one.azure.vcs_why, parts[0].vcs_why, sizeof(one.azure.vcs_why));
-		one.azure.vc_allowed = parts[0].vc_allowed;
-		one.azure.vc_allowed_ctx = parts[0].vc_allowed_ctx;
-		if (judge_group(&one, g, (int)k, w, c, ctx, rows, where, err))
+		/* the VCs are the identity's, whatever the workspace: read once, into the first
+		 * (a part not read at all keeps its own why) */
+		if (parts[k].workspace) {
+			one.azure.vcs = parts[0].vcs;
+			one.azure.vcs_nr = parts[0].vcs_nr;
+			memcpy(one.azure.vcs_why, parts[0].vcs_why, sizeof(one.azure.vcs_why));
+			one.azure.vc_allowed = parts[0].vc_allowed;
+			one.azure.vc_allowed_ctx = parts[0].vc_allowed_ctx;
+		}
+		if (judge_group(&one, g, (int)k, w, c, ctx, served, why_not, rows, where, err))
 			return -1;
 	}
 	return 0;

@@ -47,6 +47,9 @@ int aj_place_workspace_parse(const char *s, struct aj_place_workspace *out);
 int aj_place_workspace_of(const struct aj_target *t, const struct aj_place_workspace *dflt,
 			  struct aj_place_workspace *out);
 
+/* The same workspace (as written). */
+int aj_place_workspace_same(const struct aj_place_workspace *a, const struct aj_place_workspace *b);
+
 #define AJ_PLACE_NOT_AZURE (-1)      /* judged in the cluster's views */
 #define AJ_PLACE_NO_WORKSPACE (-2)   /* an Azure candidate that names no workspace */
 
@@ -67,17 +70,18 @@ void aj_place_workspaces_group(const struct aj_candidates *c, const struct aj_pl
 			       struct aj_place_workspaces *out);
 
 /*
- * aj_place_judge (same arguments but served: every valid candidate) with
- * each Azure candidate judged against parts[g->of[i]] as the views' Azure
- * part (g->nr of them, in the order of g->items, each with its workspace's
- * computes), the VCs for all of them parts[0]'s; one naming no workspace
+ * aj_place_judge (the same arguments) with each Azure candidate judged
+ * against parts[g->of[i]] as the views' Azure part (g->nr of them, in the
+ * order of g->items, each with its workspace's computes), the VCs for all
+ * those read (a workspace set) parts[0]'s; one naming no workspace
  * against a part that is unknown with none_why. The others are judged
  * against v as it is. 0 / -1 (out of memory, in err).
  */
 int aj_place_judge_workspaces(const struct aj_views *v, const struct aj_views_azure *parts,
 			      const struct aj_place_workspaces *g, const char *none_why,
 			      const struct aj_waits *w, const struct aj_candidates *c,
-			      const struct aj_build_ctx *ctx, struct aj_place_row *rows,
+			      const struct aj_build_ctx *ctx, const int *served,
+			      const char *const *why_not, struct aj_place_row *rows,
 			      char (*where)[AJ_PLACE_WHERE_MAX], struct aj_errors *err);
 
 #endif

@@ -210,8 +210,8 @@ static void judged_in_their_workspace(void **state)
 	/* the second part's VCs were not read: what it says of them is not used */
 	snprintf(parts[1].vcs_why, sizeof(parts[1].vcs_why), "not read");
 	aj_place_workspaces_group(&c, &dflt, &g);
-	assert_int_equal(aj_place_judge_workspaces(&v, parts, &g, "none named", &w, &c, &ctx, rows,
-						   where, &err), 0);
+	assert_int_equal(aj_place_judge_workspaces(&v, parts, &g, "none named", &w, &c, &ctx, NULL,
+						   NULL, rows, where, &err), 0);
 	assert_string_equal(rows[0].name, "template/aml");
 	assert_int_equal(rows[0].state, AJ_PLACE_FITS);
 	assert_string_equal(rows[0].reason, "compute gpu-cluster: 6 of 8 nodes free");
@@ -230,8 +230,8 @@ static void judged_in_their_workspace(void **state)
 	/* no workspace named: the Azure rows say why; the VCs not read: sing says so */
 	snprintf(parts[0].vcs_why, sizeof(parts[0].vcs_why), "Azure is unreachable");
 	aj_place_workspaces_group(&c, NULL, &g);
-	assert_int_equal(aj_place_judge_workspaces(&v, parts, &g, "none named", &w, &c, &ctx, rows,
-						   where, &err), 0);
+	assert_int_equal(aj_place_judge_workspaces(&v, parts, &g, "none named", &w, &c, &ctx, NULL,
+						   NULL, rows, where, &err), 0);
 	assert_int_equal(rows[0].state, AJ_PLACE_UNKNOWN);
 	assert_string_equal(rows[0].reason, "Azure ML computes unknown: none named");
 	assert_int_equal(rows[1].state, AJ_PLACE_UNKNOWN);
