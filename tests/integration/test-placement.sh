@@ -19,7 +19,10 @@
 #     cancelled and, once Azure says Canceled, the job placed on Volcano;
 #   - the controller SIGKILLed while many placement AjJobs arrive: every one placed once;
 #   - `aj place` run just before (or while it waits) ranks and picks as the controller did:
-#     its -o json is the AjJob's status.placement ranking, and it creates nothing.
+#     its -o json is the AjJob's status.placement ranking, and it creates nothing; with the
+#     user's credential it reads Azure: an aml candidate with free nodes CanStartNow with the
+#     compute's counts, a sing one with the VC's quota, one naming no workspace Unknown saying
+#     how to name one, and with ARM unreachable the Azure rows Unknown with why.
 # A watcher checks, every half second, that no AjJob ever has more than one backend object.
 source "$(dirname "$0")/lib.sh"
 cluster_test place
@@ -90,6 +93,13 @@ config:
 tpl place-azure-down "base: []
 config:
   placement: {candidates: [p-aml, p-sing, p-az-vq3]}"
+# for aj place: an aml candidate naming no subscription or resource group (the account's emptied)
+tpl p-aml-nows "base: aml
+config:
+  target: {namespace: $ns, name: gpu-cluster, subscription_id: '', resource_group: '', workspace_name: ws-main}"
+tpl place-nows "base: []
+config:
+  placement: {candidates: [p-aml-nows, p-sing, p-az-vq3]}"
 
 # Kueue's LocalQueue team-a here, in front of the cluster's ClusterQueue team-a (64 GPUs in two
 # flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate creating the
@@ -241,7 +251,7 @@ AJ_AZURE_WORKSPACE=$sub/ml-rg/ws-main aj_place_az place-aml 2 -o json >"$work/pa
 AJ_AZURE_WORKSPACE=$sub/ml-rg/ws-main aj_place_az place-aml 2 >"$work/pa.place" 2>&1
 cat "$work/pa.place"
 expect_ok "aj place -t place-aml -n 2: the aml candidate CanStartNow with the compute's free nodes" \
-  grep -qE '^1 +template/p-aml +aml +ws-main/gpu-cluster +CanStartNow +([0-9]+s|-) +compute gpu-cluster: 6 of 8 nodes free$' "$work/pa.place"
+  grep -qE "^1 +template/p-aml +aml +[^ ]*/ws-main/gpu-cluster +CanStartNow +([0-9]+s|-) +compute gpu-cluster: 6 of 8 nodes free\$" "$work/pa.place"
 expect_ok "...would submit to it" grep -qx 'would submit to template/p-aml' "$work/pa.place"
 place pa place-aml 2
 expect_ok "AjJob pa: 2 of 6 free nodes, the aml candidate first in the user's order is chosen" \
@@ -258,11 +268,11 @@ AJ_AZURE_WORKSPACE=$sub/ml-rg/ws-main aj_place_az place-sing 2 >"$work/ps.place"
 cat "$work/ps.place"
 expect_ok "aj place -t place-sing -n 2: the sing candidate CanStartNow on vc-big's quota" \
   grep -qE "^1 +template/p-sing +sing +.* +CanStartNow +([0-9]+s|-) +virtual cluster $sub/sing-rg/vc-big: Premium quota for 2 x ND12_v4 \\(2 units\\), 46 left\$" "$work/ps.place"
-# no AJ_AZURE_WORKSPACE: p-sing names its own workspace, p-aml none
-aj_place_az place-azure-down 1 >"$work/pnw.place" 2>&1
+# no AJ_AZURE_WORKSPACE: p-sing names its own workspace, p-aml-nows none
+aj_place_az place-nows 1 >"$work/pnw.place" 2>&1
 cat "$work/pnw.place"
 expect_ok "aj place, no workspace named: the aml row Unknown, saying how to name one" \
-  grep -qE '^[0-9] +template/p-aml +aml +.* +Unknown +([0-9]+s|-) +Azure ML computes unknown: no workspace is named: set target.subscription_id, resource_group and workspace_name in the template, or AJ_AZURE_WORKSPACE=SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE$' "$work/pnw.place"
+  grep -qE '^[0-9] +template/p-aml-nows +aml +.* +Unknown +([0-9]+s|-) +Azure ML computes unknown: no workspace is named: set target.subscription_id, resource_group and workspace_name in the template, or AJ_AZURE_WORKSPACE=SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE$' "$work/pnw.place"
 expect_ok "...the sing candidate, in the workspace its target names, CanStartNow on a VC's quota" \
   grep -qE "^1 +template/p-sing +sing +.* +CanStartNow +([0-9]+s|-) +virtual cluster $sub/sing-rg/vc-" "$work/pnw.place"
 # Azure unreachable (ARM on a closed port): the Azure rows Unknown with why, the cluster's printed
@@ -271,7 +281,7 @@ echo $? >"$work/pad.place.rc"
 cat "$work/pad.place"
 expect_eq "aj place, Azure unreachable: exit 0" "0" cat "$work/pad.place.rc"
 expect_ok "...the aml row Unknown: Azure is unreachable" \
-  grep -qE '^[0-9] +template/p-aml +aml +ws-main/gpu-cluster +Unknown +([0-9]+s|-) +Azure ML computes unknown: Azure is unreachable: ' "$work/pad.place"
+  grep -qE "^[0-9] +template/p-aml +aml +[^ ]*/ws-main/gpu-cluster +Unknown +([0-9]+s|-) +Azure ML computes unknown: Azure is unreachable: " "$work/pad.place"
 expect_ok "...so is the sing row" \
   grep -qE '^[0-9] +template/p-sing +sing +.* +Unknown +([0-9]+s|-) +virtual clusters unknown: Azure is unreachable: ' "$work/pad.place"
 expect_ok "...the Volcano candidate ranked first, and picked" bash -c \
