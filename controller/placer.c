@@ -106,8 +106,8 @@ static int fresh(struct aj_placer *p, struct aj_kube *k, long long now)
 }
 
 /*
- * The part of each workspace of g as read into parts (borrowed), the VCs
- * in the first; one beyond the bound unknown with why (under the lock).
+ * The part of each workspace of g as read into parts (borrowed); one
+ * beyond the bound unknown with why (under the lock).
  */
 static void parts_of(const struct aj_placer *p, const struct aj_place_workspaces *g,
 		     struct aj_views_azure *parts)
@@ -128,13 +128,6 @@ static void parts_of(const struct aj_placer *p, const struct aj_place_workspaces
 			 "workspace %.64s is not read: placement reads the computes of the first "
 			 "%d workspaces named", g->items[i].name, AJ_PLACER_WORKSPACES);
 		memcpy(parts[i].vcs_why, parts[i].computes_why, sizeof(parts[i].vcs_why));
-	}
-	if (g->nr && p->azure_nr && parts[0].workspace) {
-		parts[0].vcs = p->azure[0].vcs;
-		parts[0].vcs_nr = p->azure[0].vcs_nr;
-		memcpy(parts[0].vcs_why, p->azure[0].vcs_why, sizeof(parts[0].vcs_why));
-		parts[0].vc_allowed = p->azure[0].vc_allowed;
-		parts[0].vc_allowed_ctx = p->azure[0].vc_allowed_ctx;
 	}
 }
 
@@ -162,8 +155,10 @@ int aj_placer_rank(struct aj_placer *p, struct aj_kube *k, const struct aj_candi
 	}
 	parts_of(p, &g, parts);
 	/* with a default, a workspace goes unnamed only when its name is too long for Azure */
-	rc = aj_place_judge_workspaces(&p->views, parts, &g, "its workspace_name is too long",
-				       &p->waits, c, ctx, served, why_not, rows, where, err);
+	/* the VCs were read with the first workspace */
+	rc = aj_place_judge_workspaces(&p->views, parts, p->azure_nr ? &p->azure[0] : NULL, &g,
+				       "its workspace_name is too long", &p->waits, c, ctx, served,
+				       why_not, rows, where, err);
 	pthread_mutex_unlock(&p->lock);
 	if (!rc)
 		aj_place_rank(rows, c->nr);

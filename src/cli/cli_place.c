@@ -193,8 +193,8 @@ int aj_cli_place_run(const struct aj_cli_opts *o)
 	if (!rc) {
 		struct aj_build_ctx ctx = { p.name, p.namespace_, NULL, NULL, NULL, 1 };
 
-		rc = aj_place_judge_workspaces(&views, parts, &g, none_why, &waits, &p.cands, &ctx,
-					       NULL, NULL, rows, where, &err);
+		rc = aj_place_judge_workspaces(&views, parts, &parts[0], &g, none_why, &waits,
+					       &p.cands, &ctx, NULL, NULL, rows, where, &err);
 	}
 	if (!rc) {
 		aj_place_rank(rows, p.cands.nr);

@@ -116,6 +116,7 @@ static int judge_group(const struct aj_views *v, const struct aj_place_workspace
 }
 
 int aj_place_judge_workspaces(const struct aj_views *v, const struct aj_views_azure *parts,
+			      const struct aj_views_azure *vcs,
 			      const struct aj_place_workspaces *g, const char *none_why,
 			      const struct aj_waits *w, const struct aj_candidates *c,
 			      const struct aj_build_ctx *ctx, const int *served,
@@ -137,14 +138,14 @@ int aj_place_judge_workspaces(const struct aj_views *v, const struct aj_views_az
 		return -1;
 	for (k = 0; k < g->nr; k++) {
 		one.azure = parts[k];
-		/* the VCs are the identity's, whatever the workspace: read once, into the first
+		/* the VCs are the identity's, whatever the workspace: read once
 		 * (a part not read at all keeps its own why) */
-		if (parts[k].workspace) {
-			one.azure.vcs = parts[0].vcs;
-			one.azure.vcs_nr = parts[0].vcs_nr;
-			memcpy(one.azure.vcs_why, parts[0].vcs_why, sizeof(one.azure.vcs_why));
-			one.azure.vc_allowed = parts[0].vc_allowed;
-			one.azure.vc_allowed_ctx = parts[0].vc_allowed_ctx;
+		if (parts[k].workspace && vcs) {
+			one.azure.vcs = vcs->vcs;
+			one.azure.vcs_nr = vcs->vcs_nr;
+			memcpy(one.azure.vcs_why, vcs->vcs_why, sizeof(one.azure.vcs_why));
+			one.azure.vc_allowed = vcs->vc_allowed;
+			one.azure.vc_allowed_ctx = vcs->vc_allowed_ctx;
 		}
 		if (judge_group(&one, g, (int)k, w, c, ctx, served, why_not, rows, where, err))
 			return -1;

@@ -73,11 +73,13 @@ void aj_place_workspaces_group(const struct aj_candidates *c, const struct aj_pl
  * aj_place_judge (the same arguments) with each Azure candidate judged
  * against parts[g->of[i]] as the views' Azure part (g->nr of them, in the
  * order of g->items, each with its workspace's computes), the VCs for all
- * those read (a workspace set) parts[0]'s; one naming no workspace
- * against a part that is unknown with none_why. The others are judged
- * against v as it is. 0 / -1 (out of memory, in err).
+ * those read (a workspace set) vcs's (NULL: each part's own); a part not
+ * read keeps its own reasons. One naming no workspace is judged against a
+ * part that is unknown with none_why. The others are judged against v as
+ * it is. 0 / -1 (out of memory, in err).
  */
 int aj_place_judge_workspaces(const struct aj_views *v, const struct aj_views_azure *parts,
+			      const struct aj_views_azure *vcs,
 			      const struct aj_place_workspaces *g, const char *none_why,
 			      const struct aj_waits *w, const struct aj_candidates *c,
 			      const struct aj_build_ctx *ctx, const int *served,

@@ -178,7 +178,7 @@ static void judged_in_their_workspace(void **state)
 	struct aj_place_workspace dflt = { "s", "rg", "ws" };
 	struct aj_build_ctx ctx = { "job", "training", NULL, NULL, NULL, 0 };
 	struct aj_errors err = AJ_ERRORS_INIT;
-	struct aj_views_azure parts[2];
+	struct aj_views_azure parts[2], unread[2];
 	struct aj_place_workspaces g;
 	struct aj_place_row rows[4];
 	char where[4][AJ_PLACE_WHERE_MAX];
@@ -210,7 +210,7 @@ static void judged_in_their_workspace(void **state)
 	/* the second part's VCs were not read: what it says of them is not used */
 	snprintf(parts[1].vcs_why, sizeof(parts[1].vcs_why), "not read");
 	aj_place_workspaces_group(&c, &dflt, &g);
-	assert_int_equal(aj_place_judge_workspaces(&v, parts, &g, "none named", &w, &c, &ctx, NULL,
+	assert_int_equal(aj_place_judge_workspaces(&v, parts, &parts[0], &g, "none named", &w, &c, &ctx, NULL,
 						   NULL, rows, where, &err), 0);
 	assert_string_equal(rows[0].name, "template/aml");
 	assert_int_equal(rows[0].state, AJ_PLACE_FITS);
@@ -230,7 +230,7 @@ static void judged_in_their_workspace(void **state)
 	/* no workspace named: the Azure rows say why; the VCs not read: sing says so */
 	snprintf(parts[0].vcs_why, sizeof(parts[0].vcs_why), "Azure is unreachable");
 	aj_place_workspaces_group(&c, NULL, &g);
-	assert_int_equal(aj_place_judge_workspaces(&v, parts, &g, "none named", &w, &c, &ctx, NULL,
+	assert_int_equal(aj_place_judge_workspaces(&v, parts, &parts[0], &g, "none named", &w, &c, &ctx, NULL,
 						   NULL, rows, where, &err), 0);
 	assert_int_equal(rows[0].state, AJ_PLACE_UNKNOWN);
 	assert_string_equal(rows[0].reason, "Azure ML computes unknown: none named");
@@ -239,6 +239,20 @@ static void judged_in_their_workspace(void **state)
 	assert_int_equal(rows[2].state, AJ_PLACE_UNKNOWN);
 	assert_string_equal(rows[2].reason, "virtual clusters unknown: Azure is unreachable");
 	assert_int_equal(rows[3].state, AJ_PLACE_UNKNOWN);
+
+	/* the default's part not read (a bound): its rows keep its why; other's takes the VCs given */
+	aj_place_workspaces_group(&c, &dflt, &g);
+	memset(&unread, 0, sizeof(unread));
+	unread[0].read = 1;
+	snprintf(unread[0].computes_why, sizeof(unread[0].computes_why), "bound");
+	snprintf(unread[0].vcs_why, sizeof(unread[0].vcs_why), "bound");
+	unread[1] = parts[1];
+	snprintf(parts[0].vcs_why, sizeof(parts[0].vcs_why), "%s", "");
+	assert_int_equal(aj_place_judge_workspaces(&v, unread, &parts[0], &g, "none named", &w, &c,
+						   &ctx, NULL, NULL, rows, where, &err), 0);
+	assert_string_equal(rows[0].reason, "Azure ML computes unknown: bound");
+	assert_string_equal(rows[1].reason, "compute big: 1 of 4 nodes free (3 running), the job needs 2");
+	assert_string_equal(rows[2].reason, "virtual clusters unknown: bound");
 	aj_views_azure_release(&parts[0]);
 	aj_views_azure_release(&parts[1]);
 	aj_waits_release(&w);
