@@ -715,8 +715,8 @@ static int configure_runners(struct ctl *c, struct aj_errors *err)
 			return -1;
 		/* a configured runner that says where its jobs can go feeds placement */
 		if (rn->read_views && c->rec.runner_config[i])
-			aj_placer_set_azure(&c->placer, rn->read_views, c->rec.runner_config[i],
-					    rn->views_every);
+			aj_placer_set_azure(&c->placer, rn->read_views, rn->views_workspace,
+					    c->rec.runner_config[i], rn->views_every);
 	}
 	return 0;
 }

@@ -7,13 +7,17 @@
  * AJ_PLACER_FRESH seconds (never a list per AjJob: a burst of AjJobs
  * shares one snapshot). The Azure part, when a runner reads one (the
  * azure runner with a workspace: place/read/azure.h with the
- * controller's identity), is read again on its own, when older than the
- * runner's views_every (30 s: ARM is spared), and kept across the
- * cluster's reads. The candidates are judged against it as
- * place/judge.h says, the same rows `aj place` prints. A pick that is
- * submitted is charged to the snapshot (place/views.h aj_views_charge)
- * until the part it took room in is read again, so AjJobs placed from one
- * snapshot do not all choose the room only some of them fit in.
+ * controller's identity), holds the computes of every workspace named by
+ * the candidates ranked so far (the first AJ_PLACER_WORKSPACES met; a
+ * candidate of another is UNKNOWN with why) and the VCs, read together
+ * on their own, when older than the runner's views_every (30 s: ARM is
+ * spared) or when a candidate names a workspace not read yet, and kept
+ * across the cluster's reads. The candidates are judged against it as
+ * place/judge.h and place/workspaces.h say, the same rows `aj place`
+ * prints. A pick that is submitted is charged to the snapshot
+ * (place/views.h aj_views_charge) until the part it took room in is read
+ * again, so AjJobs placed from one snapshot do not all choose the room
+ * only some of them fit in.
  *
  * Beside it, the nodes alone (their allocatable, no pods) tell a job
  * the scheduler calls unschedulable when it could never fit them at all
@@ -35,6 +39,7 @@
 #include "place/rank.h"
 #include "place/views.h"
 #include "place/waits.h"
+#include "place/workspaces.h"
 
 struct aj_errors;
 struct aj_kube;
@@ -42,6 +47,8 @@ struct aj_kube;
 #define AJ_PLACER_FRESH 5
 /* The nodes alone (aj_placer_never_fits) are listed again when older than this (seconds). */
 #define AJ_PLACER_NODES_FRESH 30
+/* Workspaces whose computes are read for placement, at most (one list each per read). */
+#define AJ_PLACER_WORKSPACES 4
 
 struct aj_placer {
 	pthread_mutex_t lock;
@@ -49,10 +56,17 @@ struct aj_placer {
 	long long read_at;        /* Unix seconds; 0: never read */
 	struct aj_waits waits;    /* submission to Running of placed AjJobs, by candidate and band */
 	/* the Azure part's reader (NULL: none) and its configuration, borrowed */
-	int (*read_azure)(const void *config, struct aj_views_azure *out);
+	int (*read_azure)(const void *config, const struct aj_place_workspace *ws, size_t nr,
+			  struct aj_views_azure *parts);
 	const void *azure_config;
 	int azure_every;          /* seconds */
 	long long azure_read_at;  /* Unix seconds; 0: never read */
+	struct aj_place_workspace azure_default;   /* where a template naming none goes */
+	/* the workspaces candidates named, in the order met, and their parts (the VCs in the first) */
+	struct aj_place_workspace azure_ws[AJ_PLACER_WORKSPACES];
+	size_t azure_ws_nr;
+	struct aj_views_azure azure[AJ_PLACER_WORKSPACES];
+	size_t azure_nr;          /* parts read: the first azure_nr of azure_ws */
 	struct aj_views empty;    /* the nodes alone, with their allocatable (no pods listed) */
 	long long empty_at;       /* Unix seconds; 0: never read */
 };
@@ -60,9 +74,14 @@ struct aj_placer {
 void aj_placer_init(struct aj_placer *p);
 void aj_placer_release(struct aj_placer *p);
 
-/* Read the Azure part with read(config) every `every` seconds (before any ranking). */
+/*
+ * Read the Azure part with read(config) every `every` seconds, for the
+ * workspaces the candidates ranked name (workspace(config): the default).
+ */
 void aj_placer_set_azure(struct aj_placer *p,
-			 int (*read)(const void *config, struct aj_views_azure *out),
+			 int (*read)(const void *config, const struct aj_place_workspace *ws,
+				     size_t nr, struct aj_views_azure *parts),
+			 void (*workspace)(const void *config, struct aj_place_workspace *out),
 			 const void *config, int every);
 
 /*

@@ -415,6 +415,7 @@ const struct aj_runner aj_runner_azure = {
 	.act = act,
 	.cancel = cancel,
 	.read_views = aj_azure_read_views,
+	.views_workspace = aj_azure_views_workspace,
 	.views_every = AJ_AZURE_VIEWS_EVERY,
 	.attempt_needs = NEED_PERMIT | NEED_JOB,
 	.attempt = attempt,

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "place/read/azure.h"
 #include "place/views.h"
+#include "place/workspaces.h"
 #include "report.h"
 #include "status.h"
 
@@ -241,15 +242,24 @@ static int vc_for_ns(const void *ctx, const char *ns, const struct aj_vc *vc)
 	return aj_azure_allowed(ctx, ns, 1, vc->subscription, vc->resource_group, vc->name);
 }
 
-int aj_azure_read_views(const void *forwarder, struct aj_views_azure *out)
+void aj_azure_views_workspace(const void *forwarder, struct aj_place_workspace *out)
 {
 	const struct aj_azure_forwarder *f = forwarder;
-	struct aj_views_azure_scope scope = { { f->ws.sub, f->ws.rg, f->ws.name, NULL }, NULL,
-					      vc_for_someone, f };
+
+	snprintf(out->subscription, sizeof(out->subscription), "%s", f->ws.sub);
+	snprintf(out->resource_group, sizeof(out->resource_group), "%s", f->ws.rg);
+	snprintf(out->name, sizeof(out->name), "%s", f->ws.name);
+}
+
+int aj_azure_read_views(const void *forwarder, const struct aj_place_workspace *ws, size_t nr,
+			struct aj_views_azure *parts)
+{
+	const struct aj_azure_forwarder *f = forwarder;
 	struct aj_errors err = AJ_ERRORS_INIT;
 	struct aj_arm_config c;
 	struct aj_arm arm;
-	int rc;
+	size_t i;
+	int rc = 0;
 
 	aj_arm_config_default(&c);
 	if (f->arm_endpoint)
@@ -263,15 +273,25 @@ int aj_azure_read_views(const void *forwarder, struct aj_views_azure *out)
 	c.retry.max_total_ms = 20000;
 	if (aj_arm_init(&arm, &c, f->tokens, &err)) {
 		rc = err.oom ? -1 : 0;
-		out->read = 1;
-		snprintf(out->computes_why, sizeof(out->computes_why), "no ARM client");
-		snprintf(out->vcs_why, sizeof(out->vcs_why), "no ARM client");
+		for (i = 0; i < nr; i++) {
+			parts[i].read = 1;
+			snprintf(parts[i].computes_why, sizeof(parts[i].computes_why), "no ARM client");
+			snprintf(parts[i].vcs_why, sizeof(parts[i].vcs_why), "no ARM client");
+		}
 		aj_errors_release(&err);
 		return rc;
 	}
-	rc = aj_views_read_azure(&arm, &scope, out);
-	out->vc_allowed = vc_for_ns;
-	out->vc_allowed_ctx = f;
+	for (i = 0; !rc && i < nr; i++) {
+		/* the VCs are the identity's, whatever the workspace: read with the first */
+		struct aj_views_azure_scope scope = {
+			{ ws[i].subscription, ws[i].resource_group, ws[i].name, NULL }, NULL,
+			vc_for_someone, f, i > 0
+		};
+
+		rc = aj_views_read_azure(&arm, &scope, &parts[i]);
+		parts[i].vc_allowed = vc_for_ns;
+		parts[i].vc_allowed_ctx = f;
+	}
 	aj_arm_release(&arm);
 	return rc;
 }

@@ -78,15 +78,20 @@ int aj_azure_allowed(const struct aj_azure_forwarder *f, const char *ns, int vc,
 /* Seconds between polls of a job. */
 double aj_azure_poll(const struct aj_azure_forwarder *f);
 
+struct aj_place_workspace;
 struct aj_views_azure;
 
 /*
  * Placement's Azure view (place/read/azure.h) with the controller's
- * identity: the default workspace's computes and the VCs some namespace
- * may use, each judged only for the namespaces the rules allow. Takes the
- * forwarder (a runner configuration). 0 / -1 (OOM).
+ * identity: the computes of each of the nr workspaces ws into parts, and
+ * the VCs some namespace may use into parts[0], each judged only for the
+ * namespaces the rules allow. Takes the forwarder (a runner
+ * configuration). 0 / -1 (OOM).
  */
-int aj_azure_read_views(const void *forwarder, struct aj_views_azure *out);
+int aj_azure_read_views(const void *forwarder, const struct aj_place_workspace *ws, size_t nr,
+			struct aj_views_azure *parts);
+/* The default workspace (--azure-workspace) into out. */
+void aj_azure_views_workspace(const void *forwarder, struct aj_place_workspace *out);
 
 struct aj_azure_call;
 

@@ -66,6 +66,7 @@ struct aj_ajjob_view;
 struct aj_errors;
 struct aj_jobspec;
 struct aj_kube_resource;
+struct aj_place_workspace;
 struct aj_run;
 struct aj_token_cache;
 struct aj_views_azure;
@@ -306,9 +307,14 @@ struct aj_runner {
 	/*
 	 * Placement's view of where its jobs go (place/read/azure.h), read
 	 * with its configuration (not NULL) every views_every seconds by the
-	 * placer; NULL: its candidates are judged without one. 0 / -1 (OOM).
+	 * placer: parts[k] the Azure part of workspace ws[k] (nr of them, in
+	 * one read: the VCs into parts[0] only). views_workspace: the workspace
+	 * its jobs go to when a template names none (place/workspaces.h).
+	 * NULL: its candidates are judged without one. 0 / -1 (OOM).
 	 */
-	int (*read_views)(const void *config, struct aj_views_azure *out);
+	int (*read_views)(const void *config, const struct aj_place_workspace *ws, size_t nr,
+			  struct aj_views_azure *parts);
+	void (*views_workspace)(const void *config, struct aj_place_workspace *out);
 	int views_every;
 	/*
 	 * Fail-over (place/failover.h) of a runner that owns no cluster object:

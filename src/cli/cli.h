@@ -38,6 +38,7 @@
 #include "core/source.h"
 #include "pipeline/candidates.h"
 #include "pipeline/pipeline.h"
+#include "place/workspaces.h"
 
 struct aj_errors;
 struct aj_kube;
@@ -442,6 +443,17 @@ struct aj_cli_azure {
 
 int aj_cli_azure_open(struct aj_cli_azure *a, struct aj_errors *err);
 void aj_cli_azure_close(struct aj_cli_azure *a);
+
+/*
+ * The user's default workspace, AJ_AZURE_WORKSPACE
+ * (SUBSCRIPTION/RESOURCE_GROUP/NAME, as the controller's
+ * --azure-workspace), into out: 1 set, 0 not set, -1 not of that form (in
+ * err). Where a job goes from it: aj_place_workspace_of(); naming none is
+ * said with AJ_CLI_NO_WORKSPACE.
+ */
+int aj_cli_azure_workspace(struct aj_place_workspace *out, struct aj_errors *err);
+#define AJ_CLI_NO_WORKSPACE "no workspace is named: set target.subscription_id, resource_group " \
+	"and workspace_name in the template, or AJ_AZURE_WORKSPACE=SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE"
 
 /*
  * Code through Blob Storage (cli_code_blob.c), sent with the user's

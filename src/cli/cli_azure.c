@@ -58,6 +58,18 @@ int aj_cli_azure_open(struct aj_cli_azure *a, struct aj_errors *err)
 	return 0;
 }
 
+int aj_cli_azure_workspace(struct aj_place_workspace *out, struct aj_errors *err)
+{
+	const char *v = env("AJ_AZURE_WORKSPACE");
+
+	if (!v)
+		return 0;
+	if (aj_place_workspace_parse(v, out))
+		return aj_errors_add(err, NULL, "AJ_AZURE_WORKSPACE: \"%s\": expected "
+				     "SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE", v);
+	return 1;
+}
+
 void aj_cli_azure_close(struct aj_cli_azure *a)
 {
 	if (a->arm_ready)

@@ -89,43 +89,25 @@ static int blob_open(struct aj_blob *b, struct aj_token_cache *tokens, const cha
 /* --- aml and sing: the files, into the default datastore --- */
 
 /*
- * SUB/RG/NAME from AJ_AZURE_WORKSPACE (NAME replaced by target.workspace_name),
- * else from the template's target.subscription_id, resource_group and
- * workspace_name when it names all three.
+ * The workspace whose default datastore takes the code: where the job goes
+ * (place/workspaces.h), AJ_AZURE_WORKSPACE as the default. Its strings are
+ * in store.
  */
-static int workspace(const struct aj_jobspec *spec, struct aj_buf *store,
+static int workspace(const struct aj_jobspec *spec, struct aj_place_workspace *store,
 		     struct aj_aml_workspace *ws, struct aj_errors *err)
 {
-	const struct aj_target *t = &spec->target;
-	const char *v = env("AJ_AZURE_WORKSPACE");
-	char *a, *b;
+	struct aj_place_workspace dflt;
+	int set = aj_cli_azure_workspace(&dflt, err);
 
-	if (!v && t->subscription_id && *t->subscription_id && t->resource_group &&
-	    *t->resource_group && t->workspace_name && *t->workspace_name) {
-		ws->subscription = t->subscription_id;
-		ws->resource_group = t->resource_group;
-		ws->name = t->workspace_name;
-		ws->api_version = NULL;
-		return 0;
-	}
-	if (!v)
+	if (set < 0)
+		return -1;
+	if (aj_place_workspace_of(&spec->target, set ? &dflt : NULL, store))
 		return aj_errors_add(err, NULL, "service %s: the code goes to the workspace's default "
-				     "datastore, but no workspace is named: set target.subscription_id, "
-				     "resource_group and workspace_name in the template, or "
-				     "AJ_AZURE_WORKSPACE=SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE (as the "
-				     "controller's --azure-workspace)", spec->target.service);
-	if (aj_buf_addstr(store, v))
-		return aj_errors_oom(err);
-	a = strchr(store->buf, '/');
-	b = a ? strchr(a + 1, '/') : NULL;
-	if (!a || !b || a == store->buf || b == a + 1 || !b[1] || strchr(b + 1, '/'))
-		return aj_errors_add(err, NULL, "AJ_AZURE_WORKSPACE: \"%s\": expected "
-				     "SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE", v);
-	*a = *b = '\0';
-	ws->subscription = store->buf;
-	ws->resource_group = a + 1;
-	ws->name = spec->target.workspace_name && *spec->target.workspace_name ?
-		   spec->target.workspace_name : b + 1;
+				     "datastore, but " AJ_CLI_NO_WORKSPACE " (as the controller's "
+				     "--azure-workspace)", spec->target.service);
+	ws->subscription = store->subscription;
+	ws->resource_group = store->resource_group;
+	ws->name = store->name;
 	ws->api_version = NULL;
 	return 0;
 }
@@ -267,7 +249,8 @@ static int send_tree(const struct aj_jobspec *spec, struct aj_blob *blob, const 
 static int upload_to_datastore(struct aj_pipeline *pl, char **uri, struct aj_errors *err)
 {
 	const struct aj_jobspec *spec = &pl->spec;
-	struct aj_buf store = AJ_BUF_INIT(AJ_BUF_SMALL), marker = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_buf marker = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_place_workspace store;
 	struct aj_buf path = AJ_BUF_INIT(AJ_BUF_SMALL);
 	struct aj_errors why = AJ_ERRORS_INIT;
 	struct aj_aml_workspace ws;
@@ -314,7 +297,6 @@ static int upload_to_datastore(struct aj_pipeline *pl, char **uri, struct aj_err
 		aj_blob_release(&blob);
 	aj_cli_azure_close(&az);
 	aj_aml_datastore_release(&ds);
-	aj_buf_release(&store);
 	aj_buf_release(&marker);
 	aj_buf_release(&path);
 	return rc;

@@ -9,7 +9,11 @@
  * controller learns expected waits from every namespace's AjJobs, aj place
  * from the AjJobs of the job's namespace; and aj place cannot know which
  * backends the controller is configured to serve, so every valid
- * candidate is judged.
+ * candidate is judged. The Azure part is read with the user's credential,
+ * only when a candidate is an Azure one, in the workspace each names
+ * (place/workspaces.h, AJ_AZURE_WORKSPACE the default); the controller's
+ * namespace allow-list is its own configuration, so every VC the user sees
+ * counts.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,9 +25,11 @@
 #include "kube/status.h"
 #include "place/judge.h"
 #include "place/rank.h"
+#include "place/read/azure.h"
 #include "place/read/cluster.h"
 #include "place/views.h"
 #include "place/waits.h"
+#include "place/workspaces.h"
 
 /*
  * The expected waits, learnt from the namespace's AjJobs. Not reaching the
@@ -63,12 +69,70 @@ static int learn_waits(struct aj_kube *k, const char *ns, struct aj_waits *w,
 }
 
 /*
- * Every view of what limits a start, read once: the single place where
- * the ranking's state comes from. 0 / -1.
+ * The Azure part of each workspace g names into parts (zeroed, g->nr of
+ * them), the VCs into the first only; why the candidates naming none are
+ * unknown into none_why. Azure not reached or refused makes the parts
+ * unknown with why, not the command fail. 0 / -1 (out of memory).
  */
-static int read_views(struct aj_kube *k, struct aj_views *v, struct aj_errors *err)
+static int read_azure(const struct aj_candidates *c, struct aj_place_workspaces *g,
+		      struct aj_views_azure *parts, char *none_why, size_t size)
 {
-	return aj_views_read_cluster(k, v) ? aj_errors_oom(err) : 0;
+	struct aj_errors why = AJ_ERRORS_INIT;
+	struct aj_buf text = AJ_BUF_INIT(AJ_BUF_SMALL);
+	struct aj_place_workspace dflt;
+	struct aj_cli_azure az;
+	size_t i;
+	int set = aj_cli_azure_workspace(&dflt, &why), rc = 0;
+
+	aj_place_workspaces_group(c, set > 0 ? &dflt : NULL, g);
+	snprintf(none_why, size, "%s", AJ_CLI_NO_WORKSPACE);
+	if (set < 0) {
+		/* a default not understood names no workspace for anyone */
+		aj_errors_format_line(&why, &text);
+		snprintf(none_why, size, "%s", aj_buf_cstr(&text));
+		for (i = 0; i < c->nr; i++)
+			if (g->of[i] >= 0)
+				g->of[i] = AJ_PLACE_NO_WORKSPACE;
+		g->nr = 0;
+	}
+	memset(&az, 0, sizeof(az));
+	if (g->nr && aj_cli_azure_open(&az, &why)) {
+		aj_errors_format_line(&why, &text);
+		for (i = 0; i < g->nr; i++) {
+			parts[i].read = 1;
+			snprintf(parts[i].computes_why, sizeof(parts[i].computes_why),
+				 "no Azure credential: %s", aj_buf_cstr(&text));
+			memcpy(parts[i].vcs_why, parts[i].computes_why, sizeof(parts[i].vcs_why));
+		}
+		rc = why.oom ? -1 : 0;
+	} else {
+		for (i = 0; !rc && i < g->nr; i++) {
+			const struct aj_place_workspace *w = &g->items[i];
+			struct aj_views_azure_scope scope = {
+				{ w->subscription, w->resource_group, w->name, NULL }, NULL, NULL, NULL,
+				i > 0
+			};
+
+			rc = aj_views_read_azure(&az.arm, &scope, &parts[i]);
+		}
+	}
+	aj_cli_azure_close(&az);
+	aj_buf_release(&text);
+	aj_errors_release(&why);
+	return rc;
+}
+
+/*
+ * Every view of what limits a start, read once: the single place where
+ * the ranking's state comes from (the Azure parts as read_azure says).
+ * 0 / -1.
+ */
+static int read_views(struct aj_kube *k, const struct aj_candidates *c, struct aj_views *v,
+		      struct aj_place_workspaces *g, struct aj_views_azure *parts, char *none_why,
+		      size_t size, struct aj_errors *err)
+{
+	return aj_views_read_cluster(k, v) || read_azure(c, g, parts, none_why, size) ?
+	       aj_errors_oom(err) : 0;
 }
 
 /* The table, then what the controller would do. 0 / -1. */
@@ -98,15 +162,20 @@ int aj_cli_place_run(const struct aj_cli_opts *o)
 	struct aj_views views;
 	struct aj_waits waits;
 	struct aj_place_row rows[AJ_PLACEMENT_MAX_CANDIDATES];
+	struct aj_views_azure parts[AJ_PLACEMENT_MAX_CANDIDATES];
+	struct aj_place_workspaces g;
+	char none_why[AJ_VIEWS_WHY_MAX];
 	char where[AJ_PLACEMENT_MAX_CANDIDATES][AJ_PLACE_WHERE_MAX];
 	char *canonical = aj_cli_template_canonical(aj_cli_place.name, o->template_name);
 	cJSON *doc = NULL;
-	size_t pick = 0;
+	size_t i, pick = 0;
 	int rc;
 
 	if (!canonical)
 		return AJ_EXIT_USAGE;
 	memset(&kube, 0, sizeof(kube));
+	memset(parts, 0, sizeof(parts));
+	g.nr = 0;
 	aj_views_init(&views);
 	aj_waits_init(&waits);
 	aj_cli_pipeline_init(&p);
@@ -119,11 +188,13 @@ int aj_cli_place_run(const struct aj_cli_opts *o)
 	if (!rc)
 		rc = learn_waits(&kube, p.namespace_, &waits, &err);
 	if (!rc)
-		rc = read_views(&kube, &views, &err);
+		rc = read_views(&kube, &p.cands, &views, &g, parts, none_why, sizeof(none_why),
+				&err);
 	if (!rc) {
 		struct aj_build_ctx ctx = { p.name, p.namespace_, NULL, NULL, NULL, 1 };
 
-		rc = aj_place_judge(&views, &waits, &p.cands, &ctx, NULL, NULL, rows, where, &err);
+		rc = aj_place_judge_workspaces(&views, parts, &parts[0], &g, none_why, &waits,
+					       &p.cands, &ctx, NULL, NULL, rows, where, &err);
 	}
 	if (!rc) {
 		aj_place_rank(rows, p.cands.nr);
@@ -138,6 +209,8 @@ int aj_cli_place_run(const struct aj_cli_opts *o)
 	cJSON_Delete(doc);
 	aj_waits_release(&waits);
 	aj_views_release(&views);
+	for (i = 0; i < g.nr; i++)
+		aj_views_azure_release(&parts[i]);
 	aj_kube_release(&kube);
 	return aj_cli_pipeline_finish(rc, &err, &p, canonical);
 }

@@ -58,7 +58,7 @@ static int judge_one(const struct aj_views *v, const struct aj_pipeline *pl,
 	row->state = AJ_PLACE_UNKNOWN;
 	if (unjudged(v, pl)) {
 		snprintf(row->reason, sizeof(row->reason),
-			 "workspace %s is not read for placement (only the default workspace)",
+			 "workspace %s is not read for placement (not the one these views hold)",
 			 pl->spec.target.workspace_name);
 		return 0;
 	}

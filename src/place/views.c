@@ -476,10 +476,12 @@ int aj_views_set_computes(struct aj_views_azure *a, const char *workspace, const
 	return 0;
 }
 
-void aj_views_set_vcs(struct aj_views_azure *a, struct aj_vc *vcs, size_t nr)
+int aj_views_set_vcs(struct aj_views_azure *a, struct aj_vc *vcs, size_t nr)
 {
 	a->vcs = vcs;
 	a->vcs_nr = nr;
+	a->vcs_charged = keep_in(&a->owned, aj_calloc(nr ? nr : 1, sizeof(int)));
+	return a->vcs_charged ? 0 : -1;
 }
 
 /* An Azure ML command job's ask from its properties. 1 / -1 (OOM). */
@@ -852,9 +854,6 @@ static int charge_vc(struct aj_views_azure *az, const struct aj_views_ask *a, co
 	aj_errors_release(&problems);
 	if (r <= 0)
 		return r;
-	if (!az->vcs_charged &&
-	    !(az->vcs_charged = keep_in(&az->owned, aj_calloc(az->vcs_nr, sizeof(int)))))
-		return -1;
 	vc = &az->vcs[c.vc - az->vcs];
 	for (i = 0; i < vc->quotas_nr; i++)
 		if (!strcmp(vc->quotas[i].series, c.series)) {

@@ -69,7 +69,7 @@ struct aj_views_azure {
 	size_t computes_nr;
 	struct aj_vc *vcs;
 	size_t vcs_nr;
-	int *vcs_charged;            /* placements charged to vcs[i] since the read; NULL: none */
+	int *vcs_charged;            /* placements charged to vcs[i] since the read */
 	/* why a part is unknown ("" when it was read) */
 	char computes_why[AJ_VIEWS_WHY_MAX];
 	char vcs_why[AJ_VIEWS_WHY_MAX];
@@ -120,8 +120,13 @@ void aj_views_azure_release(struct aj_views_azure *a);
  * computes list (an array, as ARM's value). 0 / -1 (OOM).
  */
 int aj_views_set_computes(struct aj_views_azure *a, const char *workspace, const cJSON *computes);
-/* The VCs with their quotas: taken (released with the views). */
-void aj_views_set_vcs(struct aj_views_azure *a, struct aj_vc *vcs, size_t nr);
+/*
+ * The VCs with their quotas: taken (released with the views), with their
+ * charge counts, made now so that a charge writes only into what the part
+ * already holds (a shallow copy of it can be charged). 0 / -1 (OOM); the
+ * VCs are the part's either way.
+ */
+int aj_views_set_vcs(struct aj_views_azure *a, struct aj_vc *vcs, size_t nr);
 
 /* A job's ask, read from its built object. */
 struct aj_views_ask {

@@ -19,7 +19,10 @@
 #     cancelled and, once Azure says Canceled, the job placed on Volcano;
 #   - the controller SIGKILLed while many placement AjJobs arrive: every one placed once;
 #   - `aj place` run just before (or while it waits) ranks and picks as the controller did:
-#     its -o json is the AjJob's status.placement ranking, and it creates nothing.
+#     its -o json is the AjJob's status.placement ranking, and it creates nothing; with the
+#     user's credential it reads Azure: an aml candidate with free nodes CanStartNow with the
+#     compute's counts, a sing one with the VC's quota, one naming no workspace Unknown saying
+#     how to name one, and with ARM unreachable the Azure rows Unknown with why.
 # A watcher checks, every half second, that no AjJob ever has more than one backend object.
 source "$(dirname "$0")/lib.sh"
 cluster_test place
@@ -90,6 +93,13 @@ config:
 tpl place-azure-down "base: []
 config:
   placement: {candidates: [p-aml, p-sing, p-az-vq3]}"
+# for aj place: an aml candidate naming no subscription or resource group (the account's emptied)
+tpl p-aml-nows "base: aml
+config:
+  target: {namespace: $ns, name: gpu-cluster, subscription_id: '', resource_group: '', workspace_name: ws-main}"
+tpl place-nows "base: []
+config:
+  placement: {candidates: [p-aml-nows, p-sing, p-az-vq3]}"
 
 # Kueue's LocalQueue team-a here, in front of the cluster's ClusterQueue team-a (64 GPUs in two
 # flavors of 32); a Volcano queue of 8 GPUs, and one without limits (a candidate creating the
@@ -231,21 +241,58 @@ expect_eq "...the aml row says why, from the compute's node counts" \
   "Waits compute gpu-full: 0 of 4 nodes free (3 running, 1 unusable), the job needs 1" \
   jpath paf '{.status.placement.candidates[?(@.name=="template/p-aml-full")].state} {.status.placement.candidates[?(@.name=="template/p-aml-full")].reason}'
 expect_ok "...its Volcano Job exists" wait_for 30 volcano_exists paf
+# aj place reads the Azure part with the user's credential (a service principal the peer
+# serves), in the workspace AJ_AZURE_WORKSPACE names (the controller's --azure-workspace here)
+aj_place_az() {
+  AZURE_TENANT_ID=tenant-1 AZURE_CLIENT_ID=client-1 AZURE_CLIENT_SECRET=not-a-real-secret \
+    AZURE_AUTHORITY_HOST=$peer AJ_AZURE_ARM_ENDPOINT=${arm:-$peer} aj_place "$@"
+}
+AJ_AZURE_WORKSPACE=$sub/ml-rg/ws-main aj_place_az place-aml 2 -o json >"$work/pa.place.json"
+AJ_AZURE_WORKSPACE=$sub/ml-rg/ws-main aj_place_az place-aml 2 >"$work/pa.place" 2>&1
+cat "$work/pa.place"
+expect_ok "aj place -t place-aml -n 2: the aml candidate CanStartNow with the compute's free nodes" \
+  grep -qE "^1 +template/p-aml +aml +[^ ]*/ws-main/gpu-cluster +CanStartNow +([0-9]+s|-) +compute gpu-cluster: 6 of 8 nodes free\$" "$work/pa.place"
+expect_ok "...would submit to it" grep -qx 'would submit to template/p-aml' "$work/pa.place"
 place pa place-aml 2
 expect_ok "AjJob pa: 2 of 6 free nodes, the aml candidate first in the user's order is chosen" \
   wait_for 60 chosen_is pa template/p-aml
 expect_eq "...with the compute's free nodes as its reason" "compute gpu-cluster: 6 of 8 nodes free" \
   reason_of pa template/p-aml
 expect_eq "...status.backend is aml" "aml" jpath pa '{.status.backend}'
+expect_ok "aj place before pa ranked and picked as the controller then did" same_ranking "$work/pa.place.json" pa
 expect_ok "...and the Azure ML job runs (the peer's compute)" wait_for 60 phase_is pa Running
 expect_eq "...on the workspace's compute" "1" requests PUT "/workspaces/ws-main/jobs/k8s-$ns-pa-"
 expect_eq "...the computes listed, never one GET per compute" "0" requests GET "/computes/"
+AJ_AZURE_WORKSPACE=$sub/ml-rg/ws-main aj_place_az place-sing 2 -o json >"$work/ps.place.json"
+AJ_AZURE_WORKSPACE=$sub/ml-rg/ws-main aj_place_az place-sing 2 >"$work/ps.place" 2>&1
+cat "$work/ps.place"
+expect_ok "aj place -t place-sing -n 2: the sing candidate CanStartNow on vc-big's quota" \
+  grep -qE "^1 +template/p-sing +sing +.* +CanStartNow +([0-9]+s|-) +virtual cluster $sub/sing-rg/vc-big: Premium quota for 2 x ND12_v4 \\(2 units\\), 46 left\$" "$work/ps.place"
+# no AJ_AZURE_WORKSPACE: p-sing names its own workspace, p-aml-nows none
+aj_place_az place-nows 1 >"$work/pnw.place" 2>&1
+cat "$work/pnw.place"
+expect_ok "aj place, no workspace named: the aml row Unknown, saying how to name one" \
+  grep -qE '^[0-9] +template/p-aml-nows +aml +.* +Unknown +([0-9]+s|-) +Azure ML computes unknown: no workspace is named: set target.subscription_id, resource_group and workspace_name in the template, or AJ_AZURE_WORKSPACE=SUBSCRIPTION/RESOURCE_GROUP/WORKSPACE$' "$work/pnw.place"
+expect_ok "...the sing candidate, in the workspace its target names, CanStartNow on a VC's quota" \
+  grep -qE "^1 +template/p-sing +sing +.* +CanStartNow +([0-9]+s|-) +virtual cluster $sub/sing-rg/vc-" "$work/pnw.place"
+# Azure unreachable (ARM on a closed port): the Azure rows Unknown with why, the cluster's printed
+arm=http://127.0.0.1:1 AJ_AZURE_WORKSPACE=$sub/ml-rg/ws-main aj_place_az place-azure-down 1 >"$work/pad.place" 2>&1
+echo $? >"$work/pad.place.rc"
+cat "$work/pad.place"
+expect_eq "aj place, Azure unreachable: exit 0" "0" cat "$work/pad.place.rc"
+expect_ok "...the aml row Unknown: Azure is unreachable" \
+  grep -qE "^[0-9] +template/p-aml +aml +[^ ]*/ws-main/gpu-cluster +Unknown +([0-9]+s|-) +Azure ML computes unknown: Azure is unreachable: " "$work/pad.place"
+expect_ok "...so is the sing row" \
+  grep -qE '^[0-9] +template/p-sing +sing +.* +Unknown +([0-9]+s|-) +virtual clusters unknown: Azure is unreachable: ' "$work/pad.place"
+expect_ok "...the Volcano candidate ranked first, and picked" bash -c \
+  "grep -qE '^1 +template/p-az-vq3 +volcano +$ns/default +CanStartNow ' '$work/pad.place' && grep -qx 'would submit to template/p-az-vq3' '$work/pad.place'"
 place ps place-sing 2
 expect_ok "AjJob ps: the sing candidate fits vc-big's quota and is chosen" wait_for 60 chosen_is ps template/p-sing
 expect_ok "...its reason names the VC and what is left" bash -c \
   "r=\$('$AJ_KUBECTL' -n '$ns' get ajjob ps -o jsonpath='{.status.placement.candidates[?(@.name==\"template/p-sing\")].reason}'); echo \"\$r\"; [[ \$r == 'virtual cluster $sub/sing-rg/vc-big: Premium quota for 2 x ND12_v4 (2 units), 46 left' ]]"
 expect_ok "...and it runs on vc-big" wait_for 60 bash -c \
   "[[ \$('$AJ_KUBECTL' -n '$ns' get ajjob ps -o jsonpath='{.status.phase} {.status.azure.virtualCluster}') == 'Running vc-big' ]]"
+expect_ok "aj place before ps ranked and picked as the controller then did" same_ranking "$work/ps.place.json" ps
 place psw place-sing 64
 sing_waits() { [[ $(reason_of psw template/p-sing) == "no virtual cluster has Premium quota for 64 x \"Singularity.ND12_v4\" (or a lower tier): $sub/sing-rg/vc-big: NDv4 Premium: 48 free, 64 needed"* ]]; }
 expect_ok "AjJob psw (64 GPUs): waits unplaced with each VC's shortfall" wait_for 60 sing_waits

@@ -66,16 +66,19 @@ int aj_views_read_azure(struct aj_arm *arm, const struct aj_views_azure_scope *s
 		goto out;
 	}
 	aj_errors_release(&err);
+	if (s->computes_only) {
+		rc = 0;
+		goto out;
+	}
 	if (aj_aml_vcs_read(arm, s->subscription, s->vc_wanted, NULL, s->ctx, &vcs, &nr, &status,
 			    &err)) {
 		if (err.oom)
 			goto out;
 		failed("virtual clusters", status, &err, a->vcs_why, sizeof(a->vcs_why));
 	}
-	aj_views_set_vcs(a, vcs, nr);
+	rc = aj_views_set_vcs(a, vcs, nr);
 	vcs = NULL;
 	nr = 0;
-	rc = 0;
 out:
 	aj_aml_vcs_free(vcs, nr);
 	cJSON_Delete(computes);

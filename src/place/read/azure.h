@@ -30,6 +30,7 @@ struct aj_views_azure_scope {
 	/* keep a VC (NULL: every one): those no namespace may use are not read */
 	int (*vc_wanted)(const void *ctx, const struct aj_vc *vc);
 	const void *ctx;
+	int computes_only;   /* the VCs not read (another workspace's read has them) */
 };
 
 /* Read the Azure part into a (a->read set). 0 / -1 (out of memory). */

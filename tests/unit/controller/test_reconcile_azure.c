@@ -8,7 +8,9 @@
  * first attempt's job, still queued past max_wait, is cancelled, given up
  * once Azure says Canceled (the finalizer let go), and the job placed on
  * the second under a name of its own; that one, ending on its own while
- * being cancelled, is kept. Expected values written by hand
+ * being cancelled, is kept. The computes of every workspace the
+ * candidates name are read together, at most four workspaces. Expected
+ * values written by hand
  * from controller/runner/azure.h and docs/placement.md.
  */
 #include "support.h"
@@ -56,10 +58,12 @@ static int requests(const struct aj_peer *p, const char *method, const char *fra
 
 /*
  * The azure runner configured through its own hook, on workspace
- * ml-rg/ws-main of the peer, with the managed identity through the IMDS
- * the peer plays (*tokens: the caller's to free).
+ * ml-rg/ws-main of the peer, namespace ml allowed what allow says, with the
+ * managed identity through the IMDS the peer plays (*tokens: the caller's
+ * to free).
  */
-static void *azure_runner(const struct aj_peer *azure, struct aj_token_cache **tokens)
+static void *azure_runner(const struct aj_peer *azure, const char *allow,
+			  struct aj_token_cache **tokens)
 {
 	struct aj_errors err = AJ_ERRORS_INIT;
 	const char *values[AJ_RUNNER_OPTIONS_MAX] = { NULL };
@@ -75,7 +79,7 @@ static void *azure_runner(const struct aj_peer *azure, struct aj_token_cache **t
 		fail_msg("identity: %s", aj_test_errors_text(&err));
 	env.tokens = *tokens;
 	values[0] = SUB "/ml-rg/ws-main";           /* --azure-workspace */
-	values[1] = "ml=workspace:*/ml-rg/ws-main";  /* --azure-allow */
+	values[1] = allow;                           /* --azure-allow */
 	values[2] = azure->base;                     /* --azure-arm-endpoint */
 	values[3] = "1";                             /* --azure-poll */
 	if (aj_runner_azure.configure(values, &env, &config, &err))
@@ -101,7 +105,7 @@ static void an_aml_ajjob_is_held_submitted_mirrored_cancelled_and_let_go(void **
 	assert_int_equal(aj_peer_start(&azure), 0);
 	assert_int_equal(aj_peer_control(&azure, "config", "{\"status_sequence\": [\"NotStarted\", \"Running\"]}"), 0);
 	aj_test_api_start(&a, objects);
-	config = azure_runner(&azure, &tokens);
+	config = azure_runner(&azure, "ml=workspace:*/ml-rg/ws-main", &tokens);
 	a.rec.runner_config[slot] = config;
 	aj_test_api_watch_ajjob(&a, AJJOB);
 
@@ -149,6 +153,26 @@ static void an_aml_ajjob_is_held_submitted_mirrored_cancelled_and_let_go(void **
 	"\"template/" name "\": {\"base\": [], \"config\": {\"target\": {\"service\": \"aml\"," \
 	" \"name\": \"" compute "\", \"gpus_per_node\": 1}, \"environment\": {\"image\": \"train:1.0\"}," \
 	" \"jobs\": [{\"name\": \"train\", \"sku\": \"G1\"}]}}"
+
+/* The azure runner's config and a placer reading Azure with it, the AjJob watched. */
+static void placer_on(struct aj_test_api *a, struct aj_placer *placer, void *config)
+{
+	a->rec.runner_config[aj_runner_slot(&aj_runner_azure)] = config;
+	aj_placer_init(placer);
+	aj_placer_set_azure(placer, aj_runner_azure.read_views, aj_runner_azure.views_workspace, config,
+			    aj_runner_azure.views_every);
+	a->rec.placer = placer;
+	aj_test_api_watch_ajjob(a, AJJOB);
+}
+
+static void stop(struct aj_test_api *a, struct aj_peer *azure, void *config,
+		 struct aj_token_cache *tokens)
+{
+	aj_runner_azure.config_free(config);
+	aj_token_cache_free(tokens);
+	aj_test_api_stop(a);
+	aj_peer_stop(azure);
+}
 
 /* What `aj run -t anywhere -n 1` writes for [pa, pb] with max_wait 30s. */
 static const char placement_objects[] =
@@ -200,7 +224,6 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	struct aj_placer placer;
 	struct aj_token_cache *tokens = NULL;
 	void *config;
-	size_t slot = aj_runner_slot(&aj_runner_azure);
 	cJSON *ajjob;
 	char first[128], path[256];
 	const char *job, *chosen;
@@ -212,12 +235,8 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	assert_int_equal(aj_peer_control(&azure, "config", "{\"status_sequence\": [\"NotStarted\", \"Queued\"],"
 		" \"computes\": {\"gpu-a\": {\"max\": 4}, \"gpu-b\": {\"max\": 4}}}"), 0);
 	aj_test_api_start(&a, placement_objects);
-	config = azure_runner(&azure, &tokens);
-	a.rec.runner_config[slot] = config;
-	aj_placer_init(&placer);
-	aj_placer_set_azure(&placer, aj_runner_azure.read_views, config, aj_runner_azure.views_every);
-	a.rec.placer = &placer;
-	aj_test_api_watch_ajjob(&a, AJJOB);
+	config = azure_runner(&azure, "ml=workspace:*/ml-rg/ws-main", &tokens);
+	placer_on(&a, &placer, config);
 
 	/* placed on pa (both computes have room: the user's order), held, submitted */
 	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 1, AJ_ACTION_NORMAL);
@@ -281,10 +300,87 @@ static void an_azure_attempt_fails_over_once_azure_says_canceled(void **state)
 	cJSON_Delete(ajjob);
 
 	aj_placer_release(&placer);
-	aj_runner_azure.config_free(config);
-	aj_token_cache_free(tokens);
-	aj_test_api_stop(&a);
-	aj_peer_stop(&azure);
+	stop(&a, &azure, config, tokens);
+}
+
+#define CANDIDATE_IN(name, ws, compute) \
+	"\"template/" name "\": {\"base\": [], \"config\": {\"target\": {\"service\": \"aml\"," \
+	" \"name\": \"" compute "\", \"workspace_name\": \"" ws "\", \"gpus_per_node\": 1}," \
+	" \"environment\": {\"image\": \"train:1.0\"}, \"jobs\": [{\"name\": \"train\", \"sku\": \"G1\"}]}}"
+
+/* Five candidates in five workspaces (pa in the default), gpu-a full, gpu-b free. */
+static const char workspaces_objects[] =
+	"{\"" AJJOB "\": {\"apiVersion\": \"aj.dev/v1alpha1\", \"kind\": \"AjJob\","
+	" \"metadata\": {\"name\": \"train\", \"namespace\": \"ml\", \"uid\": \"u-3\","
+	"  \"resourceVersion\": \"1\", \"generation\": 1},"
+	" \"spec\": {\"name\": \"template/anywhere\", \"template\": {\"base\": [], \"config\":"
+	"  {\"placement\": {\"candidates\": [\"pa\", \"pb\", \"pc\", \"pd\", \"pe\"]}}},"
+	"  \"components\": {" CANDIDATE("pa", "gpu-a") ", " CANDIDATE_IN("pb", "ws-b", "gpu-a") ", "
+	CANDIDATE_IN("pc", "ws-c", "gpu-a") ", " CANDIDATE_IN("pd", "ws-d", "gpu-b") ", "
+	CANDIDATE_IN("pe", "ws-e", "gpu-b") "},"
+	"  \"command\": [\"python\", \"train.py\"], \"nodes\": 1}}}";
+
+/* The reason status.placement gives candidate name. */
+static const char *reason_of(const cJSON *ajjob, const char *name)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, aj_json_get(aj_json_get(aj_json_get(ajjob, "status"), "placement"),
+					  "candidates")) {
+		if (!strcmp(aj_json_str(c, "name"), name))
+			return aj_json_str(c, "reason");
+	}
+	return "";
+}
+
+/*
+ * The computes of every workspace a candidate names, the first four, in
+ * one read (one list each, the VCs once); the fifth unknown with why.
+ */
+static void every_workspace_named_is_read(void **state)
+{
+	struct aj_test_api a;
+	struct aj_peer azure;
+	struct aj_placer placer;
+	struct aj_token_cache *tokens = NULL;
+	void *config;
+	const char *chosen;
+	const cJSON *att;
+	cJSON *ajjob;
+
+	(void)state;
+	assert_int_equal(aj_peer_start(&azure), 0);
+	assert_int_equal(aj_peer_control(&azure, "config", "{\"status_sequence\": [\"Queued\"],"
+		" \"subscriptions\": [{\"subscriptionId\": \"" SUB "\", \"state\": \"Enabled\"}],"
+		" \"computes\": {\"gpu-a\": {\"max\": 4, \"current\": 4, \"running\": 4},"
+		" \"gpu-b\": {\"max\": 4}}}"), 0);
+	aj_test_api_start(&a, workspaces_objects);
+	config = azure_runner(&azure, "ml=workspace:*/ml-rg/*", &tokens);
+	placer_on(&a, &placer, config);
+
+	aj_test_api_reconcile(&a, "ml/train", AJ_ACTION_AGAIN, 1, AJ_ACTION_NORMAL);
+	ajjob = placement_of(&a, "chosen", 0, &att, &chosen);
+	/* pa, pb, pc full in their workspaces; pd has room in ws-d */
+	assert_string_equal(chosen, "template/pd");
+	assert_string_equal(reason_of(ajjob, "template/pa"),
+			    "compute gpu-a: 0 of 4 nodes free (4 running), the job needs 1");
+	assert_string_equal(reason_of(ajjob, "template/pc"),
+			    "compute gpu-a: 0 of 4 nodes free (4 running), the job needs 1");
+	assert_string_equal(reason_of(ajjob, "template/pd"), "compute gpu-b: 4 of 4 nodes free");
+	assert_string_equal(reason_of(ajjob, "template/pe"),
+			    "Azure ML computes unknown: workspace ws-e is not read: placement reads the "
+			    "computes of the first 4 workspaces named");
+	cJSON_Delete(ajjob);
+	assert_int_equal(requests(&azure, "GET", "/workspaces/ws-main/computes"), 1);
+	assert_int_equal(requests(&azure, "GET", "/workspaces/ws-b/computes"), 1);
+	assert_int_equal(requests(&azure, "GET", "/workspaces/ws-d/computes"), 1);
+	assert_int_equal(requests(&azure, "GET", "/workspaces/ws-e/computes"), 0);
+	assert_int_equal(requests(&azure, "POST", "Microsoft.ResourceGraph"), 1);
+	/* submitted where its template says */
+	assert_int_equal(requests(&azure, "PUT", "/workspaces/ws-d/jobs/"), 1);
+
+	aj_placer_release(&placer);
+	stop(&a, &azure, config, tokens);
 }
 
 int main(void)
@@ -292,6 +388,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(an_aml_ajjob_is_held_submitted_mirrored_cancelled_and_let_go),
 		cmocka_unit_test(an_azure_attempt_fails_over_once_azure_says_canceled),
+		cmocka_unit_test(every_workspace_named_is_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -493,7 +493,7 @@ static void judge_azure_rows(void **state)
 	assert_int_equal(aj_vc_set(vcs, "s", "rg", "vc-a"), 0);
 	assert_non_null(q = aj_vc_quota_row(vcs, "ND_A100_v4"));
 	q->limit[AJ_TIER_PREMIUM] = 32;
-	aj_views_set_vcs(&v.azure, vcs, 1);
+	assert_int_equal(aj_views_set_vcs(&v.azure, vcs, 1), 0);
 	snprintf(v.queues_why, sizeof(v.queues_why), "the CRD queues.scheduling.volcano.sh is not installed");
 	assert_int_equal(aj_place_judge(&v, &w, &c, &ctx, NULL, NULL, rows, where, &err), 0);
 	assert_int_equal(c.valid, 5);
@@ -506,7 +506,7 @@ static void judge_azure_rows(void **state)
 	assert_int_equal(rows[0].state, AJ_PLACE_FULL);
 	assert_string_equal(rows[0].reason, "compute gpu-cluster: 1 of 8 nodes free (7 running), the job needs 2");
 	assert_int_equal(rows[1].state, AJ_PLACE_UNKNOWN);
-	assert_string_equal(rows[1].reason, "workspace other is not read for placement (only the default workspace)");
+	assert_string_equal(rows[1].reason, "workspace other is not read for placement (not the one these views hold)");
 	assert_int_equal(rows[2].state, AJ_PLACE_FITS);
 	assert_string_equal(rows[2].reason, "virtual cluster s/rg/vc-a: Premium quota for 2 x "
 			    "ND96amrs_A100_v4 (16 units), 16 left");

@@ -373,7 +373,7 @@ static void azure_candidate(void **state)
 	add_vc(vcs, &nr, "vc-a", QUOTA("Premium", "64", "56"));
 	add_vc(vcs, &nr, "vc-b", QUOTA("Premium", "64", "16"));
 	add_vc(vcs, &nr, "vc-c", QUOTA("Standard", "512", "0"));
-	aj_views_set_vcs(&v.azure, vcs, nr);
+	assert_int_equal(aj_views_set_vcs(&v.azure, vcs, nr), 0);
 	assert_int_equal(aj_views_ask_read(sing, &a), 1);
 	assert_true(a.supercomputer);
 	assert_int_equal(a.instances, 2);
@@ -524,7 +524,7 @@ static void charged_with_placements(void **state)
 		add_vc(vcs, &nr, "vc-a", QUOTA("Premium", "64", "56"));
 		add_vc(vcs, &nr, "vc-b", QUOTA("Premium", "64", "16"));
 		add_vc(vcs, &nr, "vc-c", QUOTA("Standard", "512", "0"));
-		aj_views_set_vcs(&v.azure, vcs, nr);
+		assert_int_equal(aj_views_set_vcs(&v.azure, vcs, nr), 0);
 		assert_int_equal(aj_views_ask_read(job, &a), 1);
 		for (k = 0; k < cases[i].charges; k++)
 			assert_int_equal(aj_views_charge(&v, &a, "training"), 0);
@@ -565,7 +565,7 @@ static void charge_amounts(void **state)
 	v.azure.read = 1;
 	assert_int_equal(aj_views_set_computes(&v.azure, WS, computes), 0);
 	add_vc(vcs, &nr, "vc-b", QUOTA("Premium", "64", "16"));
-	aj_views_set_vcs(&v.azure, vcs, nr);
+	assert_int_equal(aj_views_set_vcs(&v.azure, vcs, nr), 0);
 	/* volcano: 8 of 64 GPUs allocated, 16 more and its 32 cpu; one pod per node */
 	assert_int_equal(aj_views_ask_read(vj, &a), 1);
 	assert_int_equal(aj_views_charge(&v, &a, "training"), 0);

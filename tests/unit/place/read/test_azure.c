@@ -67,10 +67,11 @@ static int no_vc_b(const void *ctx, const struct aj_vc *vc)
 static void read_computes_and_vcs(void **state)
 {
 	struct aj_test_arm *f = *state;
-	struct aj_views_azure_scope s = { { SUB, "ml-rg", "ws-main", NULL }, NULL, no_vc_b, NULL };
+	struct aj_views_azure_scope s = { { SUB, "ml-rg", "ws-main", NULL }, NULL, no_vc_b, NULL, 0 };
 	struct aj_views v;
 	struct aj_views_ask a;
 	struct aj_fit_result out;
+	int graph;
 	cJSON *job = cJSON_Parse("{\"properties\": {\"jobType\": \"Command\", \"computeId\":"
 				 " \"gpu-cluster\", \"resources\": {\"instanceCount\": 2}}}");
 
@@ -109,6 +110,18 @@ static void read_computes_and_vcs(void **state)
 			  "1 unusable), the job needs 2", "full");
 	aj_views_ask_release(&a);
 	aj_views_release(&v);
+	/* computes only (another workspace's read has the VCs): one list more, no VC asked for */
+	graph = aj_peer_count(&peer, "ResourceGraph");
+	assert_true(graph > 0);
+	s.computes_only = 1;
+	aj_views_init(&v);
+	assert_int_equal(aj_views_read_azure(&f->arm, &s, &v.azure), 0);
+	assert_int_equal(v.azure.computes_nr, 3);
+	assert_int_equal(v.azure.vcs_nr, 0);
+	assert_string_equal(v.azure.vcs_why, "");
+	assert_int_equal(aj_peer_count(&peer, "/workspaces/ws-main/computes"), 4);
+	assert_int_equal(aj_peer_count(&peer, "ResourceGraph"), graph);
+	aj_views_release(&v);
 	cJSON_Delete(job);
 }
 
@@ -116,7 +129,7 @@ static void read_computes_and_vcs(void **state)
 static void unreadable(void **state)
 {
 	struct aj_test_arm *f = *state;
-	struct aj_views_azure_scope s = { { SUB, "ml-rg", "ws-main", NULL }, NULL, NULL, NULL };
+	struct aj_views_azure_scope s = { { SUB, "ml-rg", "ws-main", NULL }, NULL, NULL, NULL, 0 };
 	struct aj_views_azure a;
 	struct aj_arm_config ac;
 	struct aj_arm dead;
