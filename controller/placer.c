@@ -122,6 +122,7 @@ static size_t candidate_of(const struct aj_candidates *c, const struct aj_place_
 static void parts_of(const struct aj_placer *p, const struct aj_place_workspaces *g,
 		     struct aj_views_azure *parts)
 {
+	char why[AJ_VIEWS_WHY_MAX];
 	size_t i, k;
 
 	for (i = 0; i < g->nr; i++) {
@@ -133,11 +134,9 @@ static void parts_of(const struct aj_placer *p, const struct aj_place_workspaces
 			continue;
 		}
 		memset(&parts[i], 0, sizeof(parts[i]));
-		parts[i].read = 1;
-		snprintf(parts[i].computes_why, sizeof(parts[i].computes_why),
-			 "workspace %.64s is not read: placement reads the computes of the first "
-			 "%d workspaces named", g->items[i].name, AJ_PLACER_WORKSPACES);
-		memcpy(parts[i].vcs_why, parts[i].computes_why, sizeof(parts[i].vcs_why));
+		snprintf(why, sizeof(why), "workspace %.64s is not read: placement reads the computes "
+			 "of the first %d workspaces named", g->items[i].name, AJ_PLACER_WORKSPACES);
+		aj_views_azure_unknown(&parts[i], why);
 	}
 }
 

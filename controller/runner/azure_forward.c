@@ -273,22 +273,13 @@ int aj_azure_read_views(const void *forwarder, const struct aj_place_workspace *
 	c.retry.max_total_ms = 20000;
 	if (aj_arm_init(&arm, &c, f->tokens, &err)) {
 		rc = err.oom ? -1 : 0;
-		for (i = 0; i < nr; i++) {
-			parts[i].read = 1;
-			snprintf(parts[i].computes_why, sizeof(parts[i].computes_why), "no ARM client");
-			snprintf(parts[i].vcs_why, sizeof(parts[i].vcs_why), "no ARM client");
-		}
+		for (i = 0; i < nr; i++)
+			aj_views_azure_unknown(&parts[i], "no ARM client");
 		aj_errors_release(&err);
 		return rc;
 	}
-	for (i = 0; !rc && i < nr; i++) {
-		/* the VCs are the identity's, whatever the workspace: read with the first */
-		struct aj_views_azure_scope scope = {
-			{ ws[i].subscription, ws[i].resource_group, ws[i].name, NULL }, NULL,
-			vc_for_someone, f, i > 0
-		};
-
-		rc = aj_views_read_azure(&arm, &scope, &parts[i]);
+	rc = aj_views_read_azure_each(&arm, ws, nr, vc_for_someone, f, parts);
+	for (i = 0; i < nr; i++) {
 		parts[i].vc_allowed = vc_for_ns;
 		parts[i].vc_allowed_ctx = f;
 	}

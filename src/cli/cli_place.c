@@ -97,24 +97,13 @@ static int read_azure(const struct aj_candidates *c, struct aj_place_workspaces 
 	}
 	memset(&az, 0, sizeof(az));
 	if (g->nr && aj_cli_azure_open(&az, &why)) {
+		aj_buf_addstr(&text, "no Azure credential: ");
 		aj_errors_format_line(&why, &text);
-		for (i = 0; i < g->nr; i++) {
-			parts[i].read = 1;
-			snprintf(parts[i].computes_why, sizeof(parts[i].computes_why),
-				 "no Azure credential: %s", aj_buf_cstr(&text));
-			memcpy(parts[i].vcs_why, parts[i].computes_why, sizeof(parts[i].vcs_why));
-		}
+		for (i = 0; i < g->nr; i++)
+			aj_views_azure_unknown(&parts[i], aj_buf_cstr(&text));
 		rc = why.oom ? -1 : 0;
 	} else {
-		for (i = 0; !rc && i < g->nr; i++) {
-			const struct aj_place_workspace *w = &g->items[i];
-			struct aj_views_azure_scope scope = {
-				{ w->subscription, w->resource_group, w->name, NULL }, NULL, NULL, NULL,
-				i > 0
-			};
-
-			rc = aj_views_read_azure(&az.arm, &scope, &parts[i]);
-		}
+		rc = aj_views_read_azure_each(&az.arm, g->items, g->nr, NULL, NULL, parts);
 	}
 	aj_cli_azure_close(&az);
 	aj_buf_release(&text);

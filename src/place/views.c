@@ -476,6 +476,13 @@ int aj_views_set_computes(struct aj_views_azure *a, const char *workspace, const
 	return 0;
 }
 
+void aj_views_azure_unknown(struct aj_views_azure *a, const char *why)
+{
+	a->read = 1;
+	snprintf(a->computes_why, sizeof(a->computes_why), "%s", why);
+	snprintf(a->vcs_why, sizeof(a->vcs_why), "%s", why);
+}
+
 int aj_views_set_vcs(struct aj_views_azure *a, struct aj_vc *vcs, size_t nr)
 {
 	a->vcs = vcs;

@@ -115,6 +115,9 @@ int aj_views_set_kueue(struct aj_views *v, const cJSON *cqs, const cJSON *lqs,
 
 /* Release the Azure part only (to read it again). */
 void aj_views_azure_release(struct aj_views_azure *a);
+/* a, not read: its computes and VCs unknown with why (the candidates judged against it UNKNOWN). */
+void aj_views_azure_unknown(struct aj_views_azure *a, const char *why);
+
 /*
  * The computes of workspace (its ARM id) from the resources of its
  * computes list (an array, as ARM's value). 0 / -1 (OOM).

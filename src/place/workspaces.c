@@ -150,9 +150,7 @@ int aj_place_judge_workspaces(const struct aj_views *v, const struct aj_views_az
 	if (judge_group(v, g, AJ_PLACE_NOT_AZURE, w, c, ctx, served, why_not, rows, where, err))
 		return -1;
 	memset(&one.azure, 0, sizeof(one.azure));
-	one.azure.read = 1;
-	snprintf(one.azure.computes_why, sizeof(one.azure.computes_why), "%s", none_why);
-	snprintf(one.azure.vcs_why, sizeof(one.azure.vcs_why), "%s", none_why);
+	aj_views_azure_unknown(&one.azure, none_why);
 	if (judge_group(&one, g, AJ_PLACE_NO_WORKSPACE, w, c, ctx, served, why_not, rows, where, err))
 		return -1;
 	for (k = 0; k < g->nr; k++) {

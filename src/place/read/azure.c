@@ -8,6 +8,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "place/views.h"
+#include "place/workspaces.h"
 
 /*
  * Why a read failed, into why: unreachable, not found, refused with who
@@ -86,4 +87,22 @@ out:
 	aj_buf_release(&what);
 	aj_errors_release(&err);
 	return rc;
+}
+
+int aj_views_read_azure_each(struct aj_arm *arm, const struct aj_place_workspace *ws, size_t nr,
+			     int (*vc_wanted)(const void *ctx, const struct aj_vc *vc),
+			     const void *ctx, struct aj_views_azure *parts)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		struct aj_views_azure_scope scope = {
+			{ ws[i].subscription, ws[i].resource_group, ws[i].name, NULL }, NULL,
+			vc_wanted, ctx, i > 0
+		};
+
+		if (aj_views_read_azure(arm, &scope, &parts[i]))
+			return -1;
+	}
+	return 0;
 }

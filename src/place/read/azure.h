@@ -21,6 +21,7 @@
 #include "azure/aml.h"
 
 struct aj_arm;
+struct aj_place_workspace;
 struct aj_vc;
 struct aj_views_azure;
 
@@ -36,5 +37,15 @@ struct aj_views_azure_scope {
 /* Read the Azure part into a (a->read set). 0 / -1 (out of memory). */
 int aj_views_read_azure(struct aj_arm *arm, const struct aj_views_azure_scope *s,
 			struct aj_views_azure *a);
+
+/*
+ * The parts of nr workspaces (parts[i] of ws[i], each zeroed by the
+ * caller): each one's computes, the VCs with the first only (they are the
+ * identity's, whatever the workspace); VCs kept as vc_wanted(ctx) says.
+ * 0 / -1 (out of memory).
+ */
+int aj_views_read_azure_each(struct aj_arm *arm, const struct aj_place_workspace *ws, size_t nr,
+			     int (*vc_wanted)(const void *ctx, const struct aj_vc *vc),
+			     const void *ctx, struct aj_views_azure *parts);
 
 #endif
